@@ -1,0 +1,46 @@
+// A case: one call of one routine, as plain data. The same type is read by
+// the oracle, the MPI harness, the property generators, the reproducer
+// writer and the reports (serialised as one JSON object).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ordo::ref {
+
+enum class Routine { reduce, allreduce, reduce_scatter, reduce_scatter_block, scan, exscan,
+                     reduce_local, reduce_locals };
+enum class Mode { blocking, nonblocking, persistent };
+
+std::string_view routine_name(Routine r);  // "reduce", ...
+std::optional<Routine> routine_from_name(std::string_view s);
+std::string_view mpi_routine_name(Routine r, Mode m);  // "MPI_Ireduce", ...
+std::string_view mode_name(Mode m);
+std::optional<Mode> mode_from_name(std::string_view s);
+
+struct Case {
+  Routine routine = Routine::reduce;
+  std::string op = "MPI_SUM";        // an MPI_ predefined op name or a witness name
+  std::string datatype = "MPI_INT";  // text form of ordo::ref::Datatype
+  int count = 1;                     // elements per send buffer (reduce_scatter: derived)
+  std::vector<int> recvcounts;       // reduce_scatter: per rank (of the receiving group)
+  int root = 0;                      // reduce: rank of the root in its group
+  std::string comm = "world";        // communicator shape, see conformance/harness/comm_zoo.h
+  bool root_in_high_group = false;   // intercommunicator reduce: which group holds the root
+  bool in_place = false;
+  Mode mode = Mode::blocking;
+  // reduce_locals: which arguments are MPI_IN_PLACE or the same buffer.
+  bool locals_in_is_in_place = false;
+  bool locals_arg_is_in_place = false;
+  bool locals_arg_is_in = false;
+  std::uint64_t seed = 1;
+
+  std::string to_json() const;
+  static Case from_json(std::string_view json);  // throws UsageError
+  std::string describe() const;                  // one line, for messages
+};
+
+}  // namespace ordo::ref

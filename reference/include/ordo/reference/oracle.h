@@ -1,0 +1,54 @@
+// The oracle: for a case, a communicator topology and one rank, the buffers
+// that rank passes to MPI and the receive buffer it must get back. Inputs are
+// a pure function of (case, group, rank), so every rank can compute every
+// other rank's inputs and the full rank-ordered fold by itself.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ordo/reference/buffer.h"
+#include "ordo/reference/case.h"
+#include "ordo/reference/op.h"
+
+namespace ordo::ref {
+
+struct Topology {
+  bool inter = false;
+  int size_low = 1;   // intracommunicator: its size
+  int size_high = 0;  // intercommunicator: the second group (ranks of the higher world ranks)
+};
+
+struct Role {
+  int group = 0;  // 0: low group (or the intracommunicator), 1: high group
+  int rank = 0;   // rank in its group
+};
+
+struct RankPlan {
+  int send_count = 0;
+  int recv_count = 0;
+  bool send_significant = true;   // false: pass MPI's value of "not significant" (NULL)
+  bool recv_significant = true;
+  bool result_defined = true;     // exscan rank 0: undefined
+  std::optional<Buffer> send;     // absent when not significant or in place
+  std::optional<Buffer> arg;      // reduce_locals: argbuf, when it is a buffer of its own
+  int recv_compare_elements = 0;  // leading elements of recv that hold the result
+  std::optional<Buffer> recv_initial;
+  std::optional<Buffer> recv_expected;
+  int mpi_root = 0;               // the root argument this rank passes (MPI_ROOT etc. resolved
+                                  // by the caller from root_role)
+  enum class RootRole { none, root, other_in_root_group, in_other_group } root_role = RootRole::none;
+};
+
+// The op a case names (predefined or witness), ready for the reference.
+Op op_for_case(const Case& c);
+// Checks that the case is well formed and not erroneous; throws
+// SemanticsError (erroneous per the standard) or UsageError (malformed).
+void validate_case(const Case& c, const Topology& t);
+// Input of a rank (the send buffer contents, or the in-place input).
+Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int rank);
+// The initial contents of a receive buffer: a pattern that marks holes.
+Buffer make_recv_initial(const Case& c, const Datatype& dt, int count, int group, int rank);
+RankPlan plan(const Case& c, const Topology& t, Role me);
+
+}  // namespace ordo::ref

@@ -1,0 +1,55 @@
+// Witness user ops: exactly associative, deliberately non-commutative
+// operations that make any reordering or operand swap of a reduction
+// visible in its result (MPI-4.1 Section 6.9.5: the order of a
+// non-commutative op is ascending rank order).
+//
+// Both witnesses work on "cells" of four 32-bit integers. A datatype is
+// usable with them when every element has a multiple of four leaves, each a
+// 4-byte integer type (MPI_INT, MPI_INT32_T, MPI_UNSIGNED, MPI_UINT32_T,
+// MPI_INTEGER); the cells may sit anywhere the datatype puts them (holes,
+// padding, negative lower bounds, interleaving).
+//
+//  * tracer: cell {lo, hi, fault_left, fault_right}. Rank r contributes
+//    {r, r, -1, -1}. [a..b] o [c..d] = [a..d] when c == b + 1; any other
+//    combine poisons the cell (lo = hi = -2) and records the two intervals
+//    it was given, so the first wrong combine can be named.
+//  * matrix: cell = 2x2 matrix of uint32 (row-major), product mod 2^32.
+//  * sum_declared_noncommutative: wrapping int32 sum on every leaf, a
+//    commutative function registered with commute = false.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ordo/reference/op.h"
+
+namespace ordo::ref::witness {
+
+inline constexpr std::int32_t kNoFault = -1;
+inline constexpr std::int32_t kPoisoned = -2;
+
+struct Cell {
+  std::int32_t v[4];
+};
+
+// Kernels in MPI's user-function convention.
+void tracer(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt);
+void matrix(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt);
+void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt);
+
+// Names used in cases: "witness.tracer", "witness.matrix", "witness.sum-declared-noncommutative".
+bool is_witness(const std::string& name);
+Op make(const std::string& name);
+// Throws SemanticsError unless every element of dt holds whole cells of 4-byte integers.
+void check_datatype(const Datatype& dt);
+
+// Reads / writes the cells of element k of a buffer laid out by dt.
+std::vector<Cell> read_cells(const std::byte* element, const Datatype& dt);
+void write_cells(std::byte* element, const Datatype& dt, const std::vector<Cell>& cells);
+
+// "ranks 0..3 (correct)", or "first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1
+// (operands swapped)" for a tracer cell.
+std::string explain_tracer(const Cell& c, int expected_lo, int expected_hi);
+
+}  // namespace ordo::ref::witness

@@ -1,0 +1,359 @@
+#include "ordo/reference/oracle.h"
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "ordo/reference/errors.h"
+#include "ordo/reference/semantics.h"
+#include "ordo/reference/witness.h"
+
+namespace ordo::ref {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+std::uint64_t hash(std::uint64_t seed, int group, int rank, int element, int leaf) {
+  std::uint64_t h = mix(seed);
+  h = mix(h ^ static_cast<std::uint64_t>(group + 1));
+  h = mix(h ^ static_cast<std::uint64_t>(rank + 7));
+  h = mix(h ^ static_cast<std::uint64_t>(element));
+  return mix(h ^ static_cast<std::uint64_t>(leaf));
+}
+
+template <class T>
+void put(std::byte* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+template <class T>
+T pick(std::uint64_t u, std::initializer_list<T> xs) {
+  return *(xs.begin() + u % xs.size());
+}
+
+// Writes one scalar chosen for `op` so that every order of evaluation gives
+// the same exact result (integers in range, small dyadic floats).
+void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p) {
+  const bool arith = op == PredefinedOp::SUM || op == PredefinedOp::PROD;
+  const bool logical = op == PredefinedOp::LAND || op == PredefinedOp::LOR || op == PredefinedOp::LXOR;
+  auto sint = [&](int bits) -> long long {
+    if (logical) return pick<long long>(u, {0, 1, -1, 2, 256, 0});
+    if (op == PredefinedOp::PROD)
+      return bits <= 16 ? pick<long long>(u, {-1, 1, 1}) : pick<long long>(u, {-2, -1, 1, 1, 2});
+    if (op == PredefinedOp::SUM) {
+      const long long r = (1LL << (bits - 1)) / 16;
+      return static_cast<long long>(u % static_cast<std::uint64_t>(2 * r + 1)) - r;
+    }
+    return static_cast<long long>(u);  // MAX/MIN/bitwise: every bit pattern
+  };
+  auto real = [&]() -> double {
+    if (op == PredefinedOp::PROD) return pick<double>(u, {1.0, -1.0, 2.0, -2.0, 0.5, -0.5});
+    if (op == PredefinedOp::SUM) return static_cast<double>(static_cast<long long>(u % 2049) - 1024);
+    return std::ldexp(static_cast<double>(static_cast<std::int32_t>(u)), -static_cast<int>((u >> 40) % 24));
+  };
+  switch (s) {
+    case Scalar::i8: return put<std::int8_t>(p, static_cast<std::int8_t>(sint(8)));
+    case Scalar::i16: return put<std::int16_t>(p, static_cast<std::int16_t>(sint(16)));
+    case Scalar::i32: return put<std::int32_t>(p, static_cast<std::int32_t>(sint(32)));
+    case Scalar::i64: return put<std::int64_t>(p, static_cast<std::int64_t>(sint(64)));
+    case Scalar::u8:
+    case Scalar::byte:
+      return put<std::uint8_t>(p, logical ? pick<std::uint8_t>(u, {0, 1, 255, 2}) : static_cast<std::uint8_t>(u));
+    case Scalar::u16: return put<std::uint16_t>(p, logical ? pick<std::uint16_t>(u, {0, 1, 65535}) : static_cast<std::uint16_t>(u));
+    case Scalar::u32: return put<std::uint32_t>(p, logical ? pick<std::uint32_t>(u, {0, 1, 0x80000000u}) : static_cast<std::uint32_t>(u));
+    case Scalar::u64: return put<std::uint64_t>(p, logical ? pick<std::uint64_t>(u, {0, 1, 1ULL << 63}) : u);
+    case Scalar::f32: return put<float>(p, static_cast<float>(real()));
+    case Scalar::f64: return put<double>(p, real());
+    case Scalar::f80: {
+      long double v = real();
+      std::memset(p, 0, sizeof v);
+      return put<long double>(p, v);
+    }
+    case Scalar::cf32:
+    case Scalar::cf64:
+    case Scalar::cf80: {
+      // Products of complex values stay exact with components in {-1, 0, 1}.
+      auto comp = [&](std::uint64_t x) {
+        return op == PredefinedOp::PROD ? static_cast<double>(static_cast<int>(x % 3) - 1)
+                                        : static_cast<double>(static_cast<long long>(x % 2049) - 1024);
+      };
+      const double re = comp(u), im = comp(u >> 20);
+      if (s == Scalar::cf32) {
+        put<float>(p, static_cast<float>(re));
+        put<float>(p + 4, static_cast<float>(im));
+      } else if (s == Scalar::cf64) {
+        put<double>(p, re);
+        put<double>(p + 8, im);
+      } else {
+        std::memset(p, 0, 2 * sizeof(long double));
+        put<long double>(p, re);
+        put<long double>(p + sizeof(long double), im);
+      }
+      return;
+    }
+    case Scalar::c_bool: return put<std::uint8_t>(p, static_cast<std::uint8_t>(u & 1));
+    case Scalar::f_logical: return put<std::int32_t>(p, static_cast<std::int32_t>(u & 1));
+    case Scalar::ch8: return put<char>(p, static_cast<char>('a' + u % 26));
+    case Scalar::wch: return put<wchar_t>(p, static_cast<wchar_t>(L'a' + u % 26));
+  }
+  (void)arith;
+}
+
+void put_leaf(Basic b, PredefinedOp op, std::uint64_t u, std::byte* p) {
+  const BasicInfo& bi = info(b);
+  if (bi.group != TypeGroup::pair) return put_scalar(bi.scalar, op, u, p);
+  // Few distinct values, so that ties are common; indices are not monotonic in rank.
+  const int value = static_cast<int>(u % 4) - 1;
+  const int index = static_cast<int>((u >> 8) % 1000);
+  switch (bi.scalar) {
+    case Scalar::f32: put<float>(p, static_cast<float>(value)); break;
+    case Scalar::f64: put<double>(p, value); break;
+    case Scalar::f80: std::memset(p, 0, sizeof(long double)); put<long double>(p, value); break;
+    case Scalar::i16: put<std::int16_t>(p, static_cast<std::int16_t>(value)); break;
+    case Scalar::i32: put<std::int32_t>(p, value); break;
+    case Scalar::i64: put<std::int64_t>(p, value); break;
+    default: break;
+  }
+  std::byte* ip = p + bi.index_offset;
+  switch (bi.index_scalar) {
+    case Scalar::i32: put<std::int32_t>(ip, index); break;
+    case Scalar::f32: put<float>(ip, static_cast<float>(index)); break;
+    case Scalar::f64: put<double>(ip, index); break;
+    default: break;
+  }
+}
+
+bool allows_in_place(Routine r) {
+  return r != Routine::reduce_local && r != Routine::reduce_locals;
+}
+
+}  // namespace
+
+Op op_for_case(const Case& c) {
+  if (witness::is_witness(c.op)) return witness::make(c.op);
+  auto p = op_from_name(c.op);
+  if (!p) throw UsageError("unknown op '" + c.op + "'");
+  return Op::predefined(*p);
+}
+
+Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int rank) {
+  // Holes of send buffers carry their own pattern, so a library that reads
+  // them by mistake computes something else.
+  Buffer b(dt, count, std::byte{0xC3});
+  if (witness::is_witness(c.op)) {
+    witness::check_datatype(dt);
+    for (int k = 0; k < count; ++k) {
+      auto cells = witness::read_cells(b.element(k), dt);
+      for (std::size_t j = 0; j < cells.size(); ++j) {
+        if (c.op == "witness.tracer") {
+          cells[j] = witness::Cell{{rank, rank, witness::kNoFault, witness::kNoFault}};
+        } else {
+          for (int i = 0; i < 4; ++i)
+            cells[j].v[i] = static_cast<std::int32_t>(
+                hash(c.seed, group, rank, k, static_cast<int>(j * 4 + i)));
+        }
+      }
+      witness::write_cells(b.element(k), dt, cells);
+    }
+    return b;
+  }
+  const PredefinedOp op = op_from_name(c.op).value_or(PredefinedOp::SUM);
+  b.for_each_leaf([&](int k, int leaf, Basic t, std::byte* p) {
+    put_leaf(t, op, hash(c.seed, group, rank, k, leaf), p);
+  });
+  return b;
+}
+
+Buffer make_recv_initial(const Case& c, const Datatype& dt, int count, int group, int rank) {
+  (void)c;
+  (void)group;
+  (void)rank;
+  return Buffer(dt, count, std::byte{0x5A});
+}
+
+void validate_case(const Case& c, const Topology& t) {
+  const Datatype dt = Datatype::parse(c.datatype);
+  const Op op = op_for_case(c);
+  op.check_usable_with(dt);
+  if (witness::is_witness(c.op)) witness::check_datatype(dt);
+  if (c.count < 0) throw UsageError("negative count");
+  if (c.in_place && !allows_in_place(c.routine))
+    throw SemanticsError(c.routine == Routine::reduce_local ? "reduce-local.no-in-place"
+                                                             : "reduce-locals.inout-not-in-place",
+                         std::string(mpi_routine_name(c.routine, c.mode)) +
+                             " does not take MPI_IN_PLACE as its output");
+  if (c.in_place && t.inter)
+    throw SemanticsError("collective.in-place-intracomm-only",
+                         "MPI_IN_PLACE is not allowed on an intercommunicator");
+  if (t.inter && (c.routine == Routine::scan || c.routine == Routine::exscan)) scan_intercomm();
+  const int p = t.size_low;
+  if (c.routine == Routine::reduce) {
+    const int n = t.inter ? (c.root_in_high_group ? t.size_high : t.size_low) : p;
+    if (c.root < 0 || c.root >= n) throw UsageError("root " + std::to_string(c.root) + " out of range");
+  }
+  if (c.routine == Routine::reduce_scatter) {
+    const std::size_t need = static_cast<std::size_t>(t.inter ? t.size_low + t.size_high : p);
+    if (c.recvcounts.size() != need)
+      throw UsageError("reduce_scatter needs " + std::to_string(need) + " recvcounts");
+    for (int x : c.recvcounts)
+      if (x < 0) throw UsageError("negative recvcount");
+    if (t.inter) {
+      const int a = std::accumulate(c.recvcounts.begin(), c.recvcounts.begin() + t.size_low, 0);
+      const int b = std::accumulate(c.recvcounts.begin() + t.size_low, c.recvcounts.end(), 0);
+      if (a != b) throw UsageError("reduce_scatter on an intercommunicator: both groups must reduce the same number of elements");
+    }
+  }
+  if (c.routine == Routine::reduce_scatter_block && t.inter) {
+    if (c.recvcounts.size() != 2 ||
+        c.recvcounts[0] * t.size_low != c.recvcounts[1] * t.size_high)
+      throw UsageError("reduce_scatter_block on an intercommunicator needs recvcounts [low, high] "
+                       "with low*size_low == high*size_high");
+  }
+}
+
+RankPlan plan(const Case& c, const Topology& t, Role me) {
+  validate_case(c, t);
+  const Datatype dt = Datatype::parse(c.datatype);
+  const Op op = op_for_case(c);
+  RankPlan pl;
+  using RR = RankPlan::RootRole;
+
+  auto inputs = [&](int group, int size, int count) {
+    std::vector<Buffer> v;
+    for (int r = 0; r < size; ++r) v.push_back(make_input(c, dt, count, group, r));
+    return v;
+  };
+
+  // ---- local reductions ----
+  if (c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals) {
+    Buffer in = make_input(c, dt, c.count, 0, 0);
+    Buffer inout = make_input(c, dt, c.count, 0, 1);
+    pl.send_count = pl.recv_count = c.count;
+    pl.recv_initial = inout;
+    if (c.routine == Routine::reduce_local) {
+      reduce_local(in, inout, op);
+      pl.send = in;
+    } else {
+      Buffer arg = c.locals_arg_is_in ? in : make_input(c, dt, c.count, 0, 2);
+      const Buffer* x = c.locals_in_is_in_place ? nullptr : &in;
+      const Buffer* y = c.locals_arg_is_in_place ? nullptr : (c.locals_arg_is_in ? x : &arg);
+      if (c.locals_arg_is_in && c.locals_in_is_in_place) y = nullptr;
+      reduce_locals(x, y, &inout, op);
+      if (!c.locals_in_is_in_place) pl.send = in;
+      if (!c.locals_arg_is_in_place && !c.locals_arg_is_in) pl.arg = arg;
+    }
+    pl.recv_expected = inout;
+    pl.recv_compare_elements = c.count;
+    return pl;
+  }
+
+  if (!t.inter) {
+    const int p = t.size_low, r = me.rank;
+    int send_count = c.count, recv_count = c.count;
+    std::vector<int> counts;
+    if (c.routine == Routine::reduce_scatter) {
+      counts = c.recvcounts;
+      send_count = std::accumulate(counts.begin(), counts.end(), 0);
+      recv_count = counts[r];
+    } else if (c.routine == Routine::reduce_scatter_block) {
+      counts.assign(p, c.count);
+      send_count = p * c.count;
+      recv_count = c.count;
+    }
+    const int recv_alloc = c.in_place ? send_count : recv_count;
+    auto send = inputs(0, p, send_count);
+    std::vector<Buffer> recv;
+    for (int q = 0; q < p; ++q) {
+      const bool in_place_here = c.in_place && (c.routine != Routine::reduce || q == c.root);
+      recv.push_back(in_place_here ? make_input(c, dt, recv_alloc, 0, q)
+                                   : make_recv_initial(c, dt, recv_alloc, 0, q));
+    }
+    pl.recv_initial = recv[r];
+    std::vector<bool> defined(p, true);
+    switch (c.routine) {
+      case Routine::reduce: reduce(send, op, c.root, recv, c.in_place); break;
+      case Routine::allreduce: allreduce(send, op, recv, c.in_place); break;
+      case Routine::reduce_scatter:
+      case Routine::reduce_scatter_block: reduce_scatter(send, counts, op, recv, c.in_place); break;
+      case Routine::scan: scan(send, op, recv, c.in_place); break;
+      case Routine::exscan: defined = exscan(send, op, recv, c.in_place); break;
+      default: break;
+    }
+    pl.send_count = send_count;
+    pl.recv_count = recv_alloc;
+    pl.recv_compare_elements = recv_count;
+    const bool is_root = c.routine != Routine::reduce || r == c.root;
+    pl.root_role = c.routine == Routine::reduce ? (is_root ? RR::root : RR::other_in_root_group)
+                                                : RR::none;
+    pl.recv_significant = is_root;
+    pl.result_defined = defined[r];
+    const bool in_place_here = c.in_place && is_root;
+    pl.send_significant = !in_place_here;
+    if (!in_place_here) pl.send = send[r];
+    if (pl.recv_significant) pl.recv_expected = recv[r];
+    return pl;
+  }
+
+  // ---- intercommunicators ----
+  const int sizes[2] = {t.size_low, t.size_high};
+  const int other = 1 - me.group;
+  if (c.routine == Routine::reduce) {
+    const int root_group = c.root_in_high_group ? 1 : 0;
+    pl.send_count = pl.recv_count = pl.recv_compare_elements = c.count;
+    if (me.group == root_group) {
+      pl.send_significant = false;
+      if (me.rank == c.root) {
+        pl.root_role = RR::root;
+        Buffer recv = make_recv_initial(c, dt, c.count, me.group, me.rank);
+        pl.recv_initial = recv;
+        reduce_intercomm(inputs(other, sizes[other], c.count), op, recv);
+        pl.recv_expected = recv;
+      } else {
+        pl.root_role = RR::other_in_root_group;
+        pl.recv_significant = false;
+      }
+    } else {
+      pl.root_role = RR::in_other_group;
+      pl.recv_significant = false;
+      pl.send = make_input(c, dt, c.count, me.group, me.rank);
+    }
+    return pl;
+  }
+  std::vector<int> counts_of[2];
+  int send_count = c.count;
+  if (c.routine == Routine::reduce_scatter) {
+    counts_of[0].assign(c.recvcounts.begin(), c.recvcounts.begin() + t.size_low);
+    counts_of[1].assign(c.recvcounts.begin() + t.size_low, c.recvcounts.end());
+    send_count = std::accumulate(counts_of[0].begin(), counts_of[0].end(), 0);
+  } else if (c.routine == Routine::reduce_scatter_block) {
+    counts_of[0].assign(t.size_low, c.recvcounts[0]);
+    counts_of[1].assign(t.size_high, c.recvcounts[1]);
+    send_count = c.recvcounts[0] * t.size_low;
+  }
+  const int recv_count =
+      c.routine == Routine::allreduce ? c.count : counts_of[me.group][me.rank];
+  std::vector<Buffer> send[2] = {inputs(0, sizes[0], send_count), inputs(1, sizes[1], send_count)};
+  std::vector<Buffer> recv[2];
+  for (int g = 0; g < 2; ++g) {
+    const int n = c.routine == Routine::allreduce ? c.count : 0;
+    for (int q = 0; q < sizes[g]; ++q)
+      recv[g].push_back(make_recv_initial(
+          c, dt, c.routine == Routine::allreduce ? n : counts_of[g][q], g, q));
+  }
+  pl.recv_initial = recv[me.group][me.rank];
+  if (c.routine == Routine::allreduce)
+    allreduce_intercomm(send[0], send[1], op, recv[0], recv[1]);
+  else
+    reduce_scatter_intercomm(send[0], send[1], counts_of[0], counts_of[1], op, recv[0], recv[1]);
+  pl.send_count = send_count;
+  pl.recv_count = pl.recv_compare_elements = recv_count;
+  pl.send = send[me.group][me.rank];
+  pl.recv_expected = recv[me.group][me.rank];
+  return pl;
+}
+
+}  // namespace ordo::ref

@@ -1,0 +1,119 @@
+#include "ordo/reference/witness.h"
+
+#include <cstring>
+
+#include "ordo/reference/errors.h"
+
+namespace ordo::ref::witness {
+namespace {
+
+bool is_cell_leaf(Basic b) {
+  const BasicInfo& i = info(b);
+  return i.group != TypeGroup::pair && i.size == 4 &&
+         (scalar_is_integer(i.scalar) && i.scalar != Scalar::f32);
+}
+
+std::int32_t pack(std::int32_t lo, std::int32_t hi) { return lo * 65536 + hi; }
+
+template <class F>
+void each_cell(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt, F f) {
+  for (int k = 0; k < len; ++k) {
+    const std::ptrdiff_t base = static_cast<std::ptrdiff_t>(k) * dt.extent();
+    const auto a = read_cells(invec + base, dt);
+    auto b = read_cells(inoutvec + base, dt);
+    for (std::size_t c = 0; c < a.size(); ++c) b[c] = f(a[c], b[c]);
+    write_cells(inoutvec + base, dt, b);
+  }
+}
+
+}  // namespace
+
+void check_datatype(const Datatype& dt) {
+  const auto& tm = dt.typemap();
+  if (tm.empty() || tm.size() % 4 != 0)
+    throw SemanticsError("user-op.witness-datatype",
+                         "witness ops need elements of whole 4-integer cells; " + dt.text() +
+                             " has " + std::to_string(tm.size()) + " leaves");
+  for (const Leaf& l : tm)
+    if (!is_cell_leaf(l.type))
+      throw SemanticsError("user-op.witness-datatype",
+                           "witness ops need 4-byte integer leaves; " + dt.text() + " has " +
+                               std::string(info(l.type).mpi_name));
+}
+
+std::vector<Cell> read_cells(const std::byte* element, const Datatype& dt) {
+  const auto& tm = dt.typemap();
+  std::vector<Cell> out(tm.size() / 4);
+  for (std::size_t j = 0; j < out.size() * 4; ++j)
+    std::memcpy(&out[j / 4].v[j % 4], element + tm[j].disp, 4);
+  return out;
+}
+
+void write_cells(std::byte* element, const Datatype& dt, const std::vector<Cell>& cells) {
+  const auto& tm = dt.typemap();
+  for (std::size_t j = 0; j < cells.size() * 4; ++j)
+    std::memcpy(element + tm[j].disp, &cells[j / 4].v[j % 4], 4);
+}
+
+void tracer(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt) {
+  each_cell(invec, inoutvec, len, dt, [](const Cell& a, const Cell& b) {
+    if (a.v[0] == kPoisoned) return a;  // keep the first (leftmost) fault
+    if (b.v[0] == kPoisoned) return b;
+    if (a.v[0] >= 0 && b.v[0] >= 0 && b.v[0] == a.v[1] + 1)
+      return Cell{{a.v[0], b.v[1], kNoFault, kNoFault}};
+    return Cell{{kPoisoned, kPoisoned, pack(a.v[0], a.v[1]), pack(b.v[0], b.v[1])}};
+  });
+}
+
+void matrix(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt) {
+  each_cell(invec, inoutvec, len, dt, [](const Cell& a, const Cell& b) {
+    // [a0 a1; a2 a3] x [b0 b1; b2 b3] modulo 2^32
+    auto u = [](std::int32_t x) { return static_cast<std::uint32_t>(x); };
+    auto s = [](std::uint32_t x) { return static_cast<std::int32_t>(x); };
+    return Cell{{s(u(a.v[0]) * u(b.v[0]) + u(a.v[1]) * u(b.v[2])),
+                 s(u(a.v[0]) * u(b.v[1]) + u(a.v[1]) * u(b.v[3])),
+                 s(u(a.v[2]) * u(b.v[0]) + u(a.v[3]) * u(b.v[2])),
+                 s(u(a.v[2]) * u(b.v[1]) + u(a.v[3]) * u(b.v[3]))}};
+  });
+}
+
+void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt) {
+  each_cell(invec, inoutvec, len, dt, [](const Cell& a, const Cell& b) {
+    Cell c;
+    for (int i = 0; i < 4; ++i)
+      c.v[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(a.v[i]) +
+                                         static_cast<std::uint32_t>(b.v[i]));
+    return c;
+  });
+}
+
+bool is_witness(const std::string& name) {
+  return name == "witness.tracer" || name == "witness.matrix" ||
+         name == "witness.sum-declared-noncommutative";
+}
+
+Op make(const std::string& name) {
+  if (name == "witness.tracer") return Op::user(name, tracer, false);
+  if (name == "witness.matrix") return Op::user(name, matrix, false);
+  if (name == "witness.sum-declared-noncommutative") return Op::user(name, sum_i32, false);
+  throw UsageError("unknown witness op '" + name + "'");
+}
+
+std::string explain_tracer(const Cell& c, int expected_lo, int expected_hi) {
+  auto range = [](std::int32_t lo, std::int32_t hi) {
+    return lo == hi ? "rank " + std::to_string(lo)
+                    : "ranks " + std::to_string(lo) + ".." + std::to_string(hi);
+  };
+  if (c.v[0] == kPoisoned) {
+    const std::int32_t llo = c.v[2] / 65536, lhi = c.v[2] % 65536;
+    const std::int32_t rlo = c.v[3] / 65536, rhi = c.v[3] % 65536;
+    std::string why = rlo <= lhi ? (rhi < llo ? "operands swapped" : "overlapping operands")
+                                 : "a gap between the operands";
+    return "first wrong combine: invec = " + range(llo, lhi) + ", inoutvec = " + range(rlo, rhi) +
+           " (" + why + ")";
+  }
+  if (c.v[0] == expected_lo && c.v[1] == expected_hi) return range(c.v[0], c.v[1]) + " in order";
+  return "covers " + range(c.v[0], c.v[1]) + " instead of " + range(expected_lo, expected_hi);
+}
+
+}  // namespace ordo::ref::witness
