@@ -89,7 +89,8 @@ for config in $configs; do
                 echo "unknown configuration: $config" >&2
                 continue ;;
         esac
-        output=$(timeout 120 "${cmd[@]}" $iters 2>/dev/null)
+        if [ -n "$iters" ]; then cmd+=("$iters"); fi
+        output=$(timeout 120 "${cmd[@]}" 2>/dev/null)
         status=$?
         row=()
         for column in $columns; do

@@ -172,7 +172,7 @@ void loc_dispatch_index(P op, const BasicInfo& bi, const std::byte* l, const std
     case Scalar::i32: return loc_op<V, std::int32_t>(op, bi, l, r, o, n);
     case Scalar::f32: return loc_op<V, float>(op, bi, l, r, o, n);
     case Scalar::f64: return loc_op<V, double>(op, bi, l, r, o, n);
-    default: throw SemanticsError("op.minloc-maxloc", "unsupported pair index type");
+    default: throw SemanticsError("op.minloc-maxloc-pair-types", "unsupported pair index type");
   }
 }
 
@@ -222,7 +222,7 @@ void apply_predefined(PredefinedOp op, Basic type, const std::byte* l, const std
       case Scalar::i16: return loc_dispatch_index<std::int16_t>(op, bi, l, r, o, n);
       case Scalar::i32: return loc_dispatch_index<std::int32_t>(op, bi, l, r, o, n);
       case Scalar::i64: return loc_dispatch_index<std::int64_t>(op, bi, l, r, o, n);
-      default: throw SemanticsError("op.minloc-maxloc", "unsupported pair value type");
+      default: throw SemanticsError("op.minloc-maxloc-pair-types", "unsupported pair value type");
     }
   }
   switch (bi.scalar) {

@@ -1,0 +1,103 @@
+#include "comm_zoo.h"
+
+#include <map>
+
+#include "harness.h"
+#include "ordo/reference/errors.h"
+
+namespace ordo::harness {
+namespace {
+
+std::map<std::string, ZooComm>& shapes() {
+  static std::map<std::string, ZooComm> z;
+  return z;
+}
+
+void add_intra(const std::string& name, MPI_Comm c) {
+  ZooComm z;
+  z.name = name;
+  z.available = true;
+  z.member = c != MPI_COMM_NULL;
+  z.comm = c;
+  if (z.member) {
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    MPI_Comm_size(c, &z.topology.size_low);
+    MPI_Comm_rank(c, &z.role.rank);
+  }
+  shapes()[name] = z;
+}
+
+void add_inter(const std::string& name, int low_size) {
+  const int p = world_size(), me = world_rank();
+  const int group = me < low_size ? 0 : 1;
+  MPI_Comm local, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, group, me, &local);
+  const int remote_leader = group == 0 ? low_size : 0;
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 7100 + low_size, &inter);
+  MPI_Comm_free(&local);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  ZooComm z;
+  z.name = name;
+  z.available = z.member = true;
+  z.comm = inter;
+  z.topology.inter = true;
+  z.topology.size_low = low_size;
+  z.topology.size_high = p - low_size;
+  z.role.group = group;
+  MPI_Comm_rank(inter, &z.role.rank);
+  shapes()[name] = z;
+}
+
+}  // namespace
+
+void build_zoo() {
+  const int p = world_size(), me = world_rank();
+  add_intra("world", MPI_COMM_WORLD);
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  add_intra("dup", c);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, p - 1 - me, &c);
+  add_intra("reversed", c);
+  if (p >= 2) {
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &c);
+    add_intra("odd-even", c);
+  }
+  MPI_Comm_dup(MPI_COMM_SELF, &c);
+  add_intra("self", c);
+  if (p >= 2) add_inter("inter-1-n", 1);
+  if (p >= 3) add_inter("inter-n-1", p - 1);
+  if (p >= 4) add_inter("inter-halves", p / 2);
+}
+
+void free_zoo() {
+  for (auto& [name, z] : shapes())
+    if (z.comm != MPI_COMM_NULL && z.comm != MPI_COMM_WORLD) MPI_Comm_free(&z.comm);
+  shapes().clear();
+}
+
+const ZooComm& zoo(const std::string& name) {
+  static const ZooComm absent;
+  auto it = shapes().find(name);
+  if (it != shapes().end()) return it->second;
+  static const char* known[] = {"world", "dup", "reversed", "odd-even", "self",
+                                "inter-1-n", "inter-n-1", "inter-halves"};
+  for (const char* k : known)
+    if (name == k) return absent;  // exists, but not at this world size
+  throw ref::UsageError("unknown communicator shape '" + name + "'");
+}
+
+std::vector<std::string> intra_shapes() {
+  std::vector<std::string> v;
+  for (const char* n : {"world", "dup", "reversed", "odd-even", "self"})
+    if (shapes().count(n)) v.push_back(n);
+  return v;
+}
+
+std::vector<std::string> inter_shapes() {
+  std::vector<std::string> v;
+  for (const char* n : {"inter-1-n", "inter-n-1", "inter-halves"})
+    if (shapes().count(n)) v.push_back(n);
+  return v;
+}
+
+}  // namespace ordo::harness

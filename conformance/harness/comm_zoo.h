@@ -1,0 +1,39 @@
+// The communicator zoo: every shape a check runs over. Shapes are named and
+// depend only on the world size, so every rank sees the same list.
+//
+//   world         MPI_COMM_WORLD itself
+//   dup           a duplicate of MPI_COMM_WORLD
+//   reversed      ranks in reverse order (split with key = size - 1 - rank)
+//   odd-even      two communicators, the even and the odd world ranks (size >= 2)
+//   self          a size-1 communicator on every rank
+//   inter-1-n     intercommunicator: {0} and {1..p-1}                (p >= 2)
+//   inter-n-1     intercommunicator: {0..p-2} and {p-1}              (p >= 3)
+//   inter-halves  intercommunicator: {0..p/2-1} and {p/2..p-1}       (p >= 4)
+// In every intercommunicator the "low" group holds the lower world ranks.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "ordo/reference/oracle.h"
+
+namespace ordo::harness {
+
+struct ZooComm {
+  std::string name;
+  bool available = false;  // the shape exists at this world size
+  bool member = false;     // this rank is in it
+  MPI_Comm comm = MPI_COMM_NULL;
+  ref::Topology topology;  // of the communicator this rank is in
+  ref::Role role;          // this rank's group and rank in it
+};
+
+void build_zoo();
+void free_zoo();
+const ZooComm& zoo(const std::string& name);
+std::vector<std::string> intra_shapes();  // available at this world size
+std::vector<std::string> inter_shapes();
+
+}  // namespace ordo::harness

@@ -1,0 +1,57 @@
+// The MPI test harness: one GoogleTest main for every rank, the check
+// context (clause and level), verdicts combined on rank 0 over the
+// harness's own communicator with point-to-point only (never the collective
+// under test), and the results journal (one JSON line per check).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "ordo/reference/case.h"
+
+namespace ordo::harness {
+
+enum class Level { MUST, SHOULD, DETECT, INFO };
+enum class Outcome { pass, fail, crash, timeout, skip, waived };
+
+const char* level_name(Level l);
+const char* outcome_name(Outcome o);
+
+struct Settings {
+  std::string journal;  // empty: no journal
+  bool fresh_journal = false;
+  std::string vendor;
+  std::string variant = "default";
+  unsigned long long seed = 1;
+};
+
+// Called by the main; reads and removes --ordo-* arguments.
+void init(int* argc, char** argv);
+void finalize();
+const Settings& settings();
+
+int world_rank();
+int world_size();
+MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD, point-to-point only
+
+// Declares the clause (a slug from spec/clauses.json) and level of the
+// running test; every case the test runs is recorded under them.
+void declare_check(const char* clause, Level level);
+#define ORDO_CLAUSE(slug, level) ::ordo::harness::declare_check(slug, ::ordo::harness::Level::level)
+
+// What one rank saw.
+struct LocalVerdict {
+  enum class Status { pass, fail, skip, absent } status = Status::pass;
+  std::string message;
+};
+
+// Combines the ranks' verdicts on rank 0, writes the journal record and
+// returns the outcome on every rank. On failure every rank adds a gtest
+// failure; only rank 0's output is shown, with the rank each message came from.
+Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size);
+
+// The one-line command that replays a case.
+std::string replay_command(const ref::Case& c);
+
+}  // namespace ordo::harness

@@ -1,0 +1,39 @@
+// The bridge between the reference's datatype / op model and an MPI
+// library's handles: basic types by name, derived types built with the
+// same constructors, witness ops registered with MPI_Op_create.
+#pragma once
+
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ordo/reference/datatype.h"
+
+namespace ordo::harness {
+
+// The library's handle for a basic type; MPI_DATATYPE_NULL if it lacks it.
+MPI_Datatype mpi_basic(ref::Basic b);
+// Verifies the reference's sizes and extents against the library; returns
+// one message per mismatch (empty when all agree).
+std::vector<std::string> verify_basic_types();
+
+// A committed MPI datatype for a reference datatype, cached by its text, and
+// known to the witness ops' user functions. Returns MPI_DATATYPE_NULL and
+// sets *why when the library lacks a basic type the datatype needs.
+MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why);
+// The reference datatype behind a handle the library passed to a user function.
+const ref::Datatype* reference_datatype(MPI_Datatype dt);
+
+// MPI op handle for a case's op name (predefined or witness).
+MPI_Op mpi_op(const std::string& name);
+
+// Calls the witness functions saw with a datatype handle they did not know
+// (a user-function contract violation), since the last reset.
+int unknown_datatype_calls();
+void reset_unknown_datatype_calls();
+
+std::string error_string(int code);
+
+}  // namespace ordo::harness

@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""Rejects a check without a known clause.
+
+Every TEST in conformance/ must declare ORDO_CLAUSE("<slug>", <LEVEL>) with a
+slug from spec/clauses.json and a level of MUST, SHOULD, DETECT or INFO; every
+clause the reference raises (SemanticsError("<slug>", ...)) must be known too.
+Prints the number of checks per clause. Exit 0 when clean, 1 otherwise.
+"""
+import json
+import pathlib
+import re
+import sys
+
+LEVELS = {"MUST", "SHOULD", "DETECT", "INFO"}
+TEST_RE = re.compile(r"^(?:TEST|TEST_F|RC_GTEST_PROP|RC_GTEST_FIXTURE_PROP)\s*\(\s*(\w+)\s*,\s*(\w+)", re.M)
+CLAUSE_RE = re.compile(r'ORDO_CLAUSE\(\s*"([^"]+)"\s*,\s*(\w+)\s*\)')
+RAISE_RE = re.compile(r'SemanticsError\(\s*"([^"]+)"')
+
+
+def main(root: pathlib.Path) -> int:
+    try:
+        spec = json.loads((root / "spec" / "clauses.json").read_text())
+        known = set(spec["clauses"])
+    except (OSError, ValueError, KeyError) as e:
+        print(f"lint: cannot read spec/clauses.json: {e}")
+        return 1
+    errors = []
+    per_clause = {k: 0 for k in known}
+    for path in sorted((root / "conformance").rglob("*.cpp")):
+        if "harness" in path.parts:
+            continue
+        text = path.read_text()
+        starts = [m.start() for m in TEST_RE.finditer(text)] + [len(text)]
+        for i, m in enumerate(TEST_RE.finditer(text)):
+            body = text[m.end():starts[i + 1]]
+            c = CLAUSE_RE.search(body)
+            name = f"{m.group(1)}.{m.group(2)}"
+            rel = path.relative_to(root)
+            if not c:
+                errors.append(f"{rel}: {name} declares no ORDO_CLAUSE")
+                continue
+            slug, level = c.groups()
+            if slug not in known:
+                errors.append(f"{rel}: {name} names unknown clause '{slug}'")
+            elif level not in LEVELS:
+                errors.append(f"{rel}: {name} has unknown level '{level}'")
+            else:
+                per_clause[slug] += 1
+    for path in sorted((root / "reference").rglob("*.cpp")):
+        for slug in RAISE_RE.findall(path.read_text()):
+            if slug not in known:
+                errors.append(f"{path.relative_to(root)}: raises unknown clause '{slug}'")
+    for e in errors:
+        print("lint:", e)
+    print(f"{'clause':45} checks")
+    for slug in sorted(per_clause):
+        print(f"{slug:45} {per_clause[slug]}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()))
