@@ -10,6 +10,10 @@ function(add_mpi_test)
     set(T_TIMEOUT 300)
   endif()
   math(EXPR kill_after "${T_TIMEOUT} - 10")
+  set(waivers "")
+  if(EXISTS ${CMAKE_SOURCE_DIR}/vendors/${ORDO_VENDOR}/waivers.json)
+    set(waivers --ordo-waivers=${CMAKE_SOURCE_DIR}/vendors/${ORDO_VENDOR}/waivers.json)
+  endif()
   foreach(n IN LISTS T_RANKS)
     set(test_name ${T_NAME}.${n}ranks)
     set(out ${CMAKE_BINARY_DIR}/test-results/${test_name})
@@ -17,7 +21,8 @@ function(add_mpi_test)
              COMMAND ${ORDO_TIMEOUT} -k 5 ${kill_after} ${MPIEXEC_EXECUTABLE}
                      ${ORDO_MPIEXEC_PREFLAGS} ${MPIEXEC_NUMPROC_FLAG} ${n}
                      $<TARGET_FILE:${T_TARGET}> --ordo-journal=${out}/journal.jsonl
-                     --ordo-fresh-journal --gtest_output=xml:${out}/gtest.xml ${T_ARGS})
+                     --ordo-fresh-journal --ordo-vendor=${ORDO_VENDOR} ${waivers}
+                     --gtest_output=xml:${out}/gtest.xml ${T_ARGS})
     set_tests_properties(${test_name} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 2
                          RESOURCE_LOCK mpi)
   endforeach()

@@ -143,7 +143,7 @@ std::string where(const ZooComm& z) {
 
 LocalVerdict judge(const ref::Case& c, const ZooComm& z, const ref::RankPlan& plan, int rc,
                    const std::optional<GuardedBuffer>& send, const std::vector<std::byte>& send_before,
-                   const std::optional<GuardedBuffer>& recv) {
+                   const std::optional<GuardedBuffer>& recv, std::ptrdiff_t send_origin) {
   const std::string routine(ref::mpi_routine_name(c.routine, c.mode));
   if (rc != MPI_SUCCESS) return fail(routine + " returned " + error_string(rc) + " (" + where(z) + ")");
   if (unknown_datatype_calls() > 0)
@@ -154,7 +154,7 @@ LocalVerdict judge(const ref::Case& c, const ZooComm& z, const ref::RankPlan& pl
     while (send->raw()[i] == send_before[i]) ++i;
     return fail("the send buffer was modified at byte " +
                 std::to_string(static_cast<long>(i) - static_cast<long>(GuardedBuffer::kGuard) -
-                               static_cast<long>(plan.send->origin())) +
+                               static_cast<long>(send_origin)) +
                 " relative to its address (" + where(z) + ")");
   }
   if (recv && !recv->guards_intact())
@@ -218,11 +218,21 @@ Outcome run_case(const ref::Case& c) {
   MPI_Op mop = mpi_op(c.op);
 
   std::optional<GuardedBuffer> send, recv, arg;
-  if (plan.send) send.emplace(*plan.send);
-  if (plan.recv_significant && plan.recv_initial) recv.emplace(*plan.recv_initial);
+  const bool in_place_here = c.in_place && !plan.send_significant;
+  std::optional<ref::Buffer> dummy_send;
+  if (plan.send) {
+    send.emplace(*plan.send);
+  } else if (!in_place_here && !c.null_insignificant) {
+    // A valid buffer where none is significant: the call must not touch it.
+    dummy_send = ref::make_input(c, dt, plan.send_count, z.role.group, z.role.rank);
+    send.emplace(*dummy_send);
+  }
+  if ((plan.recv_significant || !c.null_insignificant) && plan.recv_initial)
+    recv.emplace(*plan.recv_initial);
+  else if (!c.null_insignificant)
+    recv.emplace(ref::make_recv_initial(c, dt, plan.recv_count, z.role.group, z.role.rank));
   if (plan.arg) arg.emplace(*plan.arg);
   const std::vector<std::byte> send_before = send ? send->raw() : std::vector<std::byte>{};
-  const bool in_place_here = c.in_place && !plan.send_significant;
   void* sb = send ? send->ptr() : (in_place_here ? MPI_IN_PLACE : nullptr);
   void* rb = recv ? recv->ptr() : nullptr;
 
@@ -232,7 +242,9 @@ Outcome run_case(const ref::Case& c) {
   const int rc = invoke(Call{c, z, plan, mdt, mop, sb, rb, arg ? arg->ptr() : nullptr}, &skip);
   const double seconds = MPI_Wtime() - t0;
   if (!skip.empty()) return record(c, {S::skip, skip}, seconds, comm_size);
-  return record(c, judge(c, z, plan, rc, send, send_before, recv), seconds, comm_size);
+  const std::ptrdiff_t send_origin =
+      plan.send ? plan.send->origin() : (dummy_send ? dummy_send->origin() : 0);
+  return record(c, judge(c, z, plan, rc, send, send_before, recv, send_origin), seconds, comm_size);
 }
 
 }  // namespace ordo::harness

@@ -1,5 +1,9 @@
 #include "harness.h"
 
+#include "ordo/reference/errors.h"
+#include "ordo/reference/json.h"
+
+#include <fnmatch.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -21,28 +25,56 @@ Level g_level = Level::MUST;
 int g_case_index = 0;
 std::string g_test;
 
+json::Value g_waivers;  // array of waiver objects (vendors/<name>/waivers.json)
+
 constexpr int kTagVerdict = 31001;
 constexpr int kTagOutcome = 31002;
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (ch < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", ch);
-          o += b;
-        } else {
-          o += static_cast<char>(ch);
-        }
+std::string json_escape(const std::string& s) { return json::escape(s); }
+
+std::string today() {
+  char b[16];
+  std::time_t t = std::time(nullptr);
+  std::strftime(b, sizeof b, "%Y-%m-%d", std::gmtime(&t));
+  return b;
+}
+
+void load_waivers(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) {
+    std::fprintf(stderr, "ordo: cannot read the waivers file %s\n", path.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  std::stringstream ss;
+  ss << f.rdbuf();
+  try {
+    json::Value doc = json::parse(ss.str());
+    const json::Value* w = doc.get("waivers");
+    if (w == nullptr || !w->is(json::Value::Kind::array)) throw ref::UsageError("no \"waivers\" array");
+    g_waivers = *w;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ordo: malformed waivers file %s: %s\n", path.c_str(), e.what());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
+// A waiver matches a test by name (glob) and, field by field, the case.
+bool waiver_matches(const json::Value& w, const ref::Case& c) {
+  if (fnmatch(w.get_string("test", "-").c_str(), g_test.c_str(), 0) != 0) return false;
+  const json::Value* m = w.get("case");
+  if (m == nullptr) return true;
+  const json::Value cj = json::parse(c.to_json());
+  for (const auto& [k, want] : m->fields) {
+    const json::Value* have = cj.get(k);
+    if (have == nullptr) return false;
+    if (want.is(json::Value::Kind::string)) {
+      if (!have->is(json::Value::Kind::string) || fnmatch(want.str.c_str(), have->str.c_str(), 0) != 0)
+        return false;
+    } else if (json::dump(want) != json::dump(*have)) {
+      return false;
     }
   }
-  return o;
+  return true;
 }
 
 std::string now_iso() {
@@ -106,6 +138,12 @@ void init(int* argc, char** argv) {
       g_settings.vendor = v2;
     } else if (const char* v3 = val("--ordo-variant=")) {
       g_settings.variant = v3;
+    } else if (const char* w = val("--ordo-waivers=")) {
+      if (*w) load_waivers(w);
+    } else if (const char* rc = val("--ordo-case=")) {
+      g_settings.replay_case = rc;
+    } else if (const char* cl = val("--ordo-clause=")) {
+      g_settings.replay_clause = cl;
     } else if (const char* v4 = val("--ordo-seed=")) {
       g_settings.seed = std::strtoull(v4, nullptr, 10);
     } else {
@@ -196,6 +234,22 @@ Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int
   }
   if (failing.size() > 3) message += " | and " + std::to_string(failing.size() - 3) + " more ranks";
   outcome = any_fail ? Outcome::fail : (any_pass || !any_skip ? Outcome::pass : Outcome::skip);
+  std::string waiver;
+  if (outcome == Outcome::fail) {
+    for (const json::Value& w : g_waivers.items) {
+      if (!waiver_matches(w, c)) continue;
+      const std::string expires = w.get_string("expires");
+      if (expires < today()) {
+        message += " | the waiver for this check expired on " + expires;
+        continue;
+      }
+      outcome = Outcome::waived;
+      waiver = w.get_string("id");
+      message += " | waived until " + expires + ": " + w.get_string("reason") + " (" +
+                 w.get_string("upstream") + ")";
+      break;
+    }
+  }
   for (int r = 1; r < g_size; ++r) {
     int o = static_cast<int>(outcome);
     MPI_Send(&o, 1, MPI_INT, r, kTagOutcome, g_comm);
@@ -210,7 +264,8 @@ Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int
     << "\",\"outcome\":\"" << outcome_name(outcome) << "\",\"message\":\"" << json_escape(message)
     << "\",\"failing_ranks\":[";
   for (std::size_t i = 0; i < failing.size(); ++i) j << (i ? "," : "") << failing[i];
-  j << "],\"duration_s\":" << seconds << ",\"reproducer\":null,\"replay\":\""
+  j << "],\"waiver\":" << (waiver.empty() ? "null" : "\"" + json_escape(waiver) + "\"")
+    << ",\"duration_s\":" << seconds << ",\"reproducer\":null,\"replay\":\""
     << json_escape(replay_command(c)) << "\",\"time\":\"" << now_iso() << "\"}";
   append_journal(j.str());
   if (outcome == Outcome::fail)

@@ -24,9 +24,17 @@ struct Settings {
   std::string vendor;
   std::string variant = "default";
   unsigned long long seed = 1;
+  std::string replay_case;    // --ordo-case=JSON (the replay executable)
+  std::string replay_clause;  // --ordo-clause=SLUG
 };
 
-// Called by the main; reads and removes --ordo-* arguments.
+// Called by the main; reads and removes --ordo-* arguments:
+//   --ordo-journal=PATH     append one JSON line per check (rank 0)
+//   --ordo-fresh-journal    truncate the journal first
+//   --ordo-vendor=NAME --ordo-variant=NAME   recorded in every line
+//   --ordo-waivers=PATH     known failures of this library (vendors/<name>/waivers.json)
+//   --ordo-seed=N           base seed of the cases' inputs
+//   --ordo-case=JSON --ordo-clause=SLUG   the case the replay executable runs
 void init(int* argc, char** argv);
 void finalize();
 const Settings& settings();

@@ -4,13 +4,30 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <string>
 
 #include "comm_zoo.h"
 #include "harness.h"
 #include "mpi_types.h"
+#include "ordo/reference/json.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  // --ordo-library-version: print what the library says of itself and stop.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) != "--ordo-library-version") continue;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0, major = 0, minor = 0;
+    MPI_Get_library_version(lib, &n);
+    MPI_Get_version(&major, &minor);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+      std::printf("{\"library\":\"%s\",\"mpi_version\":\"%d.%d\"}\n",
+                  ordo::json::escape(std::string(lib, static_cast<std::size_t>(n))).c_str(), major, minor);
+    MPI_Finalize();
+    return 0;
+  }
   ordo::harness::init(&argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
   const int rank = ordo::harness::world_rank();

@@ -46,6 +46,23 @@ TEST(Reduce, intercommunicator_root_gets_the_other_groups_reduction_in_its_rank_
           c.comm = shape;
           c.root = root;
           c.root_in_high_group = high;
+          // Valid buffers everywhere, so that this check is about the order
+          // only; NULL where not significant is the next check.
+          c.null_insignificant = false;
           run_case(c);
         }
+}
+
+TEST(Reduce, intercommunicator_root_group_may_pass_null_send_buffers) {
+  ORDO_CLAUSE("reduce.intercomm-root", MUST);
+  for (const std::string& shape : ordo::harness::inter_shapes())
+    for (bool high : {false, true})
+      for (int root = 0; root < ordo::harness::root_count(shape, high); ++root) {
+        Case c = witness_case("witness.tracer", 2);
+        c.comm = shape;
+        c.root = root;
+        c.root_in_high_group = high;
+        c.null_insignificant = true;
+        run_case(c);
+      }
 }

@@ -3,10 +3,10 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
-#include <map>
 #include <sstream>
 
 #include "ordo/reference/errors.h"
+#include "ordo/reference/json.h"
 
 namespace ordo::ref {
 namespace {
@@ -16,147 +16,7 @@ constexpr std::array<std::string_view, 8> kRoutines = {
     "scan",   "exscan",    "reduce_local",   "reduce_locals"};
 constexpr std::array<std::string_view, 3> kModes = {"blocking", "nonblocking", "persistent"};
 
-std::string quote(std::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else {
-      o += c;
-    }
-  }
-  return o + "\"";
-}
-
-// A flat JSON object of strings, numbers, booleans and integer arrays.
-struct Value {
-  enum class Kind { string, number, boolean, array } kind = Kind::string;
-  std::string s;
-  long long n = 0;
-  bool b = false;
-  std::vector<long long> a;
-};
-
-class FlatJson {
- public:
-  explicit FlatJson(std::string_view s) : s_(s) {}
-  std::map<std::string, Value> parse() {
-    std::map<std::string, Value> out;
-    expect('{');
-    if (peek() == '}') {
-      ++i_;
-      return out;
-    }
-    while (true) {
-      std::string k = str();
-      expect(':');
-      out[k] = value();
-      ws();
-      if (peek() == ',') {
-        ++i_;
-        continue;
-      }
-      expect('}');
-      break;
-    }
-    ws();
-    if (i_ != s_.size()) fail("text after the object");
-    return out;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& w) {
-    throw UsageError("case JSON: " + w + " at offset " + std::to_string(i_));
-  }
-  void ws() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  char peek() {
-    ws();
-    return i_ < s_.size() ? s_[i_] : '\0';
-  }
-  void expect(char c) {
-    if (peek() != c) fail(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  std::string str() {
-    expect('"');
-    std::string o;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\' && i_ + 1 < s_.size()) {
-        ++i_;
-        if (s_[i_] == 'u') {
-          if (i_ + 4 >= s_.size()) fail("bad escape");
-          o += static_cast<char>(std::stoi(std::string(s_.substr(i_ + 1, 4)), nullptr, 16));
-          i_ += 4;
-        } else if (s_[i_] == 'n') {
-          o += '\n';
-        } else {
-          o += s_[i_];
-        }
-      } else {
-        o += s_[i_];
-      }
-      ++i_;
-    }
-    if (i_ >= s_.size()) fail("unterminated string");
-    ++i_;
-    return o;
-  }
-  long long number() {
-    ws();
-    std::size_t b = i_;
-    if (i_ < s_.size() && s_[i_] == '-') ++i_;
-    while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-    if (b == i_) fail("expected a number");
-    try {
-      return std::stoll(std::string(s_.substr(b, i_ - b)));
-    } catch (...) {
-      fail("number out of range");
-    }
-  }
-  Value value() {
-    Value v;
-    char c = peek();
-    if (c == '"') {
-      v.kind = Value::Kind::string;
-      v.s = str();
-    } else if (c == 't' || c == 'f') {
-      v.kind = Value::Kind::boolean;
-      v.b = c == 't';
-      std::string_view w = v.b ? "true" : "false";
-      if (s_.substr(i_, w.size()) != w) fail("bad literal");
-      i_ += w.size();
-    } else if (c == '[') {
-      ++i_;
-      v.kind = Value::Kind::array;
-      if (peek() == ']') {
-        ++i_;
-      } else {
-        while (true) {
-          v.a.push_back(number());
-          if (peek() == ',') {
-            ++i_;
-            continue;
-          }
-          expect(']');
-          break;
-        }
-      }
-    } else {
-      v.kind = Value::Kind::number;
-      v.n = number();
-    }
-    return v;
-  }
-  std::string_view s_;
-  std::size_t i_ = 0;
-};
+std::string quote(std::string_view s) { return "\"" + json::escape(s) + "\""; }
 
 }  // namespace
 
@@ -193,7 +53,8 @@ std::string Case::to_json() const {
   for (std::size_t i = 0; i < recvcounts.size(); ++i) o << (i ? "," : "") << recvcounts[i];
   o << "],\"root\":" << root << ",\"comm\":" << quote(comm)
     << ",\"root_in_high_group\":" << (root_in_high_group ? "true" : "false")
-    << ",\"in_place\":" << (in_place ? "true" : "false") << ",\"mode\":" << quote(mode_name(mode))
+    << ",\"in_place\":" << (in_place ? "true" : "false")
+    << ",\"null_insignificant\":" << (null_insignificant ? "true" : "false") << ",\"mode\":" << quote(mode_name(mode))
     << ",\"locals_in_is_in_place\":" << (locals_in_is_in_place ? "true" : "false")
     << ",\"locals_arg_is_in_place\":" << (locals_arg_is_in_place ? "true" : "false")
     << ",\"locals_arg_is_in\":" << (locals_arg_is_in ? "true" : "false") << ",\"seed\":" << seed
@@ -201,38 +62,61 @@ std::string Case::to_json() const {
   return o.str();
 }
 
-Case Case::from_json(std::string_view json) {
-  auto m = FlatJson(json).parse();
+Case Case::from_json(std::string_view text) {
+  const json::Value doc = json::parse(text);
+  if (!doc.is(json::Value::Kind::object)) throw UsageError("case JSON: not an object");
+  using K = json::Value::Kind;
   Case c;
-  auto get = [&](const char* k, Value::Kind kind) -> const Value* {
-    auto it = m.find(k);
-    if (it == m.end()) return nullptr;
-    if (it->second.kind != kind) throw UsageError(std::string("case JSON: field '") + k + "' has the wrong type");
-    return &it->second;
+  auto get = [&](const char* k, K kind) -> const json::Value* {
+    const json::Value* v = doc.get(k);
+    if (v == nullptr) return nullptr;
+    if (!v->is(kind)) throw UsageError(std::string("case JSON: field '") + k + "' has the wrong type");
+    return v;
   };
-  if (auto v = get("routine", Value::Kind::string)) {
-    auto r = routine_from_name(v->s);
-    if (!r) throw UsageError("case JSON: unknown routine '" + v->s + "'");
+  auto integer = [&](const char* k, long long lo, long long hi) -> std::optional<long long> {
+    const json::Value* v = get(k, K::number);
+    if (v == nullptr) return std::nullopt;
+    if (static_cast<double>(v->integer) != v->num || v->integer < lo || v->integer > hi)
+      throw UsageError(std::string("case JSON: field '") + k + "' is out of range");
+    return v->integer;
+  };
+  for (const auto& [k, v] : doc.fields) {
+    static const char* known[] = {"routine", "op", "datatype", "count", "recvcounts", "root", "comm",
+                                  "root_in_high_group", "in_place", "null_insignificant", "mode",
+                                  "locals_in_is_in_place", "locals_arg_is_in_place",
+                                  "locals_arg_is_in", "seed"};
+    bool ok = false;
+    for (const char* n : known) ok = ok || k == n;
+    if (!ok) throw UsageError("case JSON: unknown field '" + k + "'");
+  }
+  if (auto v = get("routine", K::string)) {
+    auto r = routine_from_name(v->str);
+    if (!r) throw UsageError("case JSON: unknown routine '" + v->str + "'");
     c.routine = *r;
   }
-  if (auto v = get("op", Value::Kind::string)) c.op = v->s;
-  if (auto v = get("datatype", Value::Kind::string)) c.datatype = v->s;
-  if (auto v = get("count", Value::Kind::number)) c.count = static_cast<int>(v->n);
-  if (auto v = get("recvcounts", Value::Kind::array))
-    for (long long x : v->a) c.recvcounts.push_back(static_cast<int>(x));
-  if (auto v = get("root", Value::Kind::number)) c.root = static_cast<int>(v->n);
-  if (auto v = get("comm", Value::Kind::string)) c.comm = v->s;
-  if (auto v = get("root_in_high_group", Value::Kind::boolean)) c.root_in_high_group = v->b;
-  if (auto v = get("in_place", Value::Kind::boolean)) c.in_place = v->b;
-  if (auto v = get("mode", Value::Kind::string)) {
-    auto md = mode_from_name(v->s);
-    if (!md) throw UsageError("case JSON: unknown mode '" + v->s + "'");
+  if (auto v = get("op", K::string)) c.op = v->str;
+  if (auto v = get("datatype", K::string)) c.datatype = v->str;
+  if (auto n = integer("count", 0, 1LL << 31)) c.count = static_cast<int>(*n);
+  if (auto v = get("recvcounts", K::array))
+    for (const json::Value& x : v->items) {
+      if (!x.is(K::number) || x.integer < 0 || x.integer > (1LL << 31))
+        throw UsageError("case JSON: recvcounts must be non-negative integers");
+      c.recvcounts.push_back(static_cast<int>(x.integer));
+    }
+  if (auto n = integer("root", -(1LL << 31), 1LL << 31)) c.root = static_cast<int>(*n);
+  if (auto v = get("comm", K::string)) c.comm = v->str;
+  if (auto v = get("root_in_high_group", K::boolean)) c.root_in_high_group = v->b;
+  if (auto v = get("in_place", K::boolean)) c.in_place = v->b;
+  if (auto v = get("null_insignificant", K::boolean)) c.null_insignificant = v->b;
+  if (auto v = get("mode", K::string)) {
+    auto md = mode_from_name(v->str);
+    if (!md) throw UsageError("case JSON: unknown mode '" + v->str + "'");
     c.mode = *md;
   }
-  if (auto v = get("locals_in_is_in_place", Value::Kind::boolean)) c.locals_in_is_in_place = v->b;
-  if (auto v = get("locals_arg_is_in_place", Value::Kind::boolean)) c.locals_arg_is_in_place = v->b;
-  if (auto v = get("locals_arg_is_in", Value::Kind::boolean)) c.locals_arg_is_in = v->b;
-  if (auto v = get("seed", Value::Kind::number)) c.seed = static_cast<std::uint64_t>(v->n);
+  if (auto v = get("locals_in_is_in_place", K::boolean)) c.locals_in_is_in_place = v->b;
+  if (auto v = get("locals_arg_is_in_place", K::boolean)) c.locals_arg_is_in_place = v->b;
+  if (auto v = get("locals_arg_is_in", K::boolean)) c.locals_arg_is_in = v->b;
+  if (auto n = integer("seed", 0, 1LL << 53)) c.seed = static_cast<std::uint64_t>(*n);
   return c;
 }
 
@@ -249,6 +133,7 @@ std::string Case::describe() const {
     o << " root=" << root << (root_in_high_group ? " (high group)" : "");
   o << " comm=" << comm;
   if (in_place) o << " in_place";
+  if (!null_insignificant) o << " (buffers passed where not significant)";
   o << " seed=" << seed;
   return o.str();
 }

@@ -31,6 +31,10 @@ struct Case {
   std::string comm = "world";        // communicator shape, see conformance/harness/comm_zoo.h
   bool root_in_high_group = false;   // intercommunicator reduce: which group holds the root
   bool in_place = false;
+  // Buffers that are not significant for a rank (the send buffer at an
+  // intercommunicator root, the receive buffer at a non-root) are passed as
+  // NULL when true, as valid buffers the call must leave alone when false.
+  bool null_insignificant = true;
   Mode mode = Mode::blocking;
   // reduce_locals: which arguments are MPI_IN_PLACE or the same buffer.
   bool locals_in_is_in_place = false;
