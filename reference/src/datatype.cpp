@@ -59,20 +59,23 @@ Datatype Datatype::basic(Basic b) {
 namespace {
 
 // Fills leaves, bounds, size and alignment of a type made of blocks.
-void layout(const std::vector<Block>& blocks, bool is_struct, std::ptrdiff_t& lb,
-            std::ptrdiff_t& ub, std::ptrdiff_t& true_lb, std::ptrdiff_t& true_ub,
-            std::size_t& size, std::size_t& alignment, bool& explicit_bounds,
-            std::vector<Leaf>& leaves) {
+// marked[i]: block i's old type carries lb/ub markers (set by resized, and
+// kept by every constructor that contains them: MPI-4.1 Section 5.1.6).
+void layout(const std::vector<Block>& blocks, const std::vector<char>& marked, bool is_struct,
+            std::ptrdiff_t& lb, std::ptrdiff_t& ub, std::ptrdiff_t& true_lb,
+            std::ptrdiff_t& true_ub, std::size_t& size, std::size_t& alignment,
+            bool& explicit_bounds, std::vector<Leaf>& leaves) {
   bool any = false, any_data = false;
+  std::ptrdiff_t marked_lb = 0, marked_ub = 0;
   lb = ub = true_lb = true_ub = 0;
   size = 0;
   alignment = 1;
   explicit_bounds = false;
-  for (const Block& b : blocks) {
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const Block& b = blocks[i];
     const Datatype& old = *b.old;
     alignment = std::max(alignment, old.alignment());
     if (b.blocklength <= 0) continue;
-    explicit_bounds = explicit_bounds || old.kind() == Datatype::Kind::resized;
     const std::ptrdiff_t ext = old.extent();
     const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(b.blocklength - 1) * ext;
     const std::ptrdiff_t blo = b.disp + old.lb() + std::min<std::ptrdiff_t>(0, last);
@@ -84,6 +87,12 @@ void layout(const std::vector<Block>& blocks, bool is_struct, std::ptrdiff_t& lb
     } else {
       lb = std::min(lb, blo);
       ub = std::max(ub, bhi);
+    }
+    if (marked[i]) {
+      // With markers, lb and ub are those of the markers alone.
+      marked_lb = explicit_bounds ? std::min(marked_lb, blo) : blo;
+      marked_ub = explicit_bounds ? std::max(marked_ub, bhi) : bhi;
+      explicit_bounds = true;
     }
     for (int j = 0; j < b.blocklength; ++j) {
       const std::ptrdiff_t base = b.disp + static_cast<std::ptrdiff_t>(j) * ext;
@@ -102,6 +111,10 @@ void layout(const std::vector<Block>& blocks, bool is_struct, std::ptrdiff_t& lb
       }
     }
     size += static_cast<std::size_t>(b.blocklength) * old.size();
+  }
+  if (explicit_bounds) {
+    lb = marked_lb;
+    ub = marked_ub;
   }
   // A struct's extent is padded to the alignment of its members unless a
   // member carries explicit bounds (MPI-4.1 Section 5.1.6, "epsilon").
@@ -122,7 +135,9 @@ void check_count(int n, const char* what) {
   Node n;                                                                                      \
   n.kind = KIND;                                                                               \
   n.children = CHILDREN;                                                                       \
-  layout(blocks, IS_STRUCT, n.lb, n.ub, n.true_lb, n.true_ub, n.size, n.alignment,             \
+  std::vector<char> marked;                                                                    \
+  for (const Block& b : blocks) marked.push_back(b.old->node_->explicit_bounds);               \
+  layout(blocks, marked, IS_STRUCT, n.lb, n.ub, n.true_lb, n.true_ub, n.size, n.alignment,     \
          n.explicit_bounds, n.leaves);                                                         \
   n.text = TEXT;
 
@@ -414,7 +429,8 @@ class Parser {
       expect(',');
       int bl = int32();
       expect(',');
-      long long st = integer();
+      // vector's stride counts elements (an int); hvector's counts bytes.
+      long long st = name == "vector" ? int32() : integer();
       expect(',');
       Datatype old = type();
       out = name == "vector" ? Datatype::vector(c, bl, static_cast<int>(st), old)

@@ -1,0 +1,490 @@
+"""The ordo command line (run with Debian's /usr/bin/python3 by ./ordo).
+
+    ordo run      build against an MPI library and run the conformance checks
+    ordo test     build and run the project's own tests (what CI runs)
+    ordo replay   run one case again (from a failure message or a journal record)
+    ordo list     list vendors, clauses or checks
+    ordo doctor   is this machine ready, and what to install
+
+Exit codes: 0 conformant / passed, 1 conformance failures, 2 usage or set-up
+error, 3 infrastructure failure.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import pathlib
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
+DEFAULT_RANKS = "1-8"
+SCHEMA_RUN = "ordo.run/1"
+
+
+class OrdoError(Exception):
+    def __init__(self, message, code=EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+# ---- adapters ------------------------------------------------------------
+
+def known_vendors():
+    return sorted(p.parent.name for p in (ROOT / "vendors").glob("*/adapter.json"))
+
+
+def load_adapter(name_or_path):
+    """A vendor by name (vendors/<name>/adapter.json) or a site's own adapter file."""
+    path = ROOT / "vendors" / name_or_path / "adapter.json"
+    if not path.is_file():
+        candidate = pathlib.Path(name_or_path)
+        if candidate.suffix == ".json" or os.sep in name_or_path:
+            path = candidate
+        else:
+            raise OrdoError(f"unknown vendor '{name_or_path}': choose one of "
+                            f"{', '.join(known_vendors())}, or give an adapter file (--vendor path/to/adapter.json)")
+    try:
+        adapter = json.loads(path.read_text())
+    except OSError as e:
+        raise OrdoError(f"cannot read the adapter file {path}: {e.strerror}")
+    except ValueError as e:
+        raise OrdoError(f"malformed adapter file {path}: {e}")
+    problems = []
+    for key in ("name", "compilers", "launcher"):
+        if key not in adapter:
+            problems.append(f"no '{key}'")
+    launcher = adapter.get("launcher", {})
+    for key in ("command", "np_flag", "env_flag"):
+        if key not in launcher:
+            problems.append(f"no 'launcher.{key}'")
+    if not isinstance(adapter.get("compilers", {}), dict) or "cxx" not in adapter.get("compilers", {}):
+        problems.append("no 'compilers.cxx'")
+    if problems:
+        raise OrdoError(f"malformed adapter file {path}: {', '.join(problems)}")
+    adapter["_dir"] = str(path.parent.resolve())
+    adapter["_path"] = str(path.resolve())
+    return adapter
+
+
+def require_tools(adapter):
+    """The wrappers and launcher must exist: one clear line otherwise."""
+    needed = [adapter["compilers"].get("c"), adapter["compilers"]["cxx"], adapter["launcher"]["command"]]
+    for tool in needed:
+        if tool and shutil.which(tool) is None:
+            packages = " ".join(adapter.get("packages", [])) or "the MPI library's development package"
+            raise OrdoError(f"{tool} not found: the {adapter['name']} library is not installed "
+                            f"(install it with: sudo apt-get install -y {packages})")
+
+
+def build_dir_for(adapter):
+    return ROOT / "build" / adapter["name"]
+
+
+def expand(value, build):
+    return value.replace("{build}", str(build)).replace("{root}", str(ROOT))
+
+
+def launch_env(adapter, build, user_env, plain_launch):
+    env = dict(adapter.get("env", {}))
+    if not plain_launch:
+        for setting in adapter.get("launch_settings", []):
+            env.update(setting.get("env", {}))
+    env.update(user_env)
+    return {k: expand(v, build) for k, v in env.items()}
+
+
+def launcher_prefix(adapter, build, env):
+    """The launcher and its flags, up to (not including) the rank count."""
+    la = adapter["launcher"]
+    cmd = [shutil.which(la["command"]) or la["command"]] + list(la.get("flags", []))
+    if os.geteuid() == 0:
+        cmd += la.get("root_flags", [])
+    for key, value in env.items():
+        cmd += [part.replace("{key}", key).replace("{value}", value) for part in la["env_flag"]]
+    return cmd
+
+
+# ---- arguments -----------------------------------------------------------
+
+def parse_ranks(text):
+    ranks = []
+    try:
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part:
+                lo, hi = (int(x) for x in part.split("-", 1))
+                if lo > hi:
+                    raise ValueError
+                ranks.extend(range(lo, hi + 1))
+            else:
+                ranks.append(int(part))
+    except ValueError:
+        ranks = []
+    if not ranks or any(r < 1 or r > 1024 for r in ranks):
+        raise OrdoError(f"--ranks '{text}' is not a list of rank counts such as 1,2,3 or 1-8")
+    return sorted(set(ranks))
+
+
+def parse_env(items):
+    env = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not key.replace("_", "").isalnum():
+            raise OrdoError(f"--env '{item}' is not of the form KEY=VALUE")
+        env[key] = value
+    return env
+
+
+# ---- building ------------------------------------------------------------
+
+def run_logged(cmd, log, cwd=None):
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+        f.flush()
+        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd)
+
+
+def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=False):
+    require_tools(adapter)
+    bdir = build_dir_for(adapter)
+    bdir.mkdir(parents=True, exist_ok=True)
+    log = bdir / "ordo-build.log"
+    env = launch_env(adapter, bdir, user_env or {}, plain_launch)
+    prefix = launcher_prefix(adapter, bdir, env)
+    configure = [
+        "cmake", "-S", str(ROOT), "-B", str(bdir),
+        f"-DMPI_C_COMPILER={shutil.which(adapter['compilers'].get('c', '')) or ''}",
+        f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
+        f"-DMPIEXEC_EXECUTABLE={prefix[0]}",
+        f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
+        f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
+        f"-DORDO_VENDOR={adapter['name']}",
+        f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}",
+    ]
+    if not quiet:
+        print(f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
+              flush=True)
+    t0 = time.time()
+    if run_logged(configure, log) != 0 or run_logged(["cmake", "--build", str(bdir), "-j", str(os.cpu_count() or 2)], log) != 0:
+        tail = log.read_text().splitlines()[-15:]
+        print("\n".join(tail), file=sys.stderr)
+        raise OrdoError(f"the build against {adapter['name']} failed (log: {log})", EXIT_INFRA)
+    if not quiet:
+        print(f"ordo: built in {time.time() - t0:.0f} s", flush=True)
+    return bdir, prefix
+
+
+def library_version(prefix, adapter, bdir):
+    exe = bdir / "conformance" / "ordo_replay"
+    try:
+        out = subprocess.run(["timeout", "60"] + prefix + [adapter["launcher"]["np_flag"], "1", str(exe),
+                                                          "--ordo-library-version"],
+                             capture_output=True, text=True, timeout=90)
+        for line in out.stdout.splitlines():
+            if line.startswith("{"):
+                return json.loads(line)
+    except (subprocess.TimeoutExpired, ValueError):
+        pass
+    return {"library": "unknown", "mpi_version": "unknown"}
+
+
+def git_state():
+    def git(*args):
+        try:
+            return subprocess.run(["git", "-C", str(ROOT)] + list(args), capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+    return {"commit": git("rev-parse", "HEAD") or "unknown", "dirty": bool(git("status", "--porcelain"))}
+
+
+# ---- run -----------------------------------------------------------------
+
+def read_journal(path):
+    records = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                records.append({"outcome": "corrupt", "message": line[:200]})
+    return records
+
+
+def append_record(path, record):
+    with open(path, "a") as f:
+        f.write(json.dumps(record, sort_keys=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def summarize(records):
+    counts = {}
+    for r in records:
+        counts[r.get("outcome", "?")] = counts.get(r.get("outcome", "?"), 0) + 1
+    return counts
+
+
+def cmd_run(args):
+    adapter = load_adapter(args.vendor)
+    ranks = parse_ranks(args.ranks)
+    user_env = parse_env(args.env)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = pathlib.Path(args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}").resolve()
+    journal = out / "journal.jsonl"
+    if journal.exists():
+        raise OrdoError(f"{out} already holds a run (journal.jsonl); choose another --out")
+    require_tools(adapter)
+    try:
+        (out / "logs").mkdir(parents=True, exist_ok=True)
+        (out / "gtest").mkdir(exist_ok=True)
+        journal.touch()
+    except OSError as e:
+        raise OrdoError(f"cannot write the output folder {out}: {e.strerror}")
+    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch)
+    executables = sorted(glob.glob(str(bdir / "conformance" / "*" / "ordo_check_*")))
+    if args.filter:
+        executables = [e for e in executables if args.filter in pathlib.Path(e).name]
+    if not executables:
+        raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
+    version = library_version(prefix, adapter, bdir)
+    waivers = pathlib.Path(adapter["_dir"]) / adapter.get("waivers", "waivers.json")
+    start = datetime.datetime.now(datetime.timezone.utc)
+    run = {
+        "schema": SCHEMA_RUN, "ordo_version": (ROOT / "VERSION").read_text().strip(),
+        "git": git_state(), "vendor": adapter["name"], "adapter": adapter["_path"],
+        "library_version": version.get("library"), "mpi_version": version.get("mpi_version"),
+        "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
+        "launcher": prefix + [adapter["launcher"]["np_flag"], "N"],
+        "command": ["./ordo"] + sys.argv[1:], "variants": ["default"], "ranks": ranks,
+        "seed": args.seed, "env": launch_env(adapter, bdir, user_env, args.plain_launch),
+        "start": start.isoformat(timespec="seconds"), "end": None, "per_rank_count": [],
+    }
+    print(f"ordo: {adapter['name']} ({version.get('library', '').splitlines()[0] if version.get('library') else '?'}), "
+          f"ranks {','.join(map(str, ranks))}, output {out}", flush=True)
+    for n in ranks:
+        t_n = time.time()
+        before = len(read_journal(journal))
+        for exe in executables:
+            name = pathlib.Path(exe).name
+            log = out / "logs" / f"{name}-{n}ranks.log"
+            cmd = (["timeout", "-k", "5", str(args.timeout)] + prefix +
+                   [adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-journal={journal}",
+                    f"--ordo-vendor={adapter['name']}", f"--ordo-seed={args.seed}",
+                    f"--gtest_output=xml:{out / 'gtest' / f'{name}-{n}ranks.xml'}"])
+            if waivers.is_file():
+                cmd.append(f"--ordo-waivers={waivers}")
+            k = len(read_journal(journal))
+            t0 = time.time()
+            with open(log, "w") as f:
+                rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+            dt = time.time() - t0
+            new = read_journal(journal)[k:]
+            if rc in (124, 137) or rc < 0 or (rc not in (0, 1)):
+                # The job died: record it, so that nothing is silently lost.
+                outcome = "timeout" if rc in (124, 137) else "crash"
+                tail = log.read_text(errors="replace").splitlines()[-5:]
+                append_record(journal, {
+                    "schema": "ordo.check/1", "id": f"{name}@{n}ranks", "test": name, "clause": "harness.job",
+                    "level": "MUST", "routine": None, "case": None, "ranks": n, "vendor": adapter["name"],
+                    "variant": "default", "outcome": outcome,
+                    "message": f"{name} at {n} ranks ended with exit code {rc} after {dt:.1f} s "
+                               f"({len(new)} checks recorded before); last output: {' / '.join(tail)}",
+                    "duration_s": dt, "log": str(log)})
+                new = read_journal(journal)[k:]
+            c = summarize(new)
+            print(f"  [{n} ranks] {name:28} {len(new):5d} checks  " +
+                  "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
+        recs = read_journal(journal)[before:]
+        run["per_rank_count"].append({"ranks": n, "seconds": round(time.time() - t_n, 2),
+                                      "outcomes": summarize(recs)})
+    run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    records = read_journal(journal)
+    run["summary"] = summarize(records)
+    (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n")
+    print(f"\n{'ranks':>5} {'seconds':>8}  outcomes")
+    for row in run["per_rank_count"]:
+        print(f"{row['ranks']:>5} {row['seconds']:>8.1f}  " +
+              ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())))
+    print(f"total: {len(records)} checks: " + ", ".join(f"{v} {o}" for o, v in sorted(run["summary"].items())))
+    print(f"journal: {journal}\nrun:     {out / 'run.json'}")
+    bad = sum(run["summary"].get(o, 0) for o in ("fail", "crash", "timeout", "corrupt"))
+    return EXIT_FAIL if bad else EXIT_OK
+
+
+# ---- test ----------------------------------------------------------------
+
+def cmd_test(args):
+    t_all = time.time()
+    results = []
+    vendors = args.vendors.split(",") if args.vendors else ["mpich", "openmpi"]
+    adapters = [load_adapter(v) for v in vendors]
+    for a in adapters:
+        require_tools(a)
+    for i, a in enumerate(adapters):
+        bdir, _ = build(a, reference_tests=(i == 0))
+        t0 = time.time()
+        log = bdir / "ordo-ctest.log"
+        cmd = ["ctest", "--test-dir", str(bdir), "--output-on-failure", "-j", "2", "--timeout", "600"]
+        print(f"ordo: ctest against {a['name']} (log: {log})", flush=True)
+        with open(log, "w") as f:
+            rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+        text = log.read_text(errors="replace")
+        summary = [l for l in text.splitlines() if "tests passed" in l or "tests failed" in l]
+        print("  " + (summary[-1] if summary else f"ctest exited with {rc}"), flush=True)
+        if rc != 0:
+            failed = [l for l in text.splitlines() if "***Failed" in l or "***Timeout" in l or "(Failed)" in l]
+            print("\n".join("  " + l for l in failed[:40]), flush=True)
+        results.append((f"ctest {a['name']}", rc, time.time() - t0))
+    t0 = time.time()
+    py = [sys.executable, "-m", "pytest", "-q", str(ROOT / "tools" / "tests")]
+    print("ordo: python tests", flush=True)
+    rc = subprocess.call(py, cwd=str(ROOT))
+    results.append(("pytest tools/tests", rc, time.time() - t0))
+    print(f"\n{'suite':24} {'result':8} {'seconds':>8}")
+    for name, rc, dt in results:
+        print(f"{name:24} {'pass' if rc == 0 else 'FAIL':8} {dt:8.1f}")
+    print(f"total {time.time() - t_all:.0f} s")
+    return EXIT_OK if all(rc == 0 for _, rc, _ in results) else EXIT_FAIL
+
+
+# ---- replay --------------------------------------------------------------
+
+def cmd_replay(args):
+    adapter = load_adapter(args.vendor)
+    ranks = parse_ranks(args.ranks)
+    if len(ranks) != 1:
+        raise OrdoError("--ranks takes one rank count for replay")
+    clause = args.clause or "replay"
+    if args.record:
+        path, _, rid = args.record.rpartition(":")
+        records = [r for r in read_journal(pathlib.Path(path)) if r.get("id") == rid]
+        if not records or not records[0].get("case"):
+            raise OrdoError(f"no record with a case and id '{rid}' in {path}")
+        case_json = json.dumps(records[0]["case"])
+        clause = records[0].get("clause", clause)
+        ranks = [records[0].get("ranks", ranks[0])]
+    elif args.case:
+        case_json = args.case
+    else:
+        raise OrdoError("replay needs --case '<json>' or --record JOURNAL:ID")
+    try:
+        if not isinstance(json.loads(case_json), dict):
+            raise ValueError("not an object")
+    except ValueError as e:
+        raise OrdoError(f"--case is not a JSON object: {e}")
+    user_env = parse_env(args.env)
+    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch,
+                         quiet=True)
+    cmd = (["timeout", "-k", "5", str(args.timeout)] + prefix +
+           [adapter["launcher"]["np_flag"], str(ranks[0]), str(bdir / "conformance" / "ordo_replay"),
+            f"--ordo-case={case_json}", f"--ordo-clause={clause}", f"--ordo-vendor={adapter['name']}"])
+    rc = subprocess.call(cmd)
+    return EXIT_OK if rc == 0 else (EXIT_FAIL if rc == 1 else EXIT_INFRA)
+
+
+# ---- list / doctor ---------------------------------------------------------
+
+def cmd_list(args):
+    if args.what == "vendors":
+        for v in known_vendors():
+            a = load_adapter(v)
+            print(f"{v:10} {'tested here' if a.get('tested_here') else 'not tested here':16} {a.get('description', '')}")
+    elif args.what == "clauses":
+        spec = json.loads((ROOT / "spec" / "clauses.json").read_text())
+        for slug, c in sorted(spec["clauses"].items()):
+            print(f"{slug:40} §{c['section']:12} {c['paraphrase']}")
+    else:
+        return subprocess.call([sys.executable, str(ROOT / "tools" / "lint_clauses.py"), str(ROOT)])
+    return EXIT_OK
+
+
+def cmd_doctor(args):
+    ok = True
+    rc = subprocess.call([str(ROOT / "tools" / "install-deps.sh"), "--check"])
+    print(f"{'Debian packages':28} {'ok' if rc == 0 else 'missing (see above)'}")
+    ok &= rc == 0
+    for v in known_vendors():
+        a = load_adapter(v)
+        try:
+            require_tools(a)
+            print(f"{'MPI library ' + v:28} ok")
+        except OrdoError as e:
+            print(f"{'MPI library ' + v:28} {e}")
+            ok = False
+    for mod, pkg in (("jsonschema", "python3-jsonschema"), ("jinja2", "python3-jinja2"), ("pytest", "python3-pytest")):
+        try:
+            __import__(mod)
+            print(f"{'python module ' + mod:28} ok")
+        except ImportError:
+            print(f"{'python module ' + mod:28} missing: sudo apt-get install -y {pkg}")
+            ok = False
+    print(f"{'cores':28} {os.cpu_count()}")
+    return EXIT_OK if ok else EXIT_USAGE
+
+
+# ---- main ----------------------------------------------------------------
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="ordo", description="Conformance suite for the reduction semantics of MPI.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("run", help="run the conformance checks against an MPI library")
+    r.add_argument("--vendor", default="mpich", help="mpich, openmpi, or a site adapter file (default: mpich)")
+    r.add_argument("--ranks", default=DEFAULT_RANKS, help=f"rank counts, e.g. 1,2,3 or 1-8 (default: {DEFAULT_RANKS})")
+    r.add_argument("--out", help="output folder (default: out/run-<vendor>-<time>)")
+    r.add_argument("--env", action="append", metavar="K=V", help="add to the environment of every rank (repeatable)")
+    r.add_argument("--seed", type=int, default=1, help="base seed of the inputs (default: 1)")
+    r.add_argument("--timeout", type=int, default=600, help="seconds allowed per check executable and rank count")
+    r.add_argument("--filter", help="run only the check executables whose name contains this text")
+    r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")
+    r.set_defaults(func=cmd_run)
+
+    t = sub.add_parser("test", help="build and run the project's own tests")
+    t.add_argument("--vendors", help="comma-separated vendors to test against (default: mpich,openmpi)")
+    t.set_defaults(func=cmd_test)
+
+    rp = sub.add_parser("replay", help="run one case again")
+    rp.add_argument("--vendor", default="mpich")
+    rp.add_argument("--ranks", default="2")
+    rp.add_argument("--case", help="the case as JSON, as printed by a failure")
+    rp.add_argument("--record", metavar="JOURNAL:ID", help="a record of a journal, by id")
+    rp.add_argument("--clause", help="the clause to report the case under")
+    rp.add_argument("--env", action="append", metavar="K=V")
+    rp.add_argument("--timeout", type=int, default=120)
+    rp.add_argument("--plain-launch", action="store_true")
+    rp.set_defaults(func=cmd_replay)
+
+    ls = sub.add_parser("list", help="list vendors, clauses or checks")
+    ls.add_argument("what", choices=["vendors", "clauses", "checks"])
+    ls.set_defaults(func=cmd_list)
+
+    d = sub.add_parser("doctor", help="is the environment ready, and what to install")
+    d.set_defaults(func=cmd_doctor)
+
+    args = p.parse_args(argv)
+    if not args.command:
+        p.print_help()
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except OrdoError as e:
+        print(f"ordo: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("ordo: interrupted", file=sys.stderr)
+        return EXIT_INFRA
+
+
+if __name__ == "__main__":
+    sys.exit(main())
