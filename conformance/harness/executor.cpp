@@ -237,6 +237,7 @@ Outcome run_case(const ref::Case& c) {
   void* rb = recv ? recv->ptr() : nullptr;
 
   reset_unknown_datatype_calls();
+  reset_recorded_calls();
   std::string skip;
   const double t0 = MPI_Wtime();
   const int rc = invoke(Call{c, z, plan, mdt, mop, sb, rb, arg ? arg->ptr() : nullptr}, &skip);

@@ -20,6 +20,17 @@ std::vector<std::pair<MPI_Datatype, ref::Datatype>>& registry() {
   return r;
 }
 int g_unknown_calls = 0;
+std::vector<RecordedCall> g_recorded;
+
+void recorder_fn(void* invec, void* inoutvec, int* len, MPI_Datatype* dt) {
+  g_recorded.push_back({*len, *dt});
+  const ref::Datatype* t = reference_datatype(*dt);
+  if (t == nullptr) {
+    ++g_unknown_calls;
+    return;
+  }
+  ref::witness::sum_i32(static_cast<const std::byte*>(invec), static_cast<std::byte*>(inoutvec), *len, *t);
+}
 
 template <void (*Kernel)(const std::byte*, std::byte*, int, const ref::Datatype&)>
 void witness_fn(void* invec, void* inoutvec, int* len, MPI_Datatype* dt) {
@@ -216,6 +227,7 @@ MPI_Op mpi_op(const std::string& name) {
   if (name == "witness.tracer") fn = witness_fn<ref::witness::tracer>;
   else if (name == "witness.matrix") fn = witness_fn<ref::witness::matrix>;
   else if (name == "witness.sum-declared-noncommutative") fn = witness_fn<ref::witness::sum_i32>;
+  else if (name == "witness.recorder") fn = recorder_fn;
   else throw ref::UsageError("unknown op '" + name + "'");
   MPI_Op op;
   // Every witness is registered as non-commutative (commute = 0).
@@ -223,6 +235,9 @@ MPI_Op mpi_op(const std::string& name) {
   user[name] = op;
   return op;
 }
+
+const std::vector<RecordedCall>& recorded_calls() { return g_recorded; }
+void reset_recorded_calls() { g_recorded.clear(); }
 
 int unknown_datatype_calls() { return g_unknown_calls; }
 void reset_unknown_datatype_calls() { g_unknown_calls = 0; }

@@ -34,6 +34,15 @@ MPI_Op mpi_op(const std::string& name);
 int unknown_datatype_calls();
 void reset_unknown_datatype_calls();
 
+// What the library handed to the "witness.recorder" user function, call by
+// call, since the last reset.
+struct RecordedCall {
+  int len;
+  MPI_Datatype datatype;
+};
+const std::vector<RecordedCall>& recorded_calls();
+void reset_recorded_calls();
+
 std::string error_string(int code);
 
 }  // namespace ordo::harness

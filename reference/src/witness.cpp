@@ -89,13 +89,14 @@ void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatyp
 
 bool is_witness(const std::string& name) {
   return name == "witness.tracer" || name == "witness.matrix" ||
-         name == "witness.sum-declared-noncommutative";
+         name == "witness.sum-declared-noncommutative" || name == "witness.recorder";
 }
 
 Op make(const std::string& name) {
   if (name == "witness.tracer") return Op::user(name, tracer, false);
   if (name == "witness.matrix") return Op::user(name, matrix, false);
-  if (name == "witness.sum-declared-noncommutative") return Op::user(name, sum_i32, false);
+  if (name == "witness.sum-declared-noncommutative" || name == "witness.recorder")
+    return Op::user(name, sum_i32, false);
   throw UsageError("unknown witness op '" + name + "'");
 }
 

@@ -16,6 +16,8 @@
 //  * matrix: cell = 2x2 matrix of uint32 (row-major), product mod 2^32.
 //  * sum_declared_noncommutative: wrapping int32 sum on every leaf, a
 //    commutative function registered with commute = false.
+//  * recorder: the same sum; on the MPI side it also records the len and
+//    datatype of every call (the user-function contract, MPI-4.1 6.9.5).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +40,8 @@ void tracer(const std::byte* invec, std::byte* inoutvec, int len, const Datatype
 void matrix(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt);
 void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt);
 
-// Names used in cases: "witness.tracer", "witness.matrix", "witness.sum-declared-noncommutative".
+// Names used in cases: "witness.tracer", "witness.matrix",
+// "witness.sum-declared-noncommutative", "witness.recorder".
 bool is_witness(const std::string& name);
 Op make(const std::string& name);
 // Throws SemanticsError unless every element of dt holds whole cells of 4-byte integers.

@@ -1,0 +1,86 @@
+"""Bad input to the command line: one clear line, exit code 2, nothing recorded is lost."""
+import json
+import os
+import pathlib
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ORDO = str(ROOT / "ordo")
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([ORDO, *args], capture_output=True, text=True, env=e, timeout=120)
+
+
+def one_line_error(p, code=2):
+    assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("ordo: ")
+    return lines[0]
+
+
+def test_unknown_vendor_names_the_known_ones():
+    line = one_line_error(run("run", "--vendor", "nosuchmpi"))
+    assert "unknown vendor 'nosuchmpi'" in line and "mpich" in line and "openmpi" in line
+
+
+def test_malformed_ranks_are_refused():
+    for bad in ("1,x", "0", "5-2", "", "-3"):
+        line = one_line_error(run("run", "--ranks", bad))
+        assert "--ranks" in line
+
+
+def test_env_without_equals_is_refused():
+    line = one_line_error(run("run", "--env", "FOO"))
+    assert "KEY=VALUE" in line
+
+
+def test_missing_mpi_library_says_what_to_install(tmp_path):
+    adapter = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
+    adapter["name"] = "ghost"
+    adapter["compilers"] = {"c": "mpicc.ghost", "cxx": "mpicxx.ghost"}
+    adapter["launcher"]["command"] = "mpiexec.ghost"
+    adapter["packages"] = ["ghost-mpi-dev"]
+    path = tmp_path / "adapter.json"
+    path.write_text(json.dumps(adapter))
+    line = one_line_error(run("run", "--vendor", str(path), "--out", str(tmp_path / "out")))
+    assert "mpicc.ghost not found" in line and "apt-get install -y ghost-mpi-dev" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_malformed_adapter_file_is_refused(tmp_path):
+    path = tmp_path / "adapter.json"
+    path.write_text("{ not json")
+    line = one_line_error(run("run", "--vendor", str(path)))
+    assert "malformed adapter file" in line
+    path.write_text(json.dumps({"name": "x"}))
+    line = one_line_error(run("run", "--vendor", str(path)))
+    assert "no 'launcher'" in line
+
+
+def test_an_output_folder_with_a_run_is_refused_and_kept(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    journal = out / "journal.jsonl"
+    journal.write_text('{"id": "kept", "outcome": "pass"}\n')
+    line = one_line_error(run("run", "--out", str(out)))
+    assert "already holds a run" in line
+    assert journal.read_text() == '{"id": "kept", "outcome": "pass"}\n'
+
+
+def test_replay_refuses_a_case_that_is_not_json():
+    line = one_line_error(run("replay", "--case", "{oops"))
+    assert "--case is not a JSON object" in line
+
+
+def test_missing_packages_without_root_print_the_command(tmp_path):
+    # ORDO_NO_INSTALL=1 with a package list that cannot be satisfied: the
+    # installer must name the apt-get command and exit 2.
+    script = ROOT / "tools" / "install-deps.sh"
+    p = subprocess.run(["bash", "-c", f"sed 's/^  cmake /  ordo-no-such-package cmake /' {script} > {tmp_path}/d.sh && "
+                        f"ORDO_NO_INSTALL=1 bash {tmp_path}/d.sh"], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "ordo-no-such-package" in p.stderr and "apt-get install -y" in p.stderr
