@@ -239,6 +239,8 @@ def cmd_run(args):
     adapter = load_adapter(args.vendor)
     ranks = parse_ranks(args.ranks)
     user_env = parse_env(args.env)
+    if not 0 <= args.seed < 2 ** 53:
+        raise OrdoError(f"--seed {args.seed} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = pathlib.Path(args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}").resolve()
     journal = out / "journal.jsonl"

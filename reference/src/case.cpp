@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "ordo/reference/errors.h"
@@ -17,6 +18,9 @@ constexpr std::array<std::string_view, 8> kRoutines = {
 constexpr std::array<std::string_view, 3> kModes = {"blocking", "nonblocking", "persistent"};
 
 std::string quote(std::string_view s) { return "\"" + json::escape(s) + "\""; }
+
+// Integer fields are C ints: a larger JSON number is refused, not wrapped.
+constexpr long long kIntMax = std::numeric_limits<int>::max();
 
 }  // namespace
 
@@ -96,14 +100,15 @@ Case Case::from_json(std::string_view text) {
   }
   if (auto v = get("op", K::string)) c.op = v->str;
   if (auto v = get("datatype", K::string)) c.datatype = v->str;
-  if (auto n = integer("count", 0, 1LL << 31)) c.count = static_cast<int>(*n);
+  if (auto n = integer("count", 0, kIntMax)) c.count = static_cast<int>(*n);
   if (auto v = get("recvcounts", K::array))
     for (const json::Value& x : v->items) {
-      if (!x.is(K::number) || x.integer < 0 || x.integer > (1LL << 31))
+      if (!x.is(K::number) || static_cast<double>(x.integer) != x.num || x.integer < 0 ||
+          x.integer > kIntMax)
         throw UsageError("case JSON: recvcounts must be non-negative integers");
       c.recvcounts.push_back(static_cast<int>(x.integer));
     }
-  if (auto n = integer("root", -(1LL << 31), 1LL << 31)) c.root = static_cast<int>(*n);
+  if (auto n = integer("root", -kIntMax - 1, kIntMax)) c.root = static_cast<int>(*n);
   if (auto v = get("comm", K::string)) c.comm = v->str;
   if (auto v = get("root_in_high_group", K::boolean)) c.root_in_high_group = v->b;
   if (auto v = get("in_place", K::boolean)) c.in_place = v->b;

@@ -69,12 +69,23 @@ class Reader {
         case 'b': o += '\b'; break;
         case 'f': o += '\f'; break;
         case 'u': {
+          // Exactly four hex digits (std::stoul would throw its own exception
+          // on "zzzz" and stop early on "12\"}").
           if (i_ + 4 > s_.size()) fail("bad \\u escape");
-          append_utf8(o, static_cast<unsigned>(std::stoul(std::string(s_.substr(i_, 4)), nullptr, 16)));
+          unsigned cp = 0;
+          for (std::size_t k = 0; k < 4; ++k) {
+            const unsigned char h = static_cast<unsigned char>(s_[i_ + k]);
+            if (!std::isxdigit(h)) fail("bad \\u escape");
+            cp = cp * 16 + static_cast<unsigned>(std::isdigit(h) ? h - '0' : std::tolower(h) - 'a' + 10);
+          }
+          append_utf8(o, cp);
           i_ += 4;
           break;
         }
-        default: o += e;
+        case '"':
+        case '\\':
+        case '/': o += e; break;
+        default: fail(std::string("bad escape '\\") + e + "'");
       }
     }
     return o;
@@ -123,13 +134,20 @@ class Reader {
       if (b == i_) fail("unexpected character");
       const std::string t(s_.substr(b, i_ - b));
       v.kind = Value::Kind::number;
+      // The whole token must be the number: "1-2" or "1e" are not 1.
+      std::size_t used = 0, used_int = 0;
       try {
-        v.num = std::stod(t);
-        v.integer = t.find_first_of(".eE") == std::string::npos ? std::stoll(t)
-                                                                 : static_cast<std::int64_t>(v.num);
+        v.num = std::stod(t, &used);
+        if (t.find_first_of(".eE") == std::string::npos) {
+          v.integer = std::stoll(t, &used_int);
+          if (used_int != t.size()) used = 0;
+        } else if (std::fabs(v.num) < 9.2e18) {
+          v.integer = static_cast<std::int64_t>(v.num);
+        }
       } catch (...) {
         fail("bad number '" + t + "'");
       }
+      if (used != t.size()) fail("bad number '" + t + "'");
     }
     return v;
   }

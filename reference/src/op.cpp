@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 #include <type_traits>
+#include <vector>
 
 #include "ordo/reference/errors.h"
 
@@ -294,11 +295,23 @@ void combine(const Op& op, const Datatype& dt, int count, const std::byte* left,
     return;
   }
   op.check_usable_with(dt);
+  // A send datatype may overlap itself (MPI-4.1 Section 6.9.1 forbids it for
+  // receive buffers only): then every leaf must read the right operand as it
+  // was before this combine, not as an earlier leaf of it has just written it.
+  const std::byte* right_in = right_inout;
+  std::vector<std::byte> snapshot;
+  std::ptrdiff_t shift = 0;
+  if (dt.overlaps_itself(count)) {
+    const ByteRange s = dt.span(count);
+    snapshot.assign(right_inout + s.begin, right_inout + s.end);
+    right_in = snapshot.data();
+    shift = -s.begin;
+  }
   for (int k = 0; k < count; ++k) {
     const std::ptrdiff_t base = static_cast<std::ptrdiff_t>(k) * dt.extent();
     for (const Leaf& l : dt.typemap())
       apply_predefined(op.predefined_op(), l.type, left + base + l.disp,
-                       right_inout + base + l.disp, right_inout + base + l.disp, 1);
+                       right_in + (shift + base + l.disp), right_inout + base + l.disp, 1);
   }
 }
 

@@ -76,9 +76,12 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p) {
     case Scalar::cf32:
     case Scalar::cf64:
     case Scalar::cf80: {
-      // Products of complex values stay exact with components in {-1, 0, 1}.
+      // Products of complex values stay exact with components in {-1, 1};
+      // no zero component, so that a zero in a product only comes from exact
+      // cancellation and is +0 in every order (a 0 factor component makes
+      // the sign of a zero result depend on the order of the combines).
       auto comp = [&](std::uint64_t x) {
-        return op == PredefinedOp::PROD ? static_cast<double>(static_cast<int>(x % 3) - 1)
+        return op == PredefinedOp::PROD ? (x % 2 ? 1.0 : -1.0)
                                         : static_cast<double>(static_cast<long long>(x % 2049) - 1024);
       };
       const double re = comp(u), im = comp(u >> 20);
@@ -268,9 +271,12 @@ RankPlan plan(const Case& c, const Topology& t, Role me) {
     auto send = inputs(0, p, send_count);
     std::vector<Buffer> recv;
     for (int q = 0; q < p; ++q) {
+      // Each rank's own receive size: with uneven recvcounts, rank q's block
+      // need not fit in this rank's buffer.
+      const int alloc_q = c.in_place || counts.empty() ? recv_alloc : counts[q];
       const bool in_place_here = c.in_place && (c.routine != Routine::reduce || q == c.root);
-      recv.push_back(in_place_here ? make_input(c, dt, recv_alloc, 0, q)
-                                   : make_recv_initial(c, dt, recv_alloc, 0, q));
+      recv.push_back(in_place_here ? make_input(c, dt, alloc_q, 0, q)
+                                   : make_recv_initial(c, dt, alloc_q, 0, q));
     }
     pl.recv_initial = recv[r];
     std::vector<bool> defined(p, true);

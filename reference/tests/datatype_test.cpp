@@ -1,13 +1,14 @@
 // The datatype model (MPI-4.1 Chapter 5): lb, ub, extent, true lb, true
 // extent and size for every constructor, the basic and pair types' layouts,
 // self-overlap, and the text form's round trip and errors.
+#include "ordo/reference/datatype.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "ordo/reference/buffer.h"
-#include "ordo/reference/datatype.h"
 #include "ordo/reference/errors.h"
 
 using namespace ordo::ref;
@@ -25,10 +26,10 @@ struct Bounds {
       o.true_extent == e.true_extent && o.size == e.size)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
-         << t.text() << ": {lb, ub, extent, true_lb, true_extent, size} = {" << o.lb << ", "
-         << o.ub << ", " << o.extent << ", " << o.true_lb << ", " << o.true_extent << ", "
-         << o.size << "}, expected {" << e.lb << ", " << e.ub << ", " << e.extent << ", "
-         << e.true_lb << ", " << e.true_extent << ", " << e.size << "}";
+         << t.text() << ": {lb, ub, extent, true_lb, true_extent, size} = {" << o.lb << ", " << o.ub
+         << ", " << o.extent << ", " << o.true_lb << ", " << o.true_extent << ", " << o.size
+         << "}, expected {" << e.lb << ", " << e.ub << ", " << e.extent << ", " << e.true_lb << ", "
+         << e.true_extent << ", " << e.size << "}";
 }
 
 std::vector<std::ptrdiff_t> disps(const Datatype& t) {
@@ -53,21 +54,57 @@ TEST(Datatype, basic_types_have_the_sizes_of_this_lp64_platform) {
   };
   // x86-64 / LP64 with gfortran defaults: INTEGER, REAL, LOGICAL 4 bytes.
   const Row rows[] = {
-      {Basic::SIGNED_CHAR, 1}, {Basic::UNSIGNED_CHAR, 1}, {Basic::SHORT, 2},
-      {Basic::UNSIGNED_SHORT, 2}, {Basic::INT, 4}, {Basic::UNSIGNED, 4}, {Basic::LONG, 8},
-      {Basic::UNSIGNED_LONG, 8}, {Basic::LONG_LONG, 8}, {Basic::UNSIGNED_LONG_LONG, 8},
-      {Basic::INT8_T, 1}, {Basic::INT16_T, 2}, {Basic::INT32_T, 4}, {Basic::INT64_T, 8},
-      {Basic::UINT8_T, 1}, {Basic::UINT16_T, 2}, {Basic::UINT32_T, 4}, {Basic::UINT64_T, 8},
-      {Basic::INTEGER, 4}, {Basic::INTEGER1, 1}, {Basic::INTEGER2, 2}, {Basic::INTEGER4, 4},
-      {Basic::INTEGER8, 8}, {Basic::FLOAT, 4}, {Basic::DOUBLE, 8}, {Basic::LONG_DOUBLE, 16},
-      {Basic::REAL, 4}, {Basic::DOUBLE_PRECISION, 8}, {Basic::REAL4, 4}, {Basic::REAL8, 8},
-      {Basic::C_BOOL, 1}, {Basic::CXX_BOOL, 1}, {Basic::LOGICAL, 4}, {Basic::C_COMPLEX, 8},
-      {Basic::C_FLOAT_COMPLEX, 8}, {Basic::C_DOUBLE_COMPLEX, 16},
-      {Basic::C_LONG_DOUBLE_COMPLEX, 32}, {Basic::CXX_FLOAT_COMPLEX, 8},
-      {Basic::CXX_DOUBLE_COMPLEX, 16}, {Basic::CXX_LONG_DOUBLE_COMPLEX, 32},
-      {Basic::COMPLEX, 8}, {Basic::DOUBLE_COMPLEX, 16}, {Basic::COMPLEX8, 8},
-      {Basic::COMPLEX16, 16}, {Basic::BYTE, 1}, {Basic::AINT, 8}, {Basic::OFFSET, 8},
-      {Basic::COUNT, 8}, {Basic::CHAR, 1}, {Basic::WCHAR, 4}, {Basic::CHARACTER, 1},
+      {Basic::SIGNED_CHAR, 1},
+      {Basic::UNSIGNED_CHAR, 1},
+      {Basic::SHORT, 2},
+      {Basic::UNSIGNED_SHORT, 2},
+      {Basic::INT, 4},
+      {Basic::UNSIGNED, 4},
+      {Basic::LONG, 8},
+      {Basic::UNSIGNED_LONG, 8},
+      {Basic::LONG_LONG, 8},
+      {Basic::UNSIGNED_LONG_LONG, 8},
+      {Basic::INT8_T, 1},
+      {Basic::INT16_T, 2},
+      {Basic::INT32_T, 4},
+      {Basic::INT64_T, 8},
+      {Basic::UINT8_T, 1},
+      {Basic::UINT16_T, 2},
+      {Basic::UINT32_T, 4},
+      {Basic::UINT64_T, 8},
+      {Basic::INTEGER, 4},
+      {Basic::INTEGER1, 1},
+      {Basic::INTEGER2, 2},
+      {Basic::INTEGER4, 4},
+      {Basic::INTEGER8, 8},
+      {Basic::FLOAT, 4},
+      {Basic::DOUBLE, 8},
+      {Basic::LONG_DOUBLE, 16},
+      {Basic::REAL, 4},
+      {Basic::DOUBLE_PRECISION, 8},
+      {Basic::REAL4, 4},
+      {Basic::REAL8, 8},
+      {Basic::C_BOOL, 1},
+      {Basic::CXX_BOOL, 1},
+      {Basic::LOGICAL, 4},
+      {Basic::C_COMPLEX, 8},
+      {Basic::C_FLOAT_COMPLEX, 8},
+      {Basic::C_DOUBLE_COMPLEX, 16},
+      {Basic::C_LONG_DOUBLE_COMPLEX, 32},
+      {Basic::CXX_FLOAT_COMPLEX, 8},
+      {Basic::CXX_DOUBLE_COMPLEX, 16},
+      {Basic::CXX_LONG_DOUBLE_COMPLEX, 32},
+      {Basic::COMPLEX, 8},
+      {Basic::DOUBLE_COMPLEX, 16},
+      {Basic::COMPLEX8, 8},
+      {Basic::COMPLEX16, 16},
+      {Basic::BYTE, 1},
+      {Basic::AINT, 8},
+      {Basic::OFFSET, 8},
+      {Basic::COUNT, 8},
+      {Basic::CHAR, 1},
+      {Basic::WCHAR, 4},
+      {Basic::CHARACTER, 1},
   };
   for (const Row& r : rows) {
     const auto s = static_cast<std::ptrdiff_t>(r.size);
@@ -88,7 +125,8 @@ TEST(Datatype, pair_types_have_the_c_struct_layouts_with_padding_in_the_extent_o
   EXPECT_TRUE(has_bounds(Datatype::basic(Basic::TWO_DOUBLE_PRECISION), {0, 16, 16, 0, 16, 16}));
   EXPECT_EQ(info(Basic::SHORT_INT).index_offset, 4u);
   EXPECT_EQ(info(Basic::LONG_DOUBLE_INT).index_offset, 16u);
-  EXPECT_EQ(Datatype::basic(Basic::DOUBLE_INT).typemap().size(), 1u);  // one leaf, combined as a unit
+  EXPECT_EQ(Datatype::basic(Basic::DOUBLE_INT).typemap().size(),
+            1u);  // one leaf, combined as a unit
 }
 
 TEST(Datatype, a_pair_leaf_has_two_data_ranges_and_its_padding_is_a_hole) {
@@ -193,13 +231,13 @@ TEST(Datatype, struct_of_char_and_double_is_padded_to_the_alignment_of_double) {
   EXPECT_EQ(t.alignment(), 8u);
   EXPECT_EQ(t.text(), "struct([1,1],[0,8],[MPI_CHAR,MPI_DOUBLE])");
   // struct { double; char; }: data ends at 9, the extent rounds up to 16.
-  EXPECT_TRUE(has_bounds(Datatype::struct_({1, 1}, {0, 8}, {kDouble, kChar}),
-                         {0, 16, 16, 0, 9, 9}));
+  EXPECT_TRUE(
+      has_bounds(Datatype::struct_({1, 1}, {0, 8}, {kDouble, kChar}), {0, 16, 16, 0, 9, 9}));
   // struct { int; char; }: to 8.
   EXPECT_TRUE(has_bounds(Datatype::struct_({1, 1}, {0, 4}, {kInt, kChar}), {0, 8, 8, 0, 5, 5}));
   // Already aligned: no padding.
-  EXPECT_TRUE(has_bounds(Datatype::struct_({2, 1}, {0, 8}, {kInt, kDouble}),
-                         {0, 16, 16, 0, 16, 16}));
+  EXPECT_TRUE(
+      has_bounds(Datatype::struct_({2, 1}, {0, 8}, {kInt, kDouble}), {0, 16, 16, 0, 16, 16}));
 }
 
 TEST(Datatype, struct_is_not_padded_when_a_member_carries_explicit_bounds) {
@@ -208,15 +246,15 @@ TEST(Datatype, struct_is_not_padded_when_a_member_carries_explicit_bounds) {
   // every constructor that contains them.
   const Datatype r = Datatype::resized(0, 12, kDouble);
   EXPECT_TRUE(has_bounds(Datatype::struct_({1}, {0}, {r}), {0, 12, 12, 0, 8, 8}));
-  EXPECT_TRUE(has_bounds(Datatype::struct_({1}, {0}, {Datatype::contiguous(1, r)}),
-                         {0, 12, 12, 0, 8, 8}));
+  EXPECT_TRUE(
+      has_bounds(Datatype::struct_({1}, {0}, {Datatype::contiguous(1, r)}), {0, 12, 12, 0, 8, 8}));
   EXPECT_TRUE(has_bounds(Datatype::struct_({1}, {0}, {Datatype::dup(r)}), {0, 12, 12, 0, 8, 8}));
   // Where some members carry markers and others do not, lb and ub are the
   // markers' alone (the char at 0 lies below lb), as MPICH computes them too.
   EXPECT_TRUE(has_bounds(Datatype::struct_({1, 1}, {0, 8}, {kChar, r}), {8, 20, 12, 0, 16, 9}));
-  EXPECT_TRUE(has_bounds(
-      Datatype::struct_({1, 1}, {0, 8}, {kChar, Datatype::struct_({1}, {0}, {r})}),
-      {8, 20, 12, 0, 16, 9}));
+  EXPECT_TRUE(
+      has_bounds(Datatype::struct_({1, 1}, {0, 8}, {kChar, Datatype::struct_({1}, {0}, {r})}),
+                 {8, 20, 12, 0, 16, 9}));
 }
 
 TEST(Datatype, resized_sets_lb_and_extent_and_keeps_the_true_bounds) {
@@ -250,10 +288,9 @@ TEST(Datatype, dup_has_the_same_layout_and_its_own_text) {
 }
 
 TEST(Datatype, a_type_without_self_overlap_does_not_overlap_at_any_count) {
-  for (const Datatype& t :
-       {Datatype::vector(2, 1, 3, kInt), Datatype::contiguous(0, kInt),
-        Datatype::basic(Basic::DOUBLE_INT), Datatype::resized(-8, 32, kInt),
-        Datatype::struct_({1, 1}, {0, 8}, {kChar, kDouble})})
+  for (const Datatype& t : {Datatype::vector(2, 1, 3, kInt), Datatype::contiguous(0, kInt),
+                            Datatype::basic(Basic::DOUBLE_INT), Datatype::resized(-8, 32, kInt),
+                            Datatype::struct_({1, 1}, {0, 8}, {kChar, kDouble})})
     for (int n : {0, 1, 2, 7}) EXPECT_FALSE(t.overlaps_itself(n)) << t.text() << " x" << n;
 }
 
@@ -320,7 +357,8 @@ TEST(Datatype, parse_of_text_gives_back_the_same_text_for_every_constructor) {
     EXPECT_EQ(p.text(), t.text());
     EXPECT_EQ(p.kind(), t.kind()) << t.text();
     EXPECT_EQ(disps(p), disps(t)) << t.text();
-    EXPECT_TRUE(has_bounds(p, {t.lb(), t.ub(), t.extent(), t.true_lb(), t.true_extent(), t.size()}));
+    EXPECT_TRUE(
+        has_bounds(p, {t.lb(), t.ub(), t.extent(), t.true_lb(), t.true_extent(), t.size()}));
     EXPECT_TRUE(p == t);
   }
 }
@@ -334,14 +372,31 @@ TEST(Datatype, parse_accepts_whitespace_and_synonyms_and_writes_the_canonical_te
 }
 
 TEST(Datatype, parse_errors_throw_usage_error) {
-  for (const char* bad :
-       {"", "   ", "MPI_FOO", "mpi_int", "int", "vector(2,1,MPI_INT)", "contiguous(3,MPI_INT",
-        "contiguous(3,MPI_INT))", "contiguous(x,MPI_INT)", "contiguous(3 MPI_INT)",
-        "foo(1,MPI_INT)", "indexed([1,2],[0],MPI_INT)", "indexed([1,2,[0,4],MPI_INT)",
-        "contiguous(-1,MPI_INT)", "contiguous(99999999999,MPI_INT)",
-        "contiguous(99999999999999999999999,MPI_INT)", "vector(1,1,99999999999,MPI_INT)",
-        "struct([1],[0],MPI_INT)", "resized(0,,MPI_INT)", "resized(-,4,MPI_INT)",
-        "MPI_INT MPI_INT", "MPI_INT,", "dup()", "dup(MPI_INT", "contiguous(1,)"}) {
+  for (const char* bad : {"",
+                          "   ",
+                          "MPI_FOO",
+                          "mpi_int",
+                          "int",
+                          "vector(2,1,MPI_INT)",
+                          "contiguous(3,MPI_INT",
+                          "contiguous(3,MPI_INT))",
+                          "contiguous(x,MPI_INT)",
+                          "contiguous(3 MPI_INT)",
+                          "foo(1,MPI_INT)",
+                          "indexed([1,2],[0],MPI_INT)",
+                          "indexed([1,2,[0,4],MPI_INT)",
+                          "contiguous(-1,MPI_INT)",
+                          "contiguous(99999999999,MPI_INT)",
+                          "contiguous(99999999999999999999999,MPI_INT)",
+                          "vector(1,1,99999999999,MPI_INT)",
+                          "struct([1],[0],MPI_INT)",
+                          "resized(0,,MPI_INT)",
+                          "resized(-,4,MPI_INT)",
+                          "MPI_INT MPI_INT",
+                          "MPI_INT,",
+                          "dup()",
+                          "dup(MPI_INT",
+                          "contiguous(1,)"}) {
     EXPECT_THROW(Datatype::parse(bad), UsageError) << "'" << bad << "'";
   }
 }

@@ -18,14 +18,38 @@ using P = PredefinedOp;
 namespace {
 
 // The C layouts of Section 6.9.4, written out independently of the reference.
-struct FloatInt { float v; int i; };
-struct DoubleInt { double v; int i; };
-struct LongInt { long v; int i; };
-struct TwoInt { int v; int i; };
-struct ShortInt { short v; int i; };
-struct LongDoubleInt { long double v; int i; };
-struct TwoFloat { float v; float i; };
-struct TwoDouble { double v; double i; };
+struct FloatInt {
+  float v;
+  int i;
+};
+struct DoubleInt {
+  double v;
+  int i;
+};
+struct LongInt {
+  long v;
+  int i;
+};
+struct TwoInt {
+  int v;
+  int i;
+};
+struct ShortInt {
+  short v;
+  int i;
+};
+struct LongDoubleInt {
+  long double v;
+  int i;
+};
+struct TwoFloat {
+  float v;
+  float i;
+};
+struct TwoDouble {
+  double v;
+  double i;
+};
 
 template <class Pair>
 struct Pairs {
@@ -132,15 +156,15 @@ void padding_is_never_written(Basic b) {
   for (const Buffer& s : send) EXPECT_TRUE(test::holes_hold(s, send_fill));
 }
 
-#define ORDO_FOR_EVERY_PAIR(F)                   \
-  F<FloatInt>(Basic::FLOAT_INT);                 \
-  F<DoubleInt>(Basic::DOUBLE_INT);               \
-  F<LongInt>(Basic::LONG_INT);                   \
-  F<TwoInt>(Basic::TWO_INT);                     \
-  F<ShortInt>(Basic::SHORT_INT);                 \
-  F<LongDoubleInt>(Basic::LONG_DOUBLE_INT);      \
-  F<TwoInt>(Basic::TWO_INTEGER);                 \
-  F<TwoFloat>(Basic::TWO_REAL);                  \
+#define ORDO_FOR_EVERY_PAIR(F)              \
+  F<FloatInt>(Basic::FLOAT_INT);            \
+  F<DoubleInt>(Basic::DOUBLE_INT);          \
+  F<LongInt>(Basic::LONG_INT);              \
+  F<TwoInt>(Basic::TWO_INT);                \
+  F<ShortInt>(Basic::SHORT_INT);            \
+  F<LongDoubleInt>(Basic::LONG_DOUBLE_INT); \
+  F<TwoInt>(Basic::TWO_INTEGER);            \
+  F<TwoFloat>(Basic::TWO_REAL);             \
   F<TwoDouble>(Basic::TWO_DOUBLE_PRECISION)
 
 }  // namespace

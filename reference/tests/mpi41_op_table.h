@@ -13,30 +13,39 @@
 namespace ordo::ref::test::mpi41 {
 
 // The groups of Section 6.9.2, spelled out type by type.
-inline const std::set<Basic> kCInteger = {
-    Basic::SIGNED_CHAR, Basic::UNSIGNED_CHAR, Basic::SHORT,     Basic::UNSIGNED_SHORT,
-    Basic::INT,         Basic::UNSIGNED,      Basic::LONG,      Basic::UNSIGNED_LONG,
-    Basic::LONG_LONG,   Basic::UNSIGNED_LONG_LONG, Basic::INT8_T, Basic::INT16_T,
-    Basic::INT32_T,     Basic::INT64_T,       Basic::UINT8_T,   Basic::UINT16_T,
-    Basic::UINT32_T,    Basic::UINT64_T};
+inline const std::set<Basic> kCInteger = {Basic::SIGNED_CHAR, Basic::UNSIGNED_CHAR,
+                                          Basic::SHORT,       Basic::UNSIGNED_SHORT,
+                                          Basic::INT,         Basic::UNSIGNED,
+                                          Basic::LONG,        Basic::UNSIGNED_LONG,
+                                          Basic::LONG_LONG,   Basic::UNSIGNED_LONG_LONG,
+                                          Basic::INT8_T,      Basic::INT16_T,
+                                          Basic::INT32_T,     Basic::INT64_T,
+                                          Basic::UINT8_T,     Basic::UINT16_T,
+                                          Basic::UINT32_T,    Basic::UINT64_T};
 inline const std::set<Basic> kFortranInteger = {Basic::INTEGER, Basic::INTEGER1, Basic::INTEGER2,
                                                 Basic::INTEGER4, Basic::INTEGER8};
-inline const std::set<Basic> kFloatingPoint = {Basic::FLOAT, Basic::DOUBLE, Basic::LONG_DOUBLE,
-                                               Basic::REAL,  Basic::DOUBLE_PRECISION,
-                                               Basic::REAL4, Basic::REAL8};
+inline const std::set<Basic> kFloatingPoint = {
+    Basic::FLOAT, Basic::DOUBLE, Basic::LONG_DOUBLE, Basic::REAL, Basic::DOUBLE_PRECISION,
+    Basic::REAL4, Basic::REAL8};
 inline const std::set<Basic> kLogical = {Basic::C_BOOL, Basic::CXX_BOOL, Basic::LOGICAL};
-inline const std::set<Basic> kComplex = {
-    Basic::C_COMPLEX,          Basic::C_FLOAT_COMPLEX,       Basic::C_DOUBLE_COMPLEX,
-    Basic::C_LONG_DOUBLE_COMPLEX, Basic::CXX_FLOAT_COMPLEX,  Basic::CXX_DOUBLE_COMPLEX,
-    Basic::CXX_LONG_DOUBLE_COMPLEX, Basic::COMPLEX,          Basic::DOUBLE_COMPLEX,
-    Basic::COMPLEX8,           Basic::COMPLEX16};
+inline const std::set<Basic> kComplex = {Basic::C_COMPLEX,
+                                         Basic::C_FLOAT_COMPLEX,
+                                         Basic::C_DOUBLE_COMPLEX,
+                                         Basic::C_LONG_DOUBLE_COMPLEX,
+                                         Basic::CXX_FLOAT_COMPLEX,
+                                         Basic::CXX_DOUBLE_COMPLEX,
+                                         Basic::CXX_LONG_DOUBLE_COMPLEX,
+                                         Basic::COMPLEX,
+                                         Basic::DOUBLE_COMPLEX,
+                                         Basic::COMPLEX8,
+                                         Basic::COMPLEX16};
 inline const std::set<Basic> kByte = {Basic::BYTE};
 inline const std::set<Basic> kMultiLanguage = {Basic::AINT, Basic::OFFSET, Basic::COUNT};
 // Section 6.9.4: the value-index pairs MINLOC and MAXLOC take.
 inline const std::set<Basic> kPairs = {
-    Basic::FLOAT_INT, Basic::DOUBLE_INT,      Basic::LONG_INT,    Basic::TWO_INT,
-    Basic::SHORT_INT, Basic::LONG_DOUBLE_INT, Basic::TWO_INTEGER, Basic::TWO_REAL,
-    Basic::TWO_DOUBLE_PRECISION};
+    Basic::FLOAT_INT,   Basic::DOUBLE_INT, Basic::LONG_INT,
+    Basic::TWO_INT,     Basic::SHORT_INT,  Basic::LONG_DOUBLE_INT,
+    Basic::TWO_INTEGER, Basic::TWO_REAL,   Basic::TWO_DOUBLE_PRECISION};
 // Section 6.9.3: printable characters, in no group, valid with no op.
 inline const std::set<Basic> kCharacters = {Basic::CHAR, Basic::WCHAR, Basic::CHARACTER};
 
@@ -83,9 +92,9 @@ inline std::string refusal_clause(PredefinedOp op, Basic b) {
 }
 
 inline const PredefinedOp kAllOps[] = {
-    PredefinedOp::MAX,  PredefinedOp::MIN,  PredefinedOp::SUM,    PredefinedOp::PROD,
-    PredefinedOp::LAND, PredefinedOp::LOR,  PredefinedOp::LXOR,   PredefinedOp::BAND,
-    PredefinedOp::BOR,  PredefinedOp::BXOR, PredefinedOp::MAXLOC, PredefinedOp::MINLOC,
+    PredefinedOp::MAX,     PredefinedOp::MIN,  PredefinedOp::SUM,    PredefinedOp::PROD,
+    PredefinedOp::LAND,    PredefinedOp::LOR,  PredefinedOp::LXOR,   PredefinedOp::BAND,
+    PredefinedOp::BOR,     PredefinedOp::BXOR, PredefinedOp::MAXLOC, PredefinedOp::MINLOC,
     PredefinedOp::REPLACE, PredefinedOp::NO_OP};
 
 }  // namespace ordo::ref::test::mpi41

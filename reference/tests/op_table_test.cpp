@@ -46,10 +46,10 @@ TEST(OpTable, every_basic_type_belongs_to_the_group_the_standard_lists_it_in) {
 }
 
 TEST(OpTable, the_hand_written_groups_cover_every_basic_type_exactly_once) {
-  const std::set<Basic>* groups[] = {&mpi41::kCInteger, &mpi41::kFortranInteger,
-                                     &mpi41::kFloatingPoint, &mpi41::kLogical, &mpi41::kComplex,
-                                     &mpi41::kByte, &mpi41::kMultiLanguage, &mpi41::kPairs,
-                                     &mpi41::kCharacters};
+  const std::set<Basic>* groups[] = {
+      &mpi41::kCInteger,      &mpi41::kFortranInteger, &mpi41::kFloatingPoint,
+      &mpi41::kLogical,       &mpi41::kComplex,        &mpi41::kByte,
+      &mpi41::kMultiLanguage, &mpi41::kPairs,          &mpi41::kCharacters};
   for (Basic b : all_basics()) {
     int n = 0;
     for (const auto* g : groups) n += mpi41::in(*g, b);
@@ -105,7 +105,9 @@ TEST(OpTable, every_refused_combination_is_refused_inside_a_derived_datatype_too
       if (mpi41::allowed(op, b)) continue;
       const Datatype dt = Datatype::vector(2, 1, 2, Datatype::basic(b));  // with holes
       Buffer x(dt, 1), y(dt, 1);
-      EXPECT_EQ(test::clause_of([&] { fold({&x, &y}, Op::predefined(op)); }),
+      EXPECT_EQ(test::clause_of([&] {
+                  fold({&x, &y}, Op::predefined(op));
+                }),
                 mpi41::refusal_clause(op, b))
           << combo(op, b);
     }
@@ -149,9 +151,9 @@ TEST(OpTable, logical_ops_are_not_defined_on_fortran_integers_but_are_on_c_integ
 }
 
 TEST(OpTable, arithmetic_on_mpi_byte_is_refused_and_bitwise_ops_are_allowed) {
-  for (PredefinedOp op : {PredefinedOp::MAX, PredefinedOp::MIN, PredefinedOp::SUM,
-                          PredefinedOp::PROD, PredefinedOp::LAND, PredefinedOp::LOR,
-                          PredefinedOp::LXOR})
+  for (PredefinedOp op :
+       {PredefinedOp::MAX, PredefinedOp::MIN, PredefinedOp::SUM, PredefinedOp::PROD,
+        PredefinedOp::LAND, PredefinedOp::LOR, PredefinedOp::LXOR})
     EXPECT_FALSE(validity(op, Basic::BYTE).valid) << op_name(op);
   for (PredefinedOp op : {PredefinedOp::BAND, PredefinedOp::BOR, PredefinedOp::BXOR})
     EXPECT_TRUE(validity(op, Basic::BYTE).valid) << op_name(op);
@@ -176,7 +178,9 @@ TEST(OpTable, replace_and_no_op_are_refused_even_on_an_empty_datatype) {
   const Datatype empty = Datatype::contiguous(0, Datatype::basic(Basic::INT));
   for (PredefinedOp op : {PredefinedOp::REPLACE, PredefinedOp::NO_OP}) {
     Buffer x(empty, 1), y(empty, 1);
-    EXPECT_EQ(test::clause_of([&] { fold({&x, &y}, Op::predefined(op)); }),
+    EXPECT_EQ(test::clause_of([&] {
+                fold({&x, &y}, Op::predefined(op));
+              }),
               "op.replace-no-op-not-for-reductions");
   }
 }

@@ -193,14 +193,38 @@ void pair_type(Checks& c, Basic b) {
   c.add_pair<Pair, V, I>(P::MINLOC, b, V(-4), I(2), V(-4), I(8), V(-4), I(2));  // tie
 }
 
-struct FloatInt { float v; int i; };
-struct DoubleInt { double v; int i; };
-struct LongInt { long v; int i; };
-struct TwoInt { int v; int i; };
-struct ShortInt { short v; int i; };
-struct LongDoubleInt { long double v; int i; };
-struct TwoFloat { float v; float i; };
-struct TwoDouble { double v; double i; };
+struct FloatInt {
+  float v;
+  int i;
+};
+struct DoubleInt {
+  double v;
+  int i;
+};
+struct LongInt {
+  long v;
+  int i;
+};
+struct TwoInt {
+  int v;
+  int i;
+};
+struct ShortInt {
+  short v;
+  int i;
+};
+struct LongDoubleInt {
+  long double v;
+  int i;
+};
+struct TwoFloat {
+  float v;
+  float i;
+};
+struct TwoDouble {
+  double v;
+  double i;
+};
 
 const Checks& registry() {
   static const Checks c = [] {
@@ -369,7 +393,8 @@ TEST(OpValues, apply_predefined_walks_n_elements_at_the_types_extent) {
   const std::vector<int> l = {1, -2, 3, -4}, r = {10, 20, -30, 40};
   std::vector<int> o(4);
   apply_predefined(P::SUM, Basic::INT, reinterpret_cast<const std::byte*>(l.data()),
-                   reinterpret_cast<const std::byte*>(r.data()), reinterpret_cast<std::byte*>(o.data()), 4);
+                   reinterpret_cast<const std::byte*>(r.data()),
+                   reinterpret_cast<std::byte*>(o.data()), 4);
   EXPECT_EQ(o, (std::vector<int>{11, 18, -27, 36}));
 }
 

@@ -93,7 +93,9 @@ inline void concat_function(const std::byte* invec, std::byte* inoutvec, int len
   }
 }
 
-inline Op concat_op(bool commute = false) { return Op::user("test.concat", concat_function, commute); }
+inline Op concat_op(bool commute = false) {
+  return Op::user("test.concat", concat_function, commute);
+}
 
 inline const Datatype& ll() {
   static const Datatype t = Datatype::basic(Basic::LONG_LONG);
