@@ -84,7 +84,8 @@ def require_tools(adapter):
 
 
 def build_dir_for(adapter):
-    return ROOT / "build" / adapter["name"]
+    # ORDO_BUILD_ROOT moves the build directories (default: build/ in the checkout).
+    return pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build")).resolve() / adapter["name"]
 
 
 def expand(value, build):
