@@ -236,6 +236,58 @@ def summarize(records):
     return counts
 
 
+def run_job(base, name, n, out, journal, adapter, max_restarts):
+    """Runs one check executable at n ranks; when the job dies (a crash, an
+    abort, the watchdog's timeout), records the case in flight and resumes
+    the executable after it, so that one bad case costs one case."""
+    inflight = pathlib.Path(str(journal) + ".inflight")
+    marker = pathlib.Path(str(journal) + ".timeout")
+    skip, attempt = 0, 0
+    while True:
+        for f in (inflight, marker):
+            f.unlink(missing_ok=True)
+        log = out / "logs" / f"{name}-{n}ranks{'' if attempt == 0 else f'-resume{attempt}'}.log"
+        cmd = base + [f"--ordo-skip={skip}",
+                      f"--gtest_output=xml:{out / 'gtest' / f'{name}-{n}ranks-{attempt}.xml'}"]
+        t0 = time.time()
+        with open(log, "w") as f:
+            rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+        if rc in (0, 1):
+            return
+        dt = time.time() - t0
+        timed_out = rc in (124, 137) or marker.exists()
+        tail = " / ".join(log.read_text(errors="replace").splitlines()[-4:])
+        case = None
+        try:
+            case = json.loads(inflight.read_text())
+        except (OSError, ValueError):
+            pass
+        recorded = {r.get("seq") for r in read_journal(journal) if r.get("test") and r.get("seq")}
+        record = {"schema": "ordo.check/1", "ranks": n, "vendor": adapter["name"], "variant": "default",
+                  "outcome": "timeout" if timed_out else "crash", "duration_s": round(dt, 3), "log": str(log),
+                  "failing_ranks": [], "detect": None, "waiver": None, "reproducer": None}
+        if case and case.get("seq") not in recorded:
+            record.update({k: case.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
+            what = "did not finish within the case time limit" if timed_out else "ended the job"
+            record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
+            append_record(journal, record)
+            skip = case["seq"]
+        else:
+            record.update({"id": f"{name}@{n}ranks#job{attempt}", "test": name, "clause": "harness.job",
+                           "level": "MUST", "case": None, "routine": None,
+                           "message": f"{name} at {n} ranks ended with exit code {rc} outside a case; last output: {tail}"})
+            append_record(journal, record)
+            if not case:
+                return
+            skip = case["seq"]
+        attempt += 1
+        if attempt > max_restarts:
+            append_record(journal, {"schema": "ordo.check/1", "id": f"{name}@{n}ranks#gave-up", "test": name,
+                                    "clause": "harness.job", "level": "MUST", "outcome": "crash", "ranks": n,
+                                    "message": f"gave up after {max_restarts} restarts", "case": None})
+            return
+
+
 def cmd_run(args):
     adapter = load_adapter(args.vendor)
     ranks = parse_ranks(args.ranks)
@@ -280,31 +332,17 @@ def cmd_run(args):
         before = len(read_journal(journal))
         for exe in executables:
             name = pathlib.Path(exe).name
-            log = out / "logs" / f"{name}-{n}ranks.log"
-            cmd = (["timeout", "-k", "5", str(args.timeout)] + prefix +
-                   [adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-journal={journal}",
-                    f"--ordo-vendor={adapter['name']}", f"--ordo-seed={args.seed}",
-                    f"--gtest_output=xml:{out / 'gtest' / f'{name}-{n}ranks.xml'}"])
+            base = (["timeout", "-k", "5", str(args.timeout)] + prefix +
+                    [adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-journal={journal}",
+                     f"--ordo-vendor={adapter['name']}", f"--ordo-seed={args.seed}",
+                     f"--ordo-case-timeout={args.case_timeout}", f"--ordo-adapter={adapter['_path']}"])
             if waivers.is_file():
-                cmd.append(f"--ordo-waivers={waivers}")
+                base.append(f"--ordo-waivers={waivers}")
             k = len(read_journal(journal))
             t0 = time.time()
-            with open(log, "w") as f:
-                rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+            run_job(base, name, n, out, journal, adapter, args.max_restarts)
             dt = time.time() - t0
             new = read_journal(journal)[k:]
-            if rc in (124, 137) or rc < 0 or (rc not in (0, 1)):
-                # The job died: record it, so that nothing is silently lost.
-                outcome = "timeout" if rc in (124, 137) else "crash"
-                tail = log.read_text(errors="replace").splitlines()[-5:]
-                append_record(journal, {
-                    "schema": "ordo.check/1", "id": f"{name}@{n}ranks", "test": name, "clause": "harness.job",
-                    "level": "MUST", "routine": None, "case": None, "ranks": n, "vendor": adapter["name"],
-                    "variant": "default", "outcome": outcome,
-                    "message": f"{name} at {n} ranks ended with exit code {rc} after {dt:.1f} s "
-                               f"({len(new)} checks recorded before); last output: {' / '.join(tail)}",
-                    "duration_s": dt, "log": str(log)})
-                new = read_journal(journal)[k:]
             c = summarize(new)
             print(f"  [{n} ranks] {name:28} {len(new):5d} checks  " +
                   "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
@@ -450,6 +488,9 @@ def main(argv=None):
     r.add_argument("--seed", type=int, default=1, help="base seed of the inputs (default: 1)")
     r.add_argument("--timeout", type=int, default=600, help="seconds allowed per check executable and rank count")
     r.add_argument("--filter", help="run only the check executables whose name contains this text")
+    r.add_argument("--case-timeout", type=float, default=120, help="seconds allowed per case (default: 120)")
+    r.add_argument("--max-restarts", type=int, default=50,
+                   help="resumptions of one executable after crashes or timeouts (default: 50)")
     r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")
     r.set_defaults(func=cmd_run)
 

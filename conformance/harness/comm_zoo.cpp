@@ -13,12 +13,13 @@ std::map<std::string, ZooComm>& shapes() {
   return z;
 }
 
-void add_intra(const std::string& name, MPI_Comm c) {
+void add_intra(const std::string& name, MPI_Comm c, int color = 0) {
   ZooComm z;
   z.name = name;
   z.available = true;
   z.member = c != MPI_COMM_NULL;
   z.comm = c;
+  z.color = color;
   if (z.member) {
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     MPI_Comm_size(c, &z.topology.size_low);
@@ -44,6 +45,7 @@ void add_inter(const std::string& name, int low_size) {
   z.topology.size_low = low_size;
   z.topology.size_high = p - low_size;
   z.role.group = group;
+  z.color = group;
   MPI_Comm_rank(inter, &z.role.rank);
   shapes()[name] = z;
 }
@@ -60,10 +62,10 @@ void build_zoo() {
   add_intra("reversed", c);
   if (p >= 2) {
     MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &c);
-    add_intra("odd-even", c);
+    add_intra("odd-even", c, me % 2);
   }
   MPI_Comm_dup(MPI_COMM_SELF, &c);
-  add_intra("self", c);
+  add_intra("self", c, me);
   if (p >= 2) add_inter("inter-1-n", 1);
   if (p >= 3) add_inter("inter-n-1", p - 1);
   if (p >= 4) add_inter("inter-halves", p / 2);

@@ -28,6 +28,8 @@ struct ZooComm {
   MPI_Comm comm = MPI_COMM_NULL;
   ref::Topology topology;  // of the communicator this rank is in
   ref::Role role;          // this rank's group and rank in it
+  int color = 0;           // which communicator of the shape this rank is in (odd-even: 0/1;
+                           // intercommunicators: the group; self: the world rank)
 };
 
 void build_zoo();

@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -23,6 +26,9 @@ int g_rank = 0, g_size = 1;
 std::string g_clause = "unset";
 Level g_level = Level::MUST;
 int g_case_index = 0;
+long long g_seq = 0;                     // cases begun in this process, across tests
+std::atomic<double> g_deadline{0};       // MPI_Wtime() by which the case in flight must end
+
 std::string g_test;
 
 json::Value g_waivers;  // array of waiver objects (vendors/<name>/waivers.json)
@@ -138,12 +144,18 @@ void init(int* argc, char** argv) {
       g_settings.vendor = v2;
     } else if (const char* v3 = val("--ordo-variant=")) {
       g_settings.variant = v3;
+    } else if (const char* ad = val("--ordo-adapter=")) {
+      g_settings.adapter = ad;
     } else if (const char* w = val("--ordo-waivers=")) {
       if (*w) load_waivers(w);
     } else if (const char* rc = val("--ordo-case=")) {
       g_settings.replay_case = rc;
     } else if (const char* cl = val("--ordo-clause=")) {
       g_settings.replay_clause = cl;
+    } else if (const char* sk = val("--ordo-skip=")) {
+      g_settings.skip = std::atoll(sk);
+    } else if (const char* ct = val("--ordo-case-timeout=")) {
+      g_settings.case_timeout = std::atof(ct);
     } else if (const char* v4 = val("--ordo-seed=")) {
       g_settings.seed = std::strtoull(v4, nullptr, 10);
     } else {
@@ -161,6 +173,24 @@ void init(int* argc, char** argv) {
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  // The watchdog: a case still in flight after its time limit ends the job
+  // (exit code 124); the runner records it as a timeout and resumes after it.
+  std::thread([] {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double w0 = MPI_Wtime();
+    while (true) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const double deadline = g_deadline.load();
+      const double now = w0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (deadline > 0 && now > deadline) {
+        std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.0f s; ending the job\n", g_rank, g_seq,
+                     g_settings.case_timeout);
+        if (!g_settings.journal.empty()) std::ofstream(g_settings.journal + ".timeout") << g_seq << "\n";
+        std::fflush(nullptr);
+        std::_Exit(124);
+      }
+    }
+  }).detach();
 }
 
 void finalize() {
@@ -182,18 +212,76 @@ void declare_check(const char* clause, Level level) {
   ::testing::Test::RecordProperty("level", level_name(level));
 }
 
+Level current_level() { return g_level; }
+
+std::vector<std::string> gather_to_rank0(const std::string& bytes) {
+  constexpr int kTagGather = 31003;
+  std::vector<std::string> all;
+  if (g_rank != 0) {
+    MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kTagGather, g_comm);
+    return all;
+  }
+  all.resize(static_cast<std::size_t>(g_size));
+  all[0] = bytes;
+  for (int r = 1; r < g_size; ++r) {
+    MPI_Status st;
+    MPI_Probe(r, kTagGather, g_comm, &st);
+    int n = 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    all[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(n));
+    MPI_Recv(all[static_cast<std::size_t>(r)].data(), n, MPI_BYTE, r, kTagGather, g_comm, MPI_STATUS_IGNORE);
+  }
+  return all;
+}
+
 std::string replay_command(const ref::Case& c) {
   std::string j = c.to_json();
   return "./ordo replay --vendor " + (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) +
          " --ranks " + std::to_string(g_size) + " --case '" + j + "'";
 }
 
+namespace {
+Outcome record_impl(const ref::Case* cp, const std::string& subject, const LocalVerdict& mine,
+                    double seconds, int comm_size);
+}  // namespace
+
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size) {
+  return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds, comm_size);
+}
+
+Outcome record_check(const std::string& subject, const LocalVerdict& mine) {
+  if (!begin_case(nullptr)) return Outcome::skip;
+  return record_impl(nullptr, subject, mine, 0, g_size);
+}
+
+bool begin_case(const ref::Case* c) {
+  ++g_seq;
+  g_case_index++;
+  if (g_seq <= g_settings.skip) return false;
+  if (g_rank == 0 && !g_settings.journal.empty()) {
+    // What is in flight, for the runner to record if the job dies here.
+    std::ofstream f(g_settings.journal + ".inflight", std::ios::trunc);
+    f << "{\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << (g_case_index - 1)
+      << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
+      << "\",\"level\":\"" << level_name(g_level) << "\",\"case\":" << (c ? c->to_json() : "null")
+      << ",\"routine\":\"" << (c ? std::string(ref::mpi_routine_name(c->routine, c->mode)) : std::string())
+      << "\"}\n";
+  }
+  g_deadline.store(MPI_Wtime() + g_settings.case_timeout);
+  return true;
+}
+
+namespace {
+Outcome record_impl(const ref::Case* cp, const std::string& subject, const LocalVerdict& mine,
+                    double seconds, int comm_size) {
   using S = LocalVerdict::Status;
-  const int index = g_case_index++;
+  const int index = g_case_index - 1;
   Outcome outcome = Outcome::pass;
+  struct Disarm {
+    ~Disarm() { g_deadline.store(0); }
+  } disarm;
   if (g_rank != 0) {
-    std::string msg = std::to_string(static_cast<int>(mine.status)) + "|" + mine.message;
+    std::string msg = std::to_string(static_cast<int>(mine.status)) + "|" + mine.detect + "|" + mine.message;
     MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kTagVerdict, g_comm);
     int o = 0;
     MPI_Recv(&o, 1, MPI_INT, 0, kTagOutcome, g_comm, MPI_STATUS_IGNORE);
@@ -211,8 +299,10 @@ Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int
     std::string buf(static_cast<std::size_t>(n), '\0');
     MPI_Recv(buf.data(), n, MPI_CHAR, r, kTagVerdict, g_comm, MPI_STATUS_IGNORE);
     const auto bar = buf.find('|');
+    const auto bar2 = buf.find('|', bar + 1);
     all[r].status = static_cast<S>(std::atoi(buf.substr(0, bar).c_str()));
-    all[r].message = buf.substr(bar + 1);
+    all[r].detect = buf.substr(bar + 1, bar2 - bar - 1);
+    all[r].message = buf.substr(bar2 + 1);
   }
   bool any_fail = false, any_pass = false, any_skip = false;
   std::string message;
@@ -233,11 +323,36 @@ Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int
     }
   }
   if (failing.size() > 3) message += " | and " + std::to_string(failing.size() - 3) + " more ranks";
+  // DETECT: which ranks had the error reported, and the first report.
+  std::string detect;
+  if (g_level == Level::DETECT && !any_fail) {
+    std::vector<int> reported, accepted;
+    std::string first_report;
+    for (int r = 0; r < g_size; ++r) {
+      if (all[r].detect == "reported") {
+        reported.push_back(r);
+        if (first_report.empty()) first_report = all[r].message;
+      } else if (all[r].detect == "accepted") {
+        accepted.push_back(r);
+      }
+    }
+    if (!reported.empty() && accepted.empty()) {
+      detect = "reported";
+      message = "reported on every participating rank: " + first_report;
+    } else if (reported.empty() && !accepted.empty()) {
+      detect = "accepted";
+      message = "accepted: no error code came back";
+    } else if (!reported.empty()) {
+      detect = "reported";
+      message = "reported on " + std::to_string(reported.size()) + " of " +
+                std::to_string(reported.size() + accepted.size()) + " ranks: " + first_report;
+    }
+  }
   outcome = any_fail ? Outcome::fail : (any_pass || !any_skip ? Outcome::pass : Outcome::skip);
   std::string waiver;
   if (outcome == Outcome::fail) {
     for (const json::Value& w : g_waivers.items) {
-      if (!waiver_matches(w, c)) continue;
+      if (cp == nullptr || !waiver_matches(w, *cp)) continue;
       const std::string expires = w.get_string("expires");
       if (expires < today()) {
         message += " | the waiver for this check expired on " + expires;
@@ -255,23 +370,25 @@ Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int
     MPI_Send(&o, 1, MPI_INT, r, kTagOutcome, g_comm);
   }
   std::ostringstream j;
-  j << "{\"schema\":\"ordo.check/1\",\"id\":\"" << json_escape(g_test) << "#" << index
+  j << "{\"schema\":\"ordo.check/1\",\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << index
     << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
-    << "\",\"level\":\"" << level_name(g_level) << "\",\"routine\":\""
-    << ref::mpi_routine_name(c.routine, c.mode) << "\",\"case\":" << c.to_json()
+    << "\",\"level\":\"" << level_name(g_level) << "\",\"routine\":\"" << json_escape(subject)
+    << "\",\"case\":" << (cp ? cp->to_json() : std::string("null"))
     << ",\"ranks\":" << g_size << ",\"comm_size\":" << comm_size << ",\"vendor\":\""
     << json_escape(g_settings.vendor) << "\",\"variant\":\"" << json_escape(g_settings.variant)
     << "\",\"outcome\":\"" << outcome_name(outcome) << "\",\"message\":\"" << json_escape(message)
     << "\",\"failing_ranks\":[";
   for (std::size_t i = 0; i < failing.size(); ++i) j << (i ? "," : "") << failing[i];
-  j << "],\"waiver\":" << (waiver.empty() ? "null" : "\"" + json_escape(waiver) + "\"")
+  j << "],\"detect\":" << (detect.empty() ? "null" : "\"" + detect + "\"") << ",\"waiver\":" << (waiver.empty() ? "null" : "\"" + json_escape(waiver) + "\"")
     << ",\"duration_s\":" << seconds << ",\"reproducer\":null,\"replay\":\""
-    << json_escape(replay_command(c)) << "\",\"time\":\"" << now_iso() << "\"}";
+    << json_escape(cp ? replay_command(*cp) : std::string()) << "\",\"time\":\"" << now_iso() << "\"}";
   append_journal(j.str());
   if (outcome == Outcome::fail)
-    ADD_FAILURE() << "[" << g_clause << ", " << level_name(g_level) << "] " << c.describe()
-                  << "\n  " << message << "\n  replay: " << replay_command(c);
+    ADD_FAILURE() << "[" << g_clause << ", " << level_name(g_level) << "] "
+                  << (cp ? cp->describe() : subject) << "\n  " << message
+                  << (cp ? "\n  replay: " + replay_command(*cp) : std::string());
   return outcome;
 }
+}  // namespace
 
 }  // namespace ordo::harness

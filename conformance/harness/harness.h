@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "ordo/reference/case.h"
 
@@ -24,8 +25,11 @@ struct Settings {
   std::string vendor;
   std::string variant = "default";
   unsigned long long seed = 1;
+  std::string adapter;        // --ordo-adapter=FILE: the vendor adapter (thresholds)
   std::string replay_case;    // --ordo-case=JSON (the replay executable)
   std::string replay_clause;  // --ordo-clause=SLUG
+  long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
+  double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case
 };
 
 // Called by the main; reads and removes --ordo-* arguments:
@@ -33,8 +37,11 @@ struct Settings {
 //   --ordo-fresh-journal    truncate the journal first
 //   --ordo-vendor=NAME --ordo-variant=NAME   recorded in every line
 //   --ordo-waivers=PATH     known failures of this library (vendors/<name>/waivers.json)
+//   --ordo-adapter=PATH     the vendor adapter (message-size thresholds)
 //   --ordo-seed=N           base seed of the cases' inputs
 //   --ordo-case=JSON --ordo-clause=SLUG   the case the replay executable runs
+//   --ordo-skip=N           resume: skip the first N cases of this executable
+//   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)
 void init(int* argc, char** argv);
 void finalize();
 const Settings& settings();
@@ -52,12 +59,29 @@ void declare_check(const char* clause, Level level);
 struct LocalVerdict {
   enum class Status { pass, fail, skip, absent } status = Status::pass;
   std::string message;
+  // DETECT checks: "reported" (an error code came back) or "accepted".
+  std::string detect;
 };
+
+// Starts a case: counts it, skips it when resuming past it (returns false:
+// neither run nor record it), notes it as in flight and arms the watchdog.
+bool begin_case(const ref::Case* c);
 
 // Combines the ranks' verdicts on rank 0, writes the journal record and
 // returns the outcome on every rank. On failure every rank adds a gtest
 // failure; only rank 0's output is shown, with the rank each message came from.
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size);
+
+// The level of the running check (declared by ORDO_CLAUSE).
+Level current_level();
+
+// Every rank sends `bytes` to rank 0 over the harness communicator; rank 0
+// gets them all (index = world rank), the others get an empty vector.
+std::vector<std::string> gather_to_rank0(const std::string& bytes);
+
+// A check that is not a call of a reduction (MPI_Op_commutative, ...):
+// begins, combines and records it under `subject`.
+Outcome record_check(const std::string& subject, const LocalVerdict& mine);
 
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);

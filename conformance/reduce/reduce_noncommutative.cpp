@@ -24,7 +24,7 @@ Case witness_case(const std::string& op, int count) {
 }  // namespace
 
 TEST(Reduce, noncommutative_op_is_applied_in_rank_order_at_every_root) {
-  ORDO_CLAUSE("reduce.noncommutative-order", MUST);
+  ORDO_CLAUSE("user-op.noncommutative-order", MUST);
   for (const char* op : {"witness.tracer", "witness.matrix"})
     for (int count : {1, 5})
       for (const std::string& shape : ordo::harness::intra_shapes())

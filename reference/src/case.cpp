@@ -61,7 +61,10 @@ std::string Case::to_json() const {
     << ",\"null_insignificant\":" << (null_insignificant ? "true" : "false") << ",\"mode\":" << quote(mode_name(mode))
     << ",\"locals_in_is_in_place\":" << (locals_in_is_in_place ? "true" : "false")
     << ",\"locals_arg_is_in_place\":" << (locals_arg_is_in_place ? "true" : "false")
-    << ",\"locals_arg_is_in\":" << (locals_arg_is_in ? "true" : "false") << ",\"seed\":" << seed
+    << ",\"locals_arg_is_in\":" << (locals_arg_is_in ? "true" : "false")
+    << ",\"large_count\":" << (large_count ? "true" : "false")
+    << ",\"exact\":" << (exact ? "true" : "false")
+    << ",\"alias_send_recv\":" << (alias_send_recv ? "true" : "false") << ",\"seed\":" << seed
     << "}";
   return o.str();
 }
@@ -88,7 +91,8 @@ Case Case::from_json(std::string_view text) {
     static const char* known[] = {"routine", "op", "datatype", "count", "recvcounts", "root", "comm",
                                   "root_in_high_group", "in_place", "null_insignificant", "mode",
                                   "locals_in_is_in_place", "locals_arg_is_in_place",
-                                  "locals_arg_is_in", "seed"};
+                                  "locals_arg_is_in", "large_count", "exact",
+                                  "alias_send_recv", "seed"};
     bool ok = false;
     for (const char* n : known) ok = ok || k == n;
     if (!ok) throw UsageError("case JSON: unknown field '" + k + "'");
@@ -121,6 +125,9 @@ Case Case::from_json(std::string_view text) {
   if (auto v = get("locals_in_is_in_place", K::boolean)) c.locals_in_is_in_place = v->b;
   if (auto v = get("locals_arg_is_in_place", K::boolean)) c.locals_arg_is_in_place = v->b;
   if (auto v = get("locals_arg_is_in", K::boolean)) c.locals_arg_is_in = v->b;
+  if (auto v = get("large_count", K::boolean)) c.large_count = v->b;
+  if (auto v = get("exact", K::boolean)) c.exact = v->b;
+  if (auto v = get("alias_send_recv", K::boolean)) c.alias_send_recv = v->b;
   if (auto n = integer("seed", 0, 1LL << 53)) c.seed = static_cast<std::uint64_t>(*n);
   return c;
 }
@@ -139,6 +146,12 @@ std::string Case::describe() const {
   o << " comm=" << comm;
   if (in_place) o << " in_place";
   if (!null_insignificant) o << " (buffers passed where not significant)";
+  if (large_count) o << " large-count";
+  if (!exact) o << " inexact-inputs";
+  if (alias_send_recv) o << " sendbuf==recvbuf";
+  if (routine == Routine::reduce_locals)
+    o << " in=" << (locals_in_is_in_place ? "IN_PLACE" : "X")
+      << " arg=" << (locals_arg_is_in_place ? "IN_PLACE" : (locals_arg_is_in ? "X" : "Y"));
   o << " seed=" << seed;
   return o.str();
 }

@@ -37,7 +37,7 @@ T pick(std::uint64_t u, std::initializer_list<T> xs) {
 
 // Writes one scalar chosen for `op` so that every order of evaluation gives
 // the same exact result (integers in range, small dyadic floats).
-void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p) {
+void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool exact) {
   const bool arith = op == PredefinedOp::SUM || op == PredefinedOp::PROD;
   const bool logical = op == PredefinedOp::LAND || op == PredefinedOp::LOR || op == PredefinedOp::LXOR;
   auto sint = [&](int bits) -> long long {
@@ -51,6 +51,10 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p) {
     return static_cast<long long>(u);  // MAX/MIN/bitwise: every bit pattern
   };
   auto real = [&]() -> double {
+    if (!exact) {  // full mantissas over 40 binades: rounding depends on the order
+      const double m = static_cast<double>(static_cast<std::int64_t>(u >> 11)) / 9007199254740992.0;
+      return std::ldexp(m, static_cast<int>((u >> 3) % 41) - 20);
+    }
     if (op == PredefinedOp::PROD) return pick<double>(u, {1.0, -1.0, 2.0, -2.0, 0.5, -0.5});
     if (op == PredefinedOp::SUM) return static_cast<double>(static_cast<long long>(u % 2049) - 1024);
     return std::ldexp(static_cast<double>(static_cast<std::int32_t>(u)), -static_cast<int>((u >> 40) % 24));
@@ -106,9 +110,9 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p) {
   (void)arith;
 }
 
-void put_leaf(Basic b, PredefinedOp op, std::uint64_t u, std::byte* p) {
+void put_leaf(Basic b, PredefinedOp op, std::uint64_t u, std::byte* p, bool exact) {
   const BasicInfo& bi = info(b);
-  if (bi.group != TypeGroup::pair) return put_scalar(bi.scalar, op, u, p);
+  if (bi.group != TypeGroup::pair) return put_scalar(bi.scalar, op, u, p, exact);
   // Few distinct values, so that ties are common; indices are not monotonic in rank.
   const int value = static_cast<int>(u % 4) - 1;
   const int index = static_cast<int>((u >> 8) % 1000);
@@ -166,7 +170,7 @@ Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int r
   }
   const PredefinedOp op = op_from_name(c.op).value_or(PredefinedOp::SUM);
   b.for_each_leaf([&](int k, int leaf, Basic t, std::byte* p) {
-    put_leaf(t, op, hash(c.seed, group, rank, k, leaf), p);
+    put_leaf(t, op, hash(c.seed, group, rank, k, leaf), p, c.exact);
   });
   return b;
 }
@@ -184,6 +188,10 @@ void validate_case(const Case& c, const Topology& t) {
   op.check_usable_with(dt);
   if (witness::is_witness(c.op)) witness::check_datatype(dt);
   if (c.count < 0) throw UsageError("negative count");
+  if (c.alias_send_recv)
+    throw SemanticsError("buffers.send-recv-aliasing",
+                         "the send and receive buffers of a collective may not be the same memory "
+                         "(use MPI_IN_PLACE)");
   if (c.in_place && !allows_in_place(c.routine))
     throw SemanticsError(c.routine == Routine::reduce_local ? "reduce-local.no-in-place"
                                                              : "reduce-locals.inout-not-in-place",
@@ -218,8 +226,9 @@ void validate_case(const Case& c, const Topology& t) {
   }
 }
 
-RankPlan plan(const Case& c, const Topology& t, Role me) {
-  validate_case(c, t);
+RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
+  const bool expect = !erroneous;
+  if (expect) validate_case(c, t);
   const Datatype dt = Datatype::parse(c.datatype);
   const Op op = op_for_case(c);
   RankPlan pl;
@@ -238,18 +247,18 @@ RankPlan plan(const Case& c, const Topology& t, Role me) {
     pl.send_count = pl.recv_count = c.count;
     pl.recv_initial = inout;
     if (c.routine == Routine::reduce_local) {
-      reduce_local(in, inout, op);
+      if (expect) reduce_local(in, inout, op);
       pl.send = in;
     } else {
       Buffer arg = c.locals_arg_is_in ? in : make_input(c, dt, c.count, 0, 2);
       const Buffer* x = c.locals_in_is_in_place ? nullptr : &in;
       const Buffer* y = c.locals_arg_is_in_place ? nullptr : (c.locals_arg_is_in ? x : &arg);
       if (c.locals_arg_is_in && c.locals_in_is_in_place) y = nullptr;
-      reduce_locals(x, y, &inout, op);
+      if (expect) reduce_locals(x, y, &inout, op);
       if (!c.locals_in_is_in_place) pl.send = in;
       if (!c.locals_arg_is_in_place && !c.locals_arg_is_in) pl.arg = arg;
     }
-    pl.recv_expected = inout;
+    if (expect) pl.recv_expected = inout;
     pl.recv_compare_elements = c.count;
     return pl;
   }
@@ -280,7 +289,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me) {
     }
     pl.recv_initial = recv[r];
     std::vector<bool> defined(p, true);
-    switch (c.routine) {
+    if (expect) switch (c.routine) {
       case Routine::reduce: reduce(send, op, c.root, recv, c.in_place); break;
       case Routine::allreduce: allreduce(send, op, recv, c.in_place); break;
       case Routine::reduce_scatter:
@@ -300,7 +309,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me) {
     const bool in_place_here = c.in_place && is_root;
     pl.send_significant = !in_place_here;
     if (!in_place_here) pl.send = send[r];
-    if (pl.recv_significant) pl.recv_expected = recv[r];
+    if (pl.recv_significant && expect) pl.recv_expected = recv[r];
     return pl;
   }
 
@@ -316,8 +325,10 @@ RankPlan plan(const Case& c, const Topology& t, Role me) {
         pl.root_role = RR::root;
         Buffer recv = make_recv_initial(c, dt, c.count, me.group, me.rank);
         pl.recv_initial = recv;
-        reduce_intercomm(inputs(other, sizes[other], c.count), op, recv);
-        pl.recv_expected = recv;
+        if (expect) {
+          reduce_intercomm(inputs(other, sizes[other], c.count), op, recv);
+          pl.recv_expected = recv;
+        }
       } else {
         pl.root_role = RR::other_in_root_group;
         pl.recv_significant = false;
@@ -340,25 +351,26 @@ RankPlan plan(const Case& c, const Topology& t, Role me) {
     counts_of[1].assign(t.size_high, c.recvcounts[1]);
     send_count = c.recvcounts[0] * t.size_low;
   }
-  const int recv_count =
-      c.routine == Routine::allreduce ? c.count : counts_of[me.group][me.rank];
+  // Allreduce (and Scan / Exscan, erroneous here: DETECT) receive count elements.
+  const bool scattered =
+      c.routine == Routine::reduce_scatter || c.routine == Routine::reduce_scatter_block;
+  auto count_of = [&](int g, int q) { return scattered ? counts_of[g][q] : c.count; };
+  const int recv_count = count_of(me.group, me.rank);
   std::vector<Buffer> send[2] = {inputs(0, sizes[0], send_count), inputs(1, sizes[1], send_count)};
   std::vector<Buffer> recv[2];
-  for (int g = 0; g < 2; ++g) {
-    const int n = c.routine == Routine::allreduce ? c.count : 0;
-    for (int q = 0; q < sizes[g]; ++q)
-      recv[g].push_back(make_recv_initial(
-          c, dt, c.routine == Routine::allreduce ? n : counts_of[g][q], g, q));
-  }
+  for (int g = 0; g < 2; ++g)
+    for (int q = 0; q < sizes[g]; ++q) recv[g].push_back(make_recv_initial(c, dt, count_of(g, q), g, q));
   pl.recv_initial = recv[me.group][me.rank];
-  if (c.routine == Routine::allreduce)
-    allreduce_intercomm(send[0], send[1], op, recv[0], recv[1]);
-  else
-    reduce_scatter_intercomm(send[0], send[1], counts_of[0], counts_of[1], op, recv[0], recv[1]);
+  if (expect) {
+    if (c.routine == Routine::allreduce)
+      allreduce_intercomm(send[0], send[1], op, recv[0], recv[1]);
+    else
+      reduce_scatter_intercomm(send[0], send[1], counts_of[0], counts_of[1], op, recv[0], recv[1]);
+    pl.recv_expected = recv[me.group][me.rank];
+  }
   pl.send_count = send_count;
   pl.recv_count = pl.recv_compare_elements = recv_count;
   pl.send = send[me.group][me.rank];
-  pl.recv_expected = recv[me.group][me.rank];
   return pl;
 }
 

@@ -40,6 +40,14 @@ struct Case {
   bool locals_in_is_in_place = false;
   bool locals_arg_is_in_place = false;
   bool locals_arg_is_in = false;
+  // Large-count (MPI-4 "_c") bindings with MPI_Count arguments.
+  bool large_count = false;
+  // false: floating-point inputs drawn over a wide range, so that the order
+  // of evaluation changes the rounding (judged within an error bound and for
+  // identical results on all ranks, never bit for bit against the reference).
+  bool exact = true;
+  // Erroneous on purpose (DETECT checks): sendbuf == recvbuf.
+  bool alias_send_recv = false;
   std::uint64_t seed = 1;
 
   std::string to_json() const;

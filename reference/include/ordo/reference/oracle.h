@@ -49,6 +49,8 @@ void validate_case(const Case& c, const Topology& t);
 Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int rank);
 // The initial contents of a receive buffer: a pattern that marks holes.
 Buffer make_recv_initial(const Case& c, const Datatype& dt, int count, int group, int rank);
-RankPlan plan(const Case& c, const Topology& t, Role me);
+// With erroneous = true (DETECT checks) the case is not validated and no
+// expected result is computed: only the buffers the call takes.
+RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous = false);
 
 }  // namespace ordo::ref

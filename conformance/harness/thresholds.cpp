@@ -1,0 +1,99 @@
+#include "thresholds.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "harness.h"
+#include "ordo/reference/json.h"
+
+namespace ordo::harness {
+namespace {
+
+std::optional<long long> read_cvar(const std::string& wanted) {
+  static bool ready = [] {
+    int provided = 0;
+    return MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+  }();
+  if (!ready) return std::nullopt;
+  int n = 0;
+  if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS) return std::nullopt;
+  for (int i = 0; i < n; ++i) {
+    char name[256];
+    int name_len = sizeof name, verbosity = 0, desc_len = 0, bind = 0, scope = 0;
+    MPI_Datatype dt;
+    MPI_T_enum en;
+    if (MPI_T_cvar_get_info(i, name, &name_len, &verbosity, &dt, &en, nullptr, &desc_len, &bind,
+                            &scope) != MPI_SUCCESS)
+      continue;
+    std::string nm(name);
+    if (nm != wanted && nm != "MPIR_CVAR_" + wanted && "MPIR_CVAR_" + nm != wanted) continue;
+    if (bind != MPI_T_BIND_NO_OBJECT) return std::nullopt;
+    MPI_T_cvar_handle h;
+    int count = 0;
+    if (MPI_T_cvar_handle_alloc(i, nullptr, &h, &count) != MPI_SUCCESS || count != 1) return std::nullopt;
+    unsigned char buf[16] = {};
+    std::optional<long long> value;
+    if (MPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
+      if (dt == MPI_INT) { int v; std::memcpy(&v, buf, sizeof v); value = v; }
+      else if (dt == MPI_UNSIGNED) { unsigned v; std::memcpy(&v, buf, sizeof v); value = v; }
+      else if (dt == MPI_LONG) { long v; std::memcpy(&v, buf, sizeof v); value = v; }
+      else if (dt == MPI_UNSIGNED_LONG) { unsigned long v; std::memcpy(&v, buf, sizeof v); value = static_cast<long long>(v); }
+      else if (dt == MPI_LONG_LONG || dt == MPI_COUNT) { long long v; std::memcpy(&v, buf, sizeof v); value = v; }
+      else if (dt == MPI_UNSIGNED_LONG_LONG) { unsigned long long v; std::memcpy(&v, buf, sizeof v); value = static_cast<long long>(v); }
+    }
+    MPI_T_cvar_handle_free(&h);
+    return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<Threshold>& thresholds() {
+  static const std::vector<Threshold> list = [] {
+    std::vector<Threshold> out;
+    const std::string& path = settings().adapter;
+    if (path.empty()) return out;
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    json::Value doc;
+    try {
+      doc = json::parse(ss.str());
+    } catch (const std::exception&) {
+      return out;  // the CLI validates adapters; a bad one only loses thresholds here
+    }
+    const json::Value* t = doc.get("thresholds");
+    if (t == nullptr) return out;
+    for (const json::Value& x : t->items) {
+      Threshold th{x.get_string("cvar"), 0, "adapter"};
+      if (const json::Value* b = x.get("bytes")) th.bytes = b->integer;
+      if (auto v = read_cvar(th.name); v && *v > 0) {
+        th.bytes = *v;
+        th.source = "MPI_T";
+      }
+      if (th.bytes > 0) out.push_back(th);
+    }
+    return out;
+  }();
+  return list;
+}
+
+std::vector<int> boundary_counts(std::size_t element_size, std::vector<int> extra, int max_count) {
+  std::vector<int> v = std::move(extra);
+  for (const Threshold& t : thresholds()) {
+    const long long at = t.bytes / static_cast<long long>(element_size);
+    for (long long c : {at - 1, at, at + 1})
+      if (c >= 0 && c <= max_count) v.push_back(static_cast<int>(c));
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+}  // namespace ordo::harness

@@ -1,0 +1,205 @@
+"""The HTML views: one run's report and the comparison of several runs.
+
+Both are one self-contained file: inline CSS and SVG, no script, no request to
+the network (a Content-Security-Policy in the page forbids any). Every string
+is escaped by Jinja2's autoescaping; control characters are made visible first
+(results.printable), so a library's version string or message cannot break
+the page.
+"""
+import collections
+import json
+import pathlib
+import re
+
+from . import deps, results as res, tracer
+
+TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
+# Worst first: the colour of a heat-map cell is that of its worst outcome.
+SEVERITY = ("corrupt", "crash", "timeout", "fail", "waived", "skip", "pass")
+MAX_FAILURES_SHOWN = 500
+MAX_ROWS = 1000
+
+
+def _environment():
+    jinja2 = deps.require("jinja2")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        # type() is str: Markup (already escaped, e.g. an SVG) is passed through untouched.
+        finalize=lambda v: res.printable(v) if type(v) is str else ("" if v is None else v),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["anchor"] = anchor
+    env.filters["plural"] = lambda n, word: f"{n} {word}" + ("" if n == 1 else "s")
+    env.globals["css"] = (TEMPLATES / "report.css").read_text()
+    return env
+
+
+def anchor(text):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(text)).strip("-") or "x"
+
+
+def worst(counts):
+    for outcome in SEVERITY:
+        if counts.get(outcome):
+            return outcome
+    return "none"
+
+
+def _ranks_of(report):
+    ranks = set(report["run"].get("ranks") or [])
+    ranks.update(r["ranks"] for r in report["records"])
+    return sorted(ranks)
+
+
+def _failure_view(n, r, waivers):
+    case = r.get("case") or {}
+    trees = []
+    if case.get("op") == "witness.tracer" or "tracer:" in r.get("message", ""):
+        for item in tracer.parse(r.get("message", ""))[:3]:
+            trees.append({"svg": tracer.svg(item), "text": tracer.describe(item), "on_rank": item["on_rank"]})
+    waiver = waivers.get(r.get("waiver") or "")
+    return {
+        "n": n, "anchor": f"f-{n}", "r": r, "case": case,
+        "case_items": [(k, json.dumps(v) if isinstance(v, (list, bool, dict)) else v) for k, v in case.items()],
+        "case_text": res.case_text(case), "replay": res.replay_command(r),
+        "reproducer": r.get("reproducer") or (waiver or {}).get("reproducer"), "trees": trees,
+    }
+
+
+def context(report):
+    """Everything the report template shows, computed from results.json only."""
+    records = report["records"]
+    run = report["run"]
+    waivers = {w["id"]: w for w in report["waivers"]["waivers"]}
+    bad = [r for r in records if r["outcome"] in res.BAD]
+    failures = [_failure_view(i + 1, r, waivers) for i, r in enumerate(bad[:MAX_FAILURES_SHOWN])]
+    first_failure = {}
+    for f in failures:
+        r = f["r"]
+        first_failure.setdefault(("clause", r["clause"]), f["anchor"])
+        first_failure.setdefault(("cell", r["variant"], r["test"], r["ranks"]), f["anchor"])
+    for r in records:
+        if r["outcome"] == "waived":  # a cell without failures links to its waiver instead
+            first_failure.setdefault(("cell", r["variant"], r["test"], r["ranks"]),
+                                     "w-" + anchor(r.get("waiver") or "(no waiver id)"))
+
+    # Clause by clause: every clause of the catalogue, checked or not, then any unknown to it.
+    by_clause = collections.defaultdict(list)
+    for r in records:
+        by_clause[r["clause"]].append(r)
+    clauses = []
+    catalogue = report["spec"]["clauses"]
+    for slug in list(catalogue) + sorted(set(by_clause) - set(catalogue)):
+        recs = by_clause.get(slug, [])
+        info = catalogue.get(slug, {})
+        counts = res.count(recs)
+        levels = sorted({r["level"] for r in recs}, key=res.LEVELS.index)
+        verdict = "not checked" if not recs else res.level_verdict(levels[0] if len(levels) == 1 else "MUST",
+                                                                     counts)
+        if slug == "harness.job":
+            info = {"section": "-", "title": "A check executable died",
+                    "paraphrase": "The job crashed or timed out; the checks it did not reach are missing."}
+        clauses.append({"slug": slug, "anchor": "clause-" + anchor(slug), "section": info.get("section", "?"),
+                        "title": info.get("title", ""), "paraphrase": info.get("paraphrase", "not in the catalogue"),
+                        "levels": levels, "counts": counts, "total": len(recs), "verdict": verdict,
+                        "worst": worst(counts), "first_failure": first_failure.get(("clause", slug))})
+
+    # Heat map: variant x check x rank count, coloured by the worst outcome of each cell.
+    ranks = _ranks_of(report)
+    cells = collections.defaultdict(list)
+    for r in records:
+        cells[(r["variant"], r["test"], r["ranks"])].append(r)
+    rows = []
+    for variant, test in sorted({(v, t) for v, t, _ in cells}):
+        row = {"variant": variant, "test": test, "cells": []}
+        for n in ranks:
+            c = res.count(cells.get((variant, test, n), []))
+            row["cells"].append({"ranks": n, "counts": c, "total": sum(c.values()), "worst": worst(c),
+                                 "link": first_failure.get(("cell", variant, test, n))})
+        rows.append(row)
+
+    waived = collections.defaultdict(list)
+    for r in records:
+        if r["outcome"] == "waived":
+            waived[r.get("waiver") or "(no waiver id)"].append(r)
+    waived_groups = [{"id": wid, "anchor": "w-" + anchor(wid), "waiver": waivers.get(wid, {}),
+                      "records": [(r, res.case_text(r.get("case"))) for r in recs[:MAX_ROWS]], "count": len(recs)}
+                     for wid, recs in sorted(waived.items())]
+    skips = collections.Counter((r["test"], r.get("message", "")) for r in records if r["outcome"] == "skip")
+    info = [r for r in records if r["level"] == "INFO"][:MAX_ROWS]
+    return {
+        "report": report, "run": run, "summary": report["summary"], "levels": res.LEVELS,
+        "clauses": clauses, "ranks": ranks, "heat_rows": rows, "failures": failures,
+        "failures_total": len(bad), "waived_groups": waived_groups,
+        "skips": [{"test": t, "reason": m, "count": n} for (t, m), n in sorted(skips.items())],
+        "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": res.OUTCOMES,
+        "library_first_line": res.first_line(run.get("library_version")) or "unknown",
+    }
+
+
+def render(report):
+    return _environment().get_template("report.html.j2").render(**context(report))
+
+
+def compare_context(reports, names):
+    """Several runs side by side: one column per (run, variant)."""
+    columns = []
+    for i, (report, name) in enumerate(zip(reports, names)):
+        variants = sorted({r["variant"] for r in report["records"]}) or ["default"]
+        for v in variants:
+            columns.append({"run": i, "variant": v, "name": name, "report": report,
+                            "label": f"{report['run']['vendor']}" + ("" if v == "default" else f" [{v}]")})
+    rows = collections.OrderedDict()
+    for ci, col in enumerate(columns):
+        for r in col["report"]["records"]:
+            if r["variant"] != col["variant"]:
+                continue
+            test, _, n, what = res.record_key(r)
+            rows.setdefault((test, n, what), {})[ci] = r
+    differences = []
+    for (test, n, _), per_col in rows.items():
+        outcomes = [per_col[ci]["outcome"] if ci in per_col else None for ci in range(len(columns))]
+        if len(set(outcomes)) > 1:
+            any_r = next(iter(per_col.values()))
+            differences.append({"test": test, "ranks": n, "case_text": res.case_text(any_r.get("case")),
+                                "clause": any_r["clause"], "level": any_r["level"],
+                                "cells": [per_col.get(ci) for ci in range(len(columns))]})
+    # Clause x column and check x (column, rank count) summaries.
+    slugs = []
+    for report in reports:
+        for slug in list(report["spec"]["clauses"]) + [r["clause"] for r in report["records"]]:
+            if slug not in slugs:
+                slugs.append(slug)
+    catalogue = {}
+    for report in reports:
+        catalogue.update(report["spec"]["clauses"])
+    clause_rows = []
+    for slug in slugs:
+        cells = []
+        for col in columns:
+            c = res.count(r for r in col["report"]["records"] if r["clause"] == slug and r["variant"] == col["variant"])
+            cells.append({"counts": c, "total": sum(c.values()), "worst": worst(c)})
+        clause_rows.append({"slug": slug, "section": catalogue.get(slug, {}).get("section", "-"), "cells": cells})
+    ranks = sorted({n for report in reports for n in _ranks_of(report)})
+    tests = sorted({r["test"] for report in reports for r in report["records"]})
+    heat = []
+    for test in tests:
+        row = {"test": test, "groups": []}
+        for col in columns:
+            group = []
+            for n in ranks:
+                c = res.count(r for r in col["report"]["records"]
+                              if r["test"] == test and r["ranks"] == n and r["variant"] == col["variant"])
+                group.append({"ranks": n, "counts": c, "total": sum(c.values()), "worst": worst(c)})
+            row["groups"].append(group)
+        heat.append(row)
+    return {"columns": columns, "differences": differences[:MAX_ROWS], "differences_total": len(differences),
+            "clause_rows": clause_rows, "ranks": ranks, "heat": heat, "levels": res.LEVELS,
+            "first_line": res.first_line, "outcomes": res.OUTCOMES}
+
+
+def render_compare(reports, names):
+    return _environment().get_template("compare.html.j2").render(**compare_context(reports, names))

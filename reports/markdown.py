@@ -1,0 +1,105 @@
+"""A Markdown summary of one run that fits a merge-request comment.
+
+The verdict per level, the counts, the first failures with their replay
+commands, the waivers in use. It stays under MAX_CHARS (GitHub accepts 65536
+characters in a comment). Strings from a library or a command go into code
+spans or are escaped, so they cannot inject markup or HTML.
+"""
+import re
+
+from . import results as res
+
+MAX_CHARS = 60000
+MAX_FAILURES = 20
+MAX_MESSAGE = 400
+
+# Inline text: these are the characters that can start markup in the middle of a line.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def text(value, limit=None):
+    """Plain text for Markdown: one line, markup characters escaped, HTML made inert."""
+    s = " ".join(res.printable(value).split())
+    if limit and len(s) > limit:
+        s = s[:limit - 1] + "\u2026"
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
+def code(value, limit=None):
+    """An inline code span that holds any text (its fence is longer than any run of backticks in it)."""
+    s = " ".join(res.printable(value).split())
+    if limit and len(s) > limit:
+        s = s[:limit - 1] + "\u2026"
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or not s else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def render(report, report_link="report.html"):
+    run, summary = report["run"], report["summary"]
+    lines = [f"### ordo: {text(run['vendor'])}: {summary['verdict']}", ""]
+    lib = res.first_line(run.get("library_version")) or "library version unknown"
+    ranks = sorted({r["ranks"] for r in report["records"]}) or run.get("ranks", [])
+    lines.append(f"{text(lib)} · MPI {text(run.get('mpi_version') or '?')} · ordo {text(run['ordo_version'])} "
+                 f"({code((run['git'].get('commit') or 'unknown')[:12])}) · {summary['total']} checks at "
+                 f"rank counts {text(', '.join(map(str, ranks)) or 'none')}")
+    lines.append("")
+    if report["partial"]:
+        lines.append("> **Partial report**: " + text("; ".join(report["partial_reasons"])))
+        lines.append("")
+    lines.append("| level | verdict | checks | " + " | ".join(res.OUTCOMES) + " |")
+    lines.append("| --- | --- | ---: | " + " | ".join("---:" for _ in res.OUTCOMES) + " |")
+    for level in res.LEVELS:
+        lv = summary["levels"][level]
+        verdict = f"**{lv['verdict']}**" if lv["verdict"] == "fail" else lv["verdict"]
+        lines.append(f"| {level} | {verdict} | {lv['total']} | " +
+                     " | ".join(str(lv["outcomes"].get(o, 0)) for o in res.OUTCOMES) + " |")
+    lines.append("")
+    bad = [r for r in report["records"] if r["outcome"] in res.BAD]
+    entries = []
+    for r in bad[:MAX_FAILURES]:
+        entry = (f"- **{r['outcome']}** {code(r['test'])} at {r['ranks']} ranks [{code(r['clause'])}, "
+                 f"{r['level']}] {code(res.case_text(r.get('case')), 200)}\n"
+                 f"  {text(r.get('message', ''), MAX_MESSAGE)}")
+        replay = res.replay_command(r)
+        if replay:
+            entry += f"\n  replay: {code(replay, 1200)}"
+        entries.append(entry)
+    failures_at = len(lines)
+    waived = {}
+    for r in report["records"]:
+        if r["outcome"] == "waived":
+            waived[r.get("waiver") or "?"] = waived.get(r.get("waiver") or "?", 0) + 1
+    if waived:
+        known = {w["id"]: w for w in report["waivers"]["waivers"]}
+        lines.append(f"**Waived** ({sum(waived.values())} checks):")
+        lines.append("")
+        for wid, n in sorted(waived.items()):
+            w = known.get(wid, {})
+            lines.append(f"- {code(wid)}: {n} checks, expires {text(w.get('expires', '?'))}; "
+                         f"{text(w.get('reason', 'no reason recorded'), 300)} ({text(w.get('upstream', ''), 200)})")
+        lines.append("")
+    skipped = summary["outcomes"].get("skip", 0)
+    if skipped:
+        lines.append(f"{skipped} checks skipped (routine or feature absent); see the full report.")
+        lines.append("")
+    lines.append(f"<sub>Full report: {text(report_link)} · {report['schema']} · generated "
+                 f"{text(report['generated']['at'])}</sub>")
+    # The failures go in as far as the comment's size allows.
+    budget = MAX_CHARS - len("\n".join(lines)) - 200
+    kept = []
+    for entry in entries:
+        if budget - len(entry) - 1 < 0:
+            break
+        kept.append(entry)
+        budget -= len(entry) + 1
+    if bad:
+        head = f"**Failures** ({len(bad)}" + (f", the first {len(kept)} shown" if len(kept) < len(bad) else "") + "):"
+        block = [head, ""] + kept + ([f"- \u2026 and {len(bad) - len(kept)} more in the full report"]
+                                    if len(kept) < len(bad) else []) + [""]
+    else:
+        block = ["No check failed, crashed or timed out.", ""]
+    lines[failures_at:failures_at] = block
+    return "\n".join(lines) + "\n"

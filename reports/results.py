@@ -1,0 +1,333 @@
+"""results.json: build it from an output folder, validate it, read it back.
+
+An output folder of `ordo run` holds run.json (provenance, written at the end
+of the run) and journal.jsonl (one record per check, appended as each check
+completes). results.json joins them with the clause catalogue (spec/) and the
+waivers the run was judged with, and adds the verdicts derived from the
+records, so that every view can be generated from this one file.
+
+A report built while a run is under way, or after it was interrupted, says so:
+"partial" is true and "partial_reasons" tells why.
+"""
+import datetime
+import json
+import os
+import pathlib
+import re
+
+from . import deps
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCHEMA_ID = "ordo.results/1"
+SCHEMA_PATH = pathlib.Path(__file__).resolve().parent / "schema" / "results-1.schema.json"
+RESULTS_NAME = "results.json"
+
+LEVELS = ("MUST", "SHOULD", "DETECT", "INFO")
+OUTCOMES = ("pass", "fail", "crash", "timeout", "skip", "waived", "corrupt")
+# Outcomes that are findings: a check that did not pass and is not waived.
+BAD = ("fail", "crash", "timeout", "corrupt")
+
+
+class ReportError(Exception):
+    """A report cannot be built or read; the message is one line."""
+
+
+# ---- strings ---------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def printable(text):
+    """Control characters made visible (\\x00); XML and HTML cannot carry them."""
+    if text is None:
+        return ""
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), str(text))
+
+
+def first_line(text):
+    text = printable(text).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def case_text(case):
+    """The case parameters as one line, e.g. op=MPI_SUM datatype=MPI_INT count=17 root=0 comm=world."""
+    if not case:
+        return ""
+    order = ("op", "datatype", "count", "recvcounts", "root", "comm", "in_place", "mode", "seed")
+    parts = []
+    for key in order:
+        if key not in case:
+            continue
+        value = case[key]
+        if key == "recvcounts" and not value:
+            continue
+        if key == "in_place" and not value:
+            continue
+        if key == "mode" and value == "blocking":
+            continue
+        parts.append(f"{key}={json.dumps(value) if isinstance(value, (list, bool)) else value}")
+    if case.get("root_in_high_group"):
+        parts.append("root_in_high_group=true")
+    return " ".join(parts)
+
+
+def replay_command(record):
+    """The command that runs the record's case again (or its whole job, for a job that died)."""
+    if record.get("replay"):
+        return record["replay"]
+    if record.get("clause") == "harness.job":
+        return (f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')} "
+                f"--filter {record.get('test')}")
+    return ""
+
+
+def record_key(record):
+    """Identifies a check across runs: test, variant, rank count and the case itself."""
+    case = record.get("case")
+    what = json.dumps(case, sort_keys=True) if case else record.get("id", "")
+    return (record.get("test", ""), record.get("variant", "default"), record.get("ranks", 0), what)
+
+
+# ---- validation --------------------------------------------------------------
+
+_validators = {}
+
+
+def _validator(part=None):
+    if part not in _validators:
+        jsonschema = deps.require("jsonschema")
+        schema = json.loads(SCHEMA_PATH.read_text())
+        if part is not None:
+            schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{part}"}
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        _validators[part] = cls(schema)
+    return _validators[part]
+
+
+def schema_errors(document, part=None):
+    """Readable schema violations ("records/3/outcome: 'maybe' is not one of ..."), first ones first."""
+    errors = sorted(_validator(part).iter_errors(document), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in errors]
+
+
+def validate(document, what):
+    errors = schema_errors(document)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ReportError(f"{what} does not follow {SCHEMA_PATH.name}: {errors[0][:300]}{more}")
+
+
+# ---- verdicts ------------------------------------------------------------------
+
+def count(records):
+    counts = {}
+    for r in records:
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    return counts
+
+
+def level_verdict(level, counts):
+    total = sum(counts.values())
+    if total == 0:
+        return "not checked"
+    if level == "INFO":
+        return "recorded"
+    if any(counts.get(o) for o in BAD):
+        return "fail"
+    return "pass with waivers" if counts.get("waived") else "pass"
+
+
+def summarize(records, partial):
+    levels = {}
+    for level in LEVELS:
+        c = count(r for r in records if r["level"] == level)
+        levels[level] = {"total": sum(c.values()), "outcomes": c, "verdict": level_verdict(level, c)}
+    must = levels["MUST"]["verdict"]
+    if must == "fail":
+        verdict = "not conformant"
+    elif partial:
+        verdict = "incomplete"
+    elif not records:
+        verdict = "nothing checked"
+    elif must == "pass with waivers":
+        verdict = "conformant with waivers"
+    else:
+        verdict = "conformant"
+    return {"total": len(records), "outcomes": count(records), "levels": levels, "verdict": verdict}
+
+
+# ---- building --------------------------------------------------------------------
+
+def _corrupt(n, text, why, raw=None):
+    raw = raw if isinstance(raw, dict) else {}
+    ranks = raw.get("ranks") if isinstance(raw.get("ranks"), int) and raw.get("ranks") >= 1 else 1
+    return {"schema": "ordo.check/1", "id": f"journal-line-{n}", "test": "journal", "clause": "harness.journal",
+            "level": "MUST", "routine": None, "case": None, "ranks": ranks,
+            "vendor": str(raw.get("vendor", "unknown")), "variant": str(raw.get("variant", "default")),
+            "outcome": "corrupt", "message": f"journal line {n} {why}: {printable(text)[:300]}"}
+
+
+def read_journal(path):
+    """The journal's records; a line that is not a valid record becomes a 'corrupt' record."""
+    records, corrupt = [], 0
+    try:
+        lines = pathlib.Path(path).read_text(errors="replace").splitlines()
+    except OSError as e:
+        raise ReportError(f"cannot read the journal {path}: {e.strerror}")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            records.append(_corrupt(n, line, "is not JSON"))
+            corrupt += 1
+            continue
+        problems = schema_errors(record, "record") if isinstance(record, dict) else ["not an object"]
+        if problems:
+            records.append(_corrupt(n, line, f"is not a check record ({problems[0][:120]})", record))
+            corrupt += 1
+        else:
+            records.append(record)
+    return records, corrupt
+
+
+def _version():
+    try:
+        return (ROOT / "VERSION").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def _run_from_records(records):
+    vendors = sorted({r["vendor"] for r in records if r.get("vendor")})
+    return {
+        "schema": "ordo.run/1", "ordo_version": _version(), "git": {"commit": "unknown", "dirty": None},
+        "vendor": vendors[0] if len(vendors) == 1 else ("+".join(vendors) or "unknown"), "adapter": None,
+        "library_version": None, "mpi_version": None, "host": "unknown", "launcher": [], "command": [],
+        "variants": sorted({r["variant"] for r in records}) or ["default"],
+        "ranks": sorted({r["ranks"] for r in records}), "seed": None, "start": None, "end": None,
+    }
+
+
+_RUN_DEFAULTS = {"ordo_version": "unknown", "git": {"commit": "unknown", "dirty": None}, "vendor": "unknown",
+                 "library_version": None, "mpi_version": None, "host": "unknown", "launcher": [], "command": [],
+                 "variants": ["default"], "ranks": [], "seed": None, "start": None, "end": None}
+
+
+def _load_json(path, what):
+    try:
+        return json.loads(pathlib.Path(path).read_text())
+    except OSError as e:
+        raise ReportError(f"cannot read {what} {path}: {e.strerror}")
+    except ValueError as e:
+        raise ReportError(f"{what} {path} is not JSON: {e}")
+
+
+def _waivers_of(run):
+    """The waivers file of the adapter the run used, if it can still be found."""
+    adapter_path = run.get("adapter")
+    if not adapter_path or not pathlib.Path(adapter_path).is_file():
+        candidate = ROOT / "vendors" / run.get("vendor", "") / "adapter.json"
+        adapter_path = str(candidate) if candidate.is_file() else None
+    if not adapter_path:
+        return {"source": None, "waivers": []}
+    try:
+        adapter = json.loads(pathlib.Path(adapter_path).read_text())
+        path = pathlib.Path(adapter_path).parent / adapter.get("waivers", "waivers.json")
+        if not path.is_file():
+            return {"source": None, "waivers": []}
+        waivers = json.loads(path.read_text()).get("waivers", [])
+        return {"source": str(path), "waivers": [w for w in waivers if isinstance(w, dict)]}
+    except (OSError, ValueError, AttributeError):
+        return {"source": None, "waivers": []}
+
+
+def build(out_dir):
+    """results.json's content for an output folder (run.json + journal.jsonl), validated."""
+    out = pathlib.Path(out_dir)
+    journal = out / "journal.jsonl"
+    if not journal.is_file():
+        raise ReportError(f"{out} holds no journal.jsonl: not an output folder of `ordo run`")
+    records, corrupt = read_journal(journal)
+    reasons, notes = [], []
+    run_path = out / "run.json"
+    if run_path.is_file():
+        run = _load_json(run_path, "the run file")
+        if not isinstance(run, dict) or run.get("schema") != "ordo.run/1":
+            raise ReportError(f"{run_path} is not a run file of this ordo (schema ordo.run/1)")
+        for key, value in _RUN_DEFAULTS.items():
+            if key not in run:
+                run[key] = value
+                notes.append(f"run.json has no '{key}'")
+        if not run.get("end"):
+            reasons.append("the run has no end time: it was interrupted or is still under way")
+    else:
+        run = _run_from_records(records)
+        reasons.append("no run.json: the run was interrupted or is still under way (provenance unknown)")
+    if corrupt:
+        reasons.append(f"{corrupt} journal line(s) could not be read as check records")
+    expected = run.get("summary")
+    if isinstance(expected, dict) and sum(expected.values()) != len(records):
+        reasons.append(f"run.json counts {sum(expected.values())} checks, the journal holds {len(records)}")
+    spec_path = ROOT / "spec" / "clauses.json"
+    spec = _load_json(spec_path, "the clause catalogue")
+    partial = bool(reasons)
+    results = {
+        "schema": SCHEMA_ID,
+        "generated": {"by": f"ordo {_version()} reports", "at": _now(), "from": [str(run_path), str(journal)],
+                      "notes": notes},
+        "partial": partial,
+        "partial_reasons": reasons,
+        "run": run,
+        "spec": {"standard": spec.get("standard", "MPI-4.1"), "clauses": spec.get("clauses", {})},
+        "waivers": _waivers_of(run),
+        "summary": summarize(records, partial),
+        "records": records,
+    }
+    validate(results, f"the report built from {out}")
+    return results
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def write(out_dir, dest=None):
+    """Builds results.json in the output folder (or at dest), validated when written and read back."""
+    results = build(out_dir)
+    path = pathlib.Path(dest) if dest else pathlib.Path(out_dir) / RESULTS_NAME
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(results, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ReportError(f"cannot write {path}: {e.strerror}")
+    return load(path), path
+
+
+def load(path):
+    """Reads results.json (or the results.json of an output folder) and validates it."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        path = path / RESULTS_NAME
+    document = _load_json(path, "the report")
+    if not isinstance(document, dict) or not str(document.get("schema", "")).startswith("ordo.results/"):
+        raise ReportError(f"{path} is not an ordo report (no \"schema\": \"{SCHEMA_ID}\")")
+    if document["schema"] != SCHEMA_ID:
+        raise ReportError(f"{path} is a report of schema {document['schema']}; this ordo reads {SCHEMA_ID}")
+    validate(document, str(path))
+    return document
+
+
+def obtain(path):
+    """A report from results.json, or from an output folder (rebuilt when its journal is there)."""
+    p = pathlib.Path(path)
+    if p.is_dir() and (p / "journal.jsonl").is_file():
+        return build(p)
+    if p.is_dir() and not (p / RESULTS_NAME).is_file():
+        raise ReportError(f"{p} holds neither journal.jsonl nor {RESULTS_NAME}")
+    if not p.exists():
+        raise ReportError(f"{p} does not exist")
+    return load(p)
