@@ -168,7 +168,17 @@ def _corrupt(n, text, why, raw=None):
             "outcome": "corrupt", "message": f"journal line {n} {why}: {printable(text)[:300]}"}
 
 
-def read_journal(path):
+def _normalize(record, n, vendor):
+    """Fills what a runner's record of a dead job may lack, so that it reads like a harness record."""
+    defaults = {"id": f"journal-line-{n}", "test": "unknown", "clause": "harness.job", "level": "MUST",
+                "vendor": vendor or "unknown", "variant": "default", "message": ""}
+    for key, value in defaults.items():
+        if record.get(key) in (None, ""):
+            record[key] = value
+    return record
+
+
+def read_journal(path, vendor=None):
     """The journal's records; a line that is not a valid record becomes a 'corrupt' record."""
     records, corrupt = [], 0
     try:
@@ -184,6 +194,8 @@ def read_journal(path):
             records.append(_corrupt(n, line, "is not JSON"))
             corrupt += 1
             continue
+        if isinstance(record, dict):
+            _normalize(record, n, vendor)
         problems = schema_errors(record, "record") if isinstance(record, dict) else ["not an object"]
         if problems:
             records.append(_corrupt(n, line, f"is not a check record ({problems[0][:120]})", record))
@@ -250,13 +262,13 @@ def build(out_dir):
     journal = out / "journal.jsonl"
     if not journal.is_file():
         raise ReportError(f"{out} holds no journal.jsonl: not an output folder of `ordo run`")
-    records, corrupt = read_journal(journal)
     reasons, notes = [], []
     run_path = out / "run.json"
-    if run_path.is_file():
-        run = _load_json(run_path, "the run file")
-        if not isinstance(run, dict) or run.get("schema") != "ordo.run/1":
-            raise ReportError(f"{run_path} is not a run file of this ordo (schema ordo.run/1)")
+    run = _load_json(run_path, "the run file") if run_path.is_file() else None
+    if run is not None and (not isinstance(run, dict) or run.get("schema") != "ordo.run/1"):
+        raise ReportError(f"{run_path} is not a run file of this ordo (schema ordo.run/1)")
+    records, corrupt = read_journal(journal, run.get("vendor") if run else None)
+    if run is not None:
         for key, value in _RUN_DEFAULTS.items():
             if key not in run:
                 run[key] = value

@@ -54,10 +54,10 @@ int mpi_root(const ref::Case& c, const ZooComm& z, const ref::RankPlan& p) {
 
 // The receive counts this rank passes to Reduce_scatter (its own group's).
 std::vector<int> scatter_counts(const ref::Case& c, const ZooComm& z) {
-  if (!z.topology.inter) return c.recvcounts;
+  const std::vector<int> rc = ref::effective_recvcounts(c, z.topology);
+  if (!z.topology.inter) return rc;
   const auto lo = static_cast<std::ptrdiff_t>(z.topology.size_low);
-  return z.role.group == 0 ? std::vector<int>(c.recvcounts.begin(), c.recvcounts.begin() + lo)
-                           : std::vector<int>(c.recvcounts.begin() + lo, c.recvcounts.end());
+  return z.role.group == 0 ? std::vector<int>(rc.begin(), rc.begin() + lo) : std::vector<int>(rc.begin() + lo, rc.end());
 }
 
 #ifdef ORDO_HAVE_LARGE_COUNT
@@ -101,7 +101,7 @@ int invoke(const Args& k) {
   const int count = c.count;
   const std::vector<int> counts = c.routine == Routine::reduce_scatter ? scatter_counts(c, k.z) : std::vector<int>{};
   const int block = c.routine == Routine::reduce_scatter_block && k.z.topology.inter
-                        ? c.recvcounts[static_cast<std::size_t>(k.z.role.group)]
+                        ? ref::effective_recvcounts(c, k.z.topology)[static_cast<std::size_t>(k.z.role.group)]
                         : c.count;
   const int root = mpi_root(c, k.z, k.plan);
   if (c.routine == Routine::reduce_locals)
@@ -271,6 +271,7 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
       }
     }
     plan = ref::plan(c, z.topology, z.role, erroneous);
+    dt = ref::Datatype::parse(plan.datatype);
   } catch (const std::exception& e) {
     out.verdict = fail(std::string("ordo: the case is not valid: ") + e.what());
     return out;

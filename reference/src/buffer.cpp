@@ -101,6 +101,21 @@ void copy_elements(const Buffer& src, int src_first, Buffer& dst, int dst_first,
                     static_cast<std::size_t>(r.end - r.begin));
 }
 
+Buffer convert(const Buffer& src, const Datatype& to) {
+  const auto& a = src.type().typemap();
+  const auto& b = to.typemap();
+  if (a.size() != b.size()) throw UsageError("convert: the datatypes have different type signatures");
+  for (std::size_t j = 0; j < a.size(); ++j)
+    if (a[j].type != b[j].type) throw UsageError("convert: the datatypes have different type signatures");
+  Buffer dst(to, src.count());
+  for (int k = 0; k < src.count(); ++k)
+    for (std::size_t j = 0; j < a.size(); ++j)
+      for (const ByteRange& r : leaf_ranges(a[j].type))
+        std::memcpy(dst.element(k) + b[j].disp + r.begin, src.element(k) + a[j].disp + r.begin,
+                    static_cast<std::size_t>(r.end - r.begin));
+  return dst;
+}
+
 std::string format_leaf(Basic b, const std::byte* p) {
   const BasicInfo& bi = info(b);
   if (bi.group == TypeGroup::pair)

@@ -53,7 +53,7 @@ std::string_view mpi_routine_name(Routine r, Mode m) {
 std::string Case::to_json() const {
   std::ostringstream o;
   o << "{\"routine\":" << quote(routine_name(routine)) << ",\"op\":" << quote(op)
-    << ",\"datatype\":" << quote(datatype) << ",\"count\":" << count << ",\"recvcounts\":[";
+    << ",\"datatype\":" << quote(datatype) << ",\"root_datatype\":" << quote(root_datatype) << ",\"count\":" << count << ",\"recvcounts\":[";
   for (std::size_t i = 0; i < recvcounts.size(); ++i) o << (i ? "," : "") << recvcounts[i];
   o << "],\"root\":" << root << ",\"comm\":" << quote(comm)
     << ",\"root_in_high_group\":" << (root_in_high_group ? "true" : "false")
@@ -88,7 +88,7 @@ Case Case::from_json(std::string_view text) {
     return v->integer;
   };
   for (const auto& [k, v] : doc.fields) {
-    static const char* known[] = {"routine", "op", "datatype", "count", "recvcounts", "root", "comm",
+    static const char* known[] = {"routine", "op", "datatype", "root_datatype", "count", "recvcounts", "root", "comm",
                                   "root_in_high_group", "in_place", "null_insignificant", "mode",
                                   "locals_in_is_in_place", "locals_arg_is_in_place",
                                   "locals_arg_is_in", "large_count", "exact",
@@ -104,6 +104,7 @@ Case Case::from_json(std::string_view text) {
   }
   if (auto v = get("op", K::string)) c.op = v->str;
   if (auto v = get("datatype", K::string)) c.datatype = v->str;
+  if (auto v = get("root_datatype", K::string)) c.root_datatype = v->str;
   if (auto n = integer("count", 0, kIntMax)) c.count = static_cast<int>(*n);
   if (auto v = get("recvcounts", K::array))
     for (const json::Value& x : v->items) {
@@ -143,6 +144,7 @@ std::string Case::describe() const {
   }
   if (routine == Routine::reduce)
     o << " root=" << root << (root_in_high_group ? " (high group)" : "");
+  if (!root_datatype.empty()) o << " root_datatype=" << root_datatype;
   o << " comm=" << comm;
   if (in_place) o << " in_place";
   if (!null_insignificant) o << " (buffers passed where not significant)";

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "ordo/reference/errors.h"
@@ -48,7 +49,21 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
       const long long r = (1LL << (bits - 1)) / 16;
       return static_cast<long long>(u % static_cast<std::uint64_t>(2 * r + 1)) - r;
     }
-    return static_cast<long long>(u);  // MAX/MIN/bitwise: every bit pattern
+    // MAX/MIN/bitwise: every bit pattern, and often the type's edges.
+    if (((u >> 56) & 7) < 3) {
+      const long long lo = bits == 64 ? std::numeric_limits<long long>::min() : -(1LL << (bits - 1));
+      const long long hi = bits == 64 ? std::numeric_limits<long long>::max() : (1LL << (bits - 1)) - 1;
+      return pick<long long>(u >> 48, {lo, hi, 0, -1, 1, lo + 1, hi - 1});
+    }
+    return static_cast<long long>(u);
+  };
+  // Unsigned: every bit pattern (arithmetic wraps), often the edges and the
+  // values whose signed reading is negative.
+  auto uint = [&](int bits) -> std::uint64_t {
+    const std::uint64_t max = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+    if (logical) return pick<std::uint64_t>(u, {0, 1, max, 2});
+    if (((u >> 56) & 7) < 3) return pick<std::uint64_t>(u >> 48, {0, max, 1, max - 1, (max >> 1) + 1, max >> 1});
+    return u & max;
   };
   auto real = [&]() -> double {
     if (!exact) {  // full mantissas over 40 binades: rounding depends on the order
@@ -59,21 +74,28 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
     if (op == PredefinedOp::SUM) return static_cast<double>(static_cast<long long>(u % 2049) - 1024);
     return std::ldexp(static_cast<double>(static_cast<std::int32_t>(u)), -static_cast<int>((u >> 40) % 24));
   };
+  // MAX / MIN on floating point: also the extremes of the type.
+  const bool float_edge = (op == PredefinedOp::MAX || op == PredefinedOp::MIN) && exact && ((u >> 56) & 7) < 2;
+  auto edge = [&](auto type_tag) {
+    using T = decltype(type_tag);
+    return pick<T>(u >> 48, {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max(),
+                             std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                             std::numeric_limits<T>::min(), T(1), T(-1)});
+  };
   switch (s) {
     case Scalar::i8: return put<std::int8_t>(p, static_cast<std::int8_t>(sint(8)));
     case Scalar::i16: return put<std::int16_t>(p, static_cast<std::int16_t>(sint(16)));
     case Scalar::i32: return put<std::int32_t>(p, static_cast<std::int32_t>(sint(32)));
     case Scalar::i64: return put<std::int64_t>(p, static_cast<std::int64_t>(sint(64)));
     case Scalar::u8:
-    case Scalar::byte:
-      return put<std::uint8_t>(p, logical ? pick<std::uint8_t>(u, {0, 1, 255, 2}) : static_cast<std::uint8_t>(u));
-    case Scalar::u16: return put<std::uint16_t>(p, logical ? pick<std::uint16_t>(u, {0, 1, 65535}) : static_cast<std::uint16_t>(u));
-    case Scalar::u32: return put<std::uint32_t>(p, logical ? pick<std::uint32_t>(u, {0, 1, 0x80000000u}) : static_cast<std::uint32_t>(u));
-    case Scalar::u64: return put<std::uint64_t>(p, logical ? pick<std::uint64_t>(u, {0, 1, 1ULL << 63}) : u);
-    case Scalar::f32: return put<float>(p, static_cast<float>(real()));
-    case Scalar::f64: return put<double>(p, real());
+    case Scalar::byte: return put<std::uint8_t>(p, static_cast<std::uint8_t>(uint(8)));
+    case Scalar::u16: return put<std::uint16_t>(p, static_cast<std::uint16_t>(uint(16)));
+    case Scalar::u32: return put<std::uint32_t>(p, static_cast<std::uint32_t>(uint(32)));
+    case Scalar::u64: return put<std::uint64_t>(p, uint(64));
+    case Scalar::f32: return put<float>(p, float_edge ? edge(float{}) : static_cast<float>(real()));
+    case Scalar::f64: return put<double>(p, float_edge ? edge(double{}) : real());
     case Scalar::f80: {
-      long double v = real();
+      long double v = float_edge ? edge(static_cast<long double>(0)) : real();
       std::memset(p, 0, sizeof v);
       return put<long double>(p, v);
     }
@@ -182,12 +204,45 @@ Buffer make_recv_initial(const Case& c, const Datatype& dt, int count, int group
   return Buffer(dt, count, std::byte{0x5A});
 }
 
+std::vector<int> effective_recvcounts(const Case& c, const Topology& t) {
+  if (!c.recvcounts.empty()) return c.recvcounts;
+  if (c.routine == Routine::reduce_scatter_block) {
+    if (!t.inter) return {};
+    // low * size_low == high * size_high: each group scatters count * other size... elements.
+    return {c.count * t.size_high, c.count * t.size_low};
+  }
+  auto pattern = [&](int n) {
+    std::vector<int> v;
+    for (int i = 0; i < n; ++i) v.push_back(std::max(0, c.count + (i % 3) - 1));
+    return v;
+  };
+  std::vector<int> v = pattern(t.size_low);
+  if (!t.inter) return v;
+  const int total = std::accumulate(v.begin(), v.end(), 0);
+  std::vector<int> high(static_cast<std::size_t>(t.size_high), total / t.size_high);
+  high.back() += total % t.size_high;
+  v.insert(v.end(), high.begin(), high.end());
+  return v;
+}
+
 void validate_case(const Case& c, const Topology& t) {
   const Datatype dt = Datatype::parse(c.datatype);
   const Op op = op_for_case(c);
   op.check_usable_with(dt);
   if (witness::is_witness(c.op)) witness::check_datatype(dt);
   if (c.count < 0) throw UsageError("negative count");
+  if (c.root_datatype.empty() && dt.overlaps_itself(std::max(1, c.count)))
+    throw SemanticsError("buffers.recv-overlap", "datatype " + dt.text() +
+                                                     " overlaps itself and lays out a receive buffer");
+  if (!c.root_datatype.empty()) {
+    if (c.routine != Routine::reduce) throw UsageError("root_datatype applies to MPI_Reduce only");
+    const Datatype rdt = Datatype::parse(c.root_datatype);
+    op.check_usable_with(rdt);
+    convert(Buffer(dt, 1), rdt);  // throws unless the type signatures match
+    if (rdt.overlaps_itself(c.count))
+      throw SemanticsError("buffers.recv-overlap", "the root's datatype " + rdt.text() +
+                                                       " overlaps itself; it lays out a receive buffer");
+  }
   if (c.alias_send_recv)
     throw SemanticsError("buffers.send-recv-aliasing",
                          "the send and receive buffers of a collective may not be the same memory "
@@ -208,19 +263,20 @@ void validate_case(const Case& c, const Topology& t) {
   }
   if (c.routine == Routine::reduce_scatter) {
     const std::size_t need = static_cast<std::size_t>(t.inter ? t.size_low + t.size_high : p);
-    if (c.recvcounts.size() != need)
+    const std::vector<int> rc = effective_recvcounts(c, t);
+    if (rc.size() != need)
       throw UsageError("reduce_scatter needs " + std::to_string(need) + " recvcounts");
-    for (int x : c.recvcounts)
+    for (int x : rc)
       if (x < 0) throw UsageError("negative recvcount");
     if (t.inter) {
-      const int a = std::accumulate(c.recvcounts.begin(), c.recvcounts.begin() + t.size_low, 0);
-      const int b = std::accumulate(c.recvcounts.begin() + t.size_low, c.recvcounts.end(), 0);
+      const int a = std::accumulate(rc.begin(), rc.begin() + t.size_low, 0);
+      const int b = std::accumulate(rc.begin() + t.size_low, rc.end(), 0);
       if (a != b) throw UsageError("reduce_scatter on an intercommunicator: both groups must reduce the same number of elements");
     }
   }
   if (c.routine == Routine::reduce_scatter_block && t.inter) {
-    if (c.recvcounts.size() != 2 ||
-        c.recvcounts[0] * t.size_low != c.recvcounts[1] * t.size_high)
+    const std::vector<int> rc = effective_recvcounts(c, t);
+    if (rc.size() != 2 || rc[0] * t.size_low != rc[1] * t.size_high)
       throw UsageError("reduce_scatter_block on an intercommunicator needs recvcounts [low, high] "
                        "with low*size_low == high*size_high");
   }
@@ -232,7 +288,17 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   const Datatype dt = Datatype::parse(c.datatype);
   const Op op = op_for_case(c);
   RankPlan pl;
+  pl.datatype = c.datatype;
   using RR = RankPlan::RootRole;
+  // Reduce with a root datatype: the root's buffers are laid out by it, and
+  // the other ranks' inputs are what the library reads through theirs.
+  const bool root_dt = c.routine == Routine::reduce && !c.root_datatype.empty();
+  const Datatype rdt = root_dt ? Datatype::parse(c.root_datatype) : dt;
+  auto as_root_layout = [&](std::vector<Buffer> v) {
+    if (root_dt)
+      for (Buffer& b : v) b = convert(b, rdt);
+    return v;
+  };
 
   auto inputs = [&](int group, int size, int count) {
     std::vector<Buffer> v;
@@ -268,7 +334,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     int send_count = c.count, recv_count = c.count;
     std::vector<int> counts;
     if (c.routine == Routine::reduce_scatter) {
-      counts = c.recvcounts;
+      counts = effective_recvcounts(c, t);
       send_count = std::accumulate(counts.begin(), counts.end(), 0);
       recv_count = counts[r];
     } else if (c.routine == Routine::reduce_scatter_block) {
@@ -277,17 +343,21 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
       recv_count = c.count;
     }
     const int recv_alloc = c.in_place ? send_count : recv_count;
-    auto send = inputs(0, p, send_count);
+    const auto send_own = inputs(0, p, send_count);  // as each rank lays it out
+    auto send = as_root_layout(send_own);
+    if (root_dt) send[static_cast<std::size_t>(c.root)] = make_input(c, rdt, send_count, 0, c.root);
     std::vector<Buffer> recv;
     for (int q = 0; q < p; ++q) {
       // Each rank's own receive size: with uneven recvcounts, rank q's block
       // need not fit in this rank's buffer.
       const int alloc_q = c.in_place || counts.empty() ? recv_alloc : counts[q];
       const bool in_place_here = c.in_place && (c.routine != Routine::reduce || q == c.root);
-      recv.push_back(in_place_here ? make_input(c, dt, alloc_q, 0, q)
-                                   : make_recv_initial(c, dt, alloc_q, 0, q));
+      const Datatype& qdt = root_dt && q == c.root ? rdt : dt;
+      recv.push_back(in_place_here ? make_input(c, qdt, alloc_q, 0, q)
+                                   : make_recv_initial(c, qdt, alloc_q, 0, q));
     }
     pl.recv_initial = recv[r];
+    if (root_dt && r == c.root) pl.datatype = c.root_datatype;
     std::vector<bool> defined(p, true);
     if (expect) switch (c.routine) {
       case Routine::reduce: reduce(send, op, c.root, recv, c.in_place); break;
@@ -308,7 +378,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     pl.result_defined = defined[r];
     const bool in_place_here = c.in_place && is_root;
     pl.send_significant = !in_place_here;
-    if (!in_place_here) pl.send = send[r];
+    if (!in_place_here) pl.send = root_dt && r != c.root ? send_own[r] : send[r];
     if (pl.recv_significant && expect) pl.recv_expected = recv[r];
     return pl;
   }
@@ -323,10 +393,11 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
       pl.send_significant = false;
       if (me.rank == c.root) {
         pl.root_role = RR::root;
-        Buffer recv = make_recv_initial(c, dt, c.count, me.group, me.rank);
+        Buffer recv = make_recv_initial(c, rdt, c.count, me.group, me.rank);
         pl.recv_initial = recv;
+        if (root_dt) pl.datatype = c.root_datatype;
         if (expect) {
-          reduce_intercomm(inputs(other, sizes[other], c.count), op, recv);
+          reduce_intercomm(as_root_layout(inputs(other, sizes[other], c.count)), op, recv);
           pl.recv_expected = recv;
         }
       } else {
@@ -343,13 +414,15 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   std::vector<int> counts_of[2];
   int send_count = c.count;
   if (c.routine == Routine::reduce_scatter) {
-    counts_of[0].assign(c.recvcounts.begin(), c.recvcounts.begin() + t.size_low);
-    counts_of[1].assign(c.recvcounts.begin() + t.size_low, c.recvcounts.end());
+    const std::vector<int> rc = effective_recvcounts(c, t);
+    counts_of[0].assign(rc.begin(), rc.begin() + t.size_low);
+    counts_of[1].assign(rc.begin() + t.size_low, rc.end());
     send_count = std::accumulate(counts_of[0].begin(), counts_of[0].end(), 0);
   } else if (c.routine == Routine::reduce_scatter_block) {
-    counts_of[0].assign(t.size_low, c.recvcounts[0]);
-    counts_of[1].assign(t.size_high, c.recvcounts[1]);
-    send_count = c.recvcounts[0] * t.size_low;
+    const std::vector<int> rc = effective_recvcounts(c, t);
+    counts_of[0].assign(t.size_low, rc[0]);
+    counts_of[1].assign(t.size_high, rc[1]);
+    send_count = rc[0] * t.size_low;
   }
   // Allreduce (and Scan / Exscan, erroneous here: DETECT) receive count elements.
   const bool scattered =

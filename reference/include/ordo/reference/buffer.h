@@ -46,6 +46,11 @@ class Buffer {
 // Both buffers must have the same datatype.
 void copy_elements(const Buffer& src, int src_first, Buffer& dst, int dst_first, int n);
 
+// The same data in another layout: the values of src's leaves, read in
+// typemap order (what a library reads from src), written into a buffer of
+// datatype `to`, which must have the same type signature per element.
+Buffer convert(const Buffer& src, const Datatype& to);
+
 // Where two buffers of the same datatype first differ, by value (only the
 // significant bytes of each scalar) inside the typemap, and by byte outside it.
 struct Difference {

@@ -25,8 +25,15 @@ struct Case {
   Routine routine = Routine::reduce;
   std::string op = "MPI_SUM";        // an MPI_ predefined op name or a witness name
   std::string datatype = "MPI_INT";  // text form of ordo::ref::Datatype
+  // MPI_Reduce only: the datatype the root passes (same type signature). The
+  // other ranks' send datatype may then overlap itself, which is allowed in a
+  // send buffer and erroneous in the root's receive buffer (MPI-4.1 6.9.1).
+  std::string root_datatype;
   int count = 1;                     // elements per send buffer (reduce_scatter: derived)
-  std::vector<int> recvcounts;       // reduce_scatter: per rank (of the receiving group)
+  // reduce_scatter: per rank (low group's, then high group's); empty: an
+  // uneven pattern with zeros (see ordo::ref::effective_recvcounts).
+  // reduce_scatter_block on an intercommunicator: {low group's, high group's}.
+  std::vector<int> recvcounts;
   int root = 0;                      // reduce: rank of the root in its group
   std::string comm = "world";        // communicator shape, see conformance/harness/comm_zoo.h
   bool root_in_high_group = false;   // intercommunicator reduce: which group holds the root

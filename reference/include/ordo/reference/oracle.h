@@ -24,7 +24,15 @@ struct Role {
   int rank = 0;   // rank in its group
 };
 
+// The recvcounts of a reduce_scatter case on a topology: the case's own, or
+// the default uneven pattern (rank i of a group gets count + (i % 3) - 1
+// elements, at least 0; on an intercommunicator the high group's counts are
+// rebalanced so that both groups reduce the same number of elements).
+// reduce_scatter_block on an intercommunicator: {low, high} per-rank counts.
+std::vector<int> effective_recvcounts(const Case& c, const Topology& t);
+
 struct RankPlan {
+  std::string datatype;           // the datatype (text) this rank passes
   int send_count = 0;
   int recv_count = 0;
   bool send_significant = true;   // false: pass MPI's value of "not significant" (NULL)

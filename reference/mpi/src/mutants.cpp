@@ -1,0 +1,79 @@
+#include "mutants.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace ordo::refmpi {
+namespace {
+
+// Names in the order of the enum; vendors/mutants/mutants.json lists the same
+// names with their descriptions (the mutant driver checks that they agree).
+constexpr const char* kNames[] = {
+    "none",
+    "reverse-rank-order",
+    "pairs-out-of-order",
+    "fold-from-root",
+    "swap-operands",
+    "reduce-local-swapped",
+    "reduce-locals-swapped-inputs",
+    "result-at-wrong-root",
+    "intercomm-root-off-by-one",
+    "ignore-in-place",
+    "intercomm-own-group",
+    "write-holes",
+    "datatype-as-contiguous",
+    "modify-send-buffer",
+    "write-past-end",
+    "wrong-datatype-handle",
+    "user-fn-len-zero",
+    "split-len-same-offset",
+    "drop-last-element",
+    "count-zero-writes",
+    "max-as-min-int",
+    "minloc-tie-larger-index",
+    "scan-exclusive",
+    "exscan-rank1-inclusive",
+    "reduce-scatter-shifted",
+    "nonblocking-result-not-written",
+    "persistent-start-no-op",
+    "hang-reduce-at-4-ranks",
+    "crash-allreduce-large-count",
+};
+static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Mutant::count_),
+              "one name per mutant");
+
+}  // namespace
+
+const char* mutant_name(Mutant m) {
+  const int i = static_cast<int>(m);
+  return i >= 0 && i < static_cast<int>(Mutant::count_) ? kNames[i] : "?";
+}
+
+#ifdef ORDO_REFMPI_MUTANTS
+Mutant active_mutant() {
+  static const Mutant active = [] {
+    const char* want = std::getenv("ORDO_MUTANT");
+    if (want == nullptr || *want == '\0') return Mutant::none;
+    for (int i = 0; i < static_cast<int>(Mutant::count_); ++i)
+      if (std::strcmp(want, kNames[i]) == 0) return static_cast<Mutant>(i);
+    // A typo must not pass for a detected mutant: stop with a distinct code.
+    std::fprintf(stderr, "ordo mutant MPI: unknown ORDO_MUTANT '%s'\n", want);
+    std::_Exit(97);
+  }();
+  return active;
+}
+#endif
+
+}  // namespace ordo::refmpi
+
+// For the mutant driver and the tests: the names this library knows, one a
+// line (the reference library knows only "none").
+extern "C" __attribute__((visibility("default"))) void ordo_refmpi_print_mutants(void) {
+#ifdef ORDO_REFMPI_MUTANTS
+  for (int i = 0; i < static_cast<int>(ordo::refmpi::Mutant::count_); ++i)
+    std::printf("%s\n", ordo::refmpi::mutant_name(static_cast<ordo::refmpi::Mutant>(i)));
+#else
+  std::printf("none\n");
+#endif
+}

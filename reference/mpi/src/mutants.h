@@ -1,0 +1,69 @@
+// Fault injection for the mutant vendor (vendors/mutants/): the same source
+// built twice. In the reference library (ORDO_REFMPI_MUTANTS undefined)
+// every hook is the constant false and compiles away; in the mutant library
+// exactly one fault, named by the environment variable ORDO_MUTANT, is
+// active in each process. vendors/mutants/mutants.json describes each one.
+#pragma once
+
+namespace ordo::refmpi {
+
+enum class Mutant {
+  none,
+  // ordering
+  reverse_rank_order,
+  pairs_out_of_order,
+  fold_from_root,
+  // operand orientation
+  swap_operands,
+  reduce_local_swapped,
+  reduce_locals_swapped_inputs,
+  // roots
+  result_at_wrong_root,
+  intercomm_root_off_by_one,
+  // in-place
+  ignore_in_place,
+  // intercommunicator groups
+  intercomm_own_group,
+  // datatypes and holes
+  write_holes,
+  datatype_as_contiguous,
+  // buffers
+  modify_send_buffer,
+  write_past_end,
+  // the user-function contract
+  wrong_datatype_handle,
+  user_fn_len_zero,
+  split_len_same_offset,
+  // counts
+  drop_last_element,
+  count_zero_writes,
+  // the op table
+  max_as_min_int,
+  minloc_tie_larger_index,
+  // scan and exscan
+  scan_exclusive,
+  exscan_rank1_inclusive,
+  // reduce_scatter
+  reduce_scatter_shifted,
+  // nonblocking and persistent forms
+  nonblocking_result_not_written,
+  persistent_start_no_op,
+  // failures of the process
+  hang_reduce_at_4_ranks,
+  crash_allreduce_large_count,
+  count_
+};
+
+// The name ORDO_MUTANT uses ("reverse-rank-order"), "none" for Mutant::none.
+const char* mutant_name(Mutant m);
+
+#ifdef ORDO_REFMPI_MUTANTS
+// The mutant of this process (ORDO_MUTANT, read once; an unknown name aborts).
+Mutant active_mutant();
+inline bool mutant(Mutant m) { return active_mutant() == m; }
+#else
+constexpr Mutant active_mutant() { return Mutant::none; }
+constexpr bool mutant(Mutant) { return false; }
+#endif
+
+}  // namespace ordo::refmpi

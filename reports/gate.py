@@ -1,0 +1,145 @@
+"""The regression gate: is a new run worse than a baseline run?
+
+A check is matched across the two runs by its test, variant, rank count and
+case (results.record_key). The gate fails (exit 1) when
+
+  - a check is bad in the new run (fail, crash, timeout, corrupt) and was not
+    bad in the baseline (pass, waived, skip) or is new: a regression;
+  - a waiver of the new run's vendor has no reason, no valid expiry date, or
+    has expired; or a waived check names a waiver that does not exist;
+  - the new run is partial (interrupted: it cannot show that nothing got worse).
+
+It lists, without failing: checks still failing as in the baseline, checks
+fixed, checks newly waived or skipped, and baseline checks the new run lacks.
+"""
+import datetime
+import json
+import pathlib
+import re
+
+from . import results as res
+
+EXIT_PASS, EXIT_FAIL = 0, 1
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def waiver_problems(waivers, today):
+    """Problems of a waivers list: missing reason, missing or malformed expiry, expired."""
+    problems = []
+    for i, w in enumerate(waivers):
+        wid = w.get("id") or f"#{i}"
+        if not w.get("id"):
+            problems.append(f"waiver {wid} has no id")
+        if not str(w.get("reason", "")).strip():
+            problems.append(f"waiver {wid} has no reason")
+        expires = str(w.get("expires", ""))
+        if not expires:
+            problems.append(f"waiver {wid} has no expiry date (\"expires\": \"YYYY-MM-DD\")")
+            continue
+        try:
+            if not _DATE.match(expires):
+                raise ValueError
+            date = datetime.date.fromisoformat(expires)
+        except ValueError:
+            problems.append(f"waiver {wid} has a malformed expiry date '{expires}' (use YYYY-MM-DD)")
+            continue
+        if date < today:
+            problems.append(f"waiver {wid} expired on {expires}: fix the library, or renew the waiver with a "
+                            f"reason (reason: {str(w.get('reason', ''))[:160]})")
+    return problems
+
+
+def load_waivers(path):
+    try:
+        doc = json.loads(pathlib.Path(path).read_text())
+    except OSError as e:
+        raise res.ReportError(f"cannot read the waivers file {path}: {e.strerror}")
+    except ValueError as e:
+        raise res.ReportError(f"the waivers file {path} is not JSON: {e}")
+    waivers = doc.get("waivers") if isinstance(doc, dict) else None
+    if not isinstance(waivers, list) or not all(isinstance(w, dict) for w in waivers):
+        raise res.ReportError(f"the waivers file {path} has no \"waivers\" list of objects")
+    return waivers
+
+
+def default_waivers(report, root=res.ROOT):
+    """vendors/<vendor>/waivers.json of this checkout, else the copy embedded in the report."""
+    path = pathlib.Path(root) / "vendors" / report["run"]["vendor"] / "waivers.json"
+    if path.is_file():
+        return load_waivers(path), str(path)
+    return report["waivers"]["waivers"], "the waivers embedded in the new report"
+
+
+def _describe(r):
+    case = res.case_text(r.get("case"))
+    return f"{r['test']} at {r['ranks']} ranks" + (f" [{case}]" if case else "") + \
+        (f" (variant {r['variant']})" if r.get("variant", "default") != "default" else "")
+
+
+def compare(baseline, new, waivers, today):
+    """The gate's decision: a dict with the lists and 'passed'."""
+    old = {res.record_key(r): r for r in baseline["records"]}
+    seen = set()
+    regressions, still_bad, fixed, newly_waived, newly_skipped, new_checks = [], [], [], [], [], 0
+    for r in new["records"]:
+        key = res.record_key(r)
+        seen.add(key)
+        before = old.get(key)
+        was = before["outcome"] if before else None
+        now = r["outcome"]
+        if now in res.BAD:
+            if was in res.BAD:
+                still_bad.append((r, was))
+            else:
+                regressions.append((r, was))
+        elif was in res.BAD:
+            fixed.append((r, was))
+        elif now == "waived" and was not in (None, "waived"):
+            newly_waived.append((r, was))
+        elif now == "skip" and was not in (None, "skip"):
+            newly_skipped.append((r, was))
+        if before is None:
+            new_checks += 1
+    missing = [r for key, r in old.items() if key not in seen]
+    problems = list(waiver_problems(waivers, today))
+    known = {w.get("id") for w in waivers}
+    unknown = sorted({r.get("waiver") or "(none)" for r in new["records"]
+                      if r["outcome"] == "waived" and r.get("waiver") not in known})
+    for wid in unknown:
+        problems.append(f"checks are waived by '{wid}', which is not in the waivers file")
+    partial = [f"the new run is partial: {reason}" for reason in new["partial_reasons"]] if new["partial"] else []
+    return {"regressions": regressions, "still_bad": still_bad, "fixed": fixed, "newly_waived": newly_waived,
+            "newly_skipped": newly_skipped, "missing": missing, "new_checks": new_checks,
+            "waiver_problems": problems, "partial": partial,
+            "passed": not regressions and not problems and not partial}
+
+
+def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, limit=200):
+    """The gate's report: every regression and waiver problem on its own line, then a summary."""
+    lines = [f"ordo gate: baseline {baseline_name} ({baseline['run']['vendor']}, {len(baseline['records'])} checks)"
+             f" -> new {new_name} ({new['run']['vendor']}, {len(new['records'])} checks); waivers: {waivers_source}"]
+    for r, was in d["regressions"][:limit]:
+        lines.append(f"REGRESSION  {_describe(r)} [{r['clause']}, {r['level']}]: {was or 'not in the baseline'} "
+                     f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}")
+        replay = res.replay_command(r)
+        if replay:
+            lines.append(f"            replay: {res.printable(replay)}")
+    if len(d["regressions"]) > limit:
+        lines.append(f"REGRESSION  ... and {len(d['regressions']) - limit} more")
+    for p in d["waiver_problems"]:
+        lines.append(f"WAIVER      {p}")
+    for p in d["partial"]:
+        lines.append(f"PARTIAL     {p}")
+    for r, was in d["newly_waived"][:20]:
+        lines.append(f"note        newly waived: {_describe(r)}: {was} -> waived ({r.get('waiver')})")
+    for r, was in d["newly_skipped"][:20]:
+        lines.append(f"note        newly skipped: {_describe(r)}: {was} -> skip: {res.first_line(r.get('message'))[:160]}")
+    if d["missing"]:
+        lines.append(f"note        {len(d['missing'])} checks of the baseline are not in the new run "
+                     f"(e.g. {_describe(d['missing'][0])})")
+    lines.append(f"summary: {len(d['regressions'])} regressions, {len(d['waiver_problems'])} waiver problems, "
+                 f"{len(d['still_bad'])} still failing as in the baseline, {len(d['fixed'])} fixed, "
+                 f"{len(d['newly_waived'])} newly waived, {len(d['newly_skipped'])} newly skipped, "
+                 f"{d['new_checks']} new checks, {len(d['missing'])} missing")
+    lines.append("gate: PASS" if d["passed"] else "gate: FAIL")
+    return "\n".join(res.printable(line) for line in lines)

@@ -1,0 +1,208 @@
+"""The procurement package: one folder that a buyer can archive and check.
+
+    DEST/
+      README.txt            what is here and how to verify it
+      report.html summary.md junit.xml results.json
+      STATEMENT.md          a statement template to fill in and sign
+      commands.txt          the exact commands of the run
+      adapter/              the vendor adapter used (and its waivers, launch settings, findings)
+      suite/                the suite's commit, `git status`, and the diff if it was modified
+      run/                  the raw output of the run: run.json, journal.jsonl, logs/, gtest/
+      schema/               results-1.schema.json, junit.xsd
+      verify.py             re-checks the checksums and the schema
+      SHA256SUMS            checksums of every file above
+"""
+import hashlib
+import json
+import pathlib
+import shlex
+import shutil
+import subprocess
+
+from . import results as res, views
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def _git(*args):
+    try:
+        p = subprocess.run(["git", "-C", str(res.ROOT)] + list(args), capture_output=True, text=True, timeout=30)
+        return p.stdout if p.returncode == 0 else ""
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def _adapter_files(report):
+    """The adapter used: its whole folder for a vendor of vendors/, else the file and its waivers."""
+    path = report["run"].get("adapter")
+    if not path or not pathlib.Path(path).is_file():
+        candidate = res.ROOT / "vendors" / report["run"]["vendor"] / "adapter.json"
+        path = str(candidate) if candidate.is_file() else None
+    if not path:
+        return None, []
+    path = pathlib.Path(path)
+    folder = path.parent
+    if folder.parent == res.ROOT / "vendors":
+        files = [p for p in sorted(folder.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+    else:
+        files = [path]
+        waivers = report["waivers"].get("source")
+        if waivers and pathlib.Path(waivers).is_file():
+            files.append(pathlib.Path(waivers))
+    return folder, files
+
+
+def _commands(report, out_dir, dest):
+    run = report["run"]
+    q = lambda parts: " ".join(shlex.quote(str(p)) for p in parts)  # noqa: E731
+    lines = [
+        "# The exact commands of this run, as recorded in run/run.json.",
+        "",
+        "# 1. The suite at the commit of the run:",
+        f"git clone <ordo repository> ordo && cd ordo && git checkout {run['git'].get('commit', 'unknown')}",
+        "# (suite/git-status.txt shows whether the checkout had local changes; suite/git-diff.patch holds them)",
+        "",
+        "# 2. The run:",
+        q(run["command"]) if run["command"] else "# (not recorded: the run did not complete)",
+        "",
+        "# 3. Each check executable was launched at each rank count N with this launcher",
+        "#    (tools/ordo_cli.py, cmd_run, adds the executable and its --ordo-* and --gtest_output arguments):",
+        q(run["launcher"]) if run["launcher"] else "# (not recorded)",
+    ]
+    if run.get("env"):
+        lines += ["", "#    with this environment added to every rank:"] + \
+                 [f"{k}={shlex.quote(v)}" for k, v in sorted(run["env"].items())]
+    lines += [
+        "", f"#    rank counts: {', '.join(map(str, run['ranks']))}; seed: {run.get('seed')}",
+        "", "# 4. This package was made with:", q(["./ordo", "package", out_dir, "--dest", dest]),
+        "", "# 5. To verify it:", "/usr/bin/python3 verify.py",
+        "", "# 6. One failing case again (each record of results.json carries its own replay command):",
+        "./ordo replay --record run/journal.jsonl:<check id> --vendor " + shlex.quote(run["vendor"]) +
+        " --ranks <N>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _statement(report):
+    run, summary = report["run"], report["summary"]
+    waivers = {r.get("waiver") for r in report["records"] if r["outcome"] == "waived"}
+    lines = [
+        "# Conformance statement (template: fill in, sign, and keep as STATEMENT-signed.*)",
+        "",
+        "Product (MPI library) and version: ______________________________",
+        "",
+        f"The library identifies itself as: `{res.first_line(run.get('library_version')) or 'unknown'}`",
+        f"(MPI version {run.get('mpi_version') or 'unknown'}).",
+        "",
+        f"Test suite: ordo {run['ordo_version']}, commit `{run['git'].get('commit')}`"
+        + (" (modified: see suite/git-diff.patch)" if run["git"].get("dirty") else "") + ".",
+        f"Vendor adapter: {run['vendor']} (adapter/). Host: {run['host']} ({run.get('platform', 'platform unknown')}).",
+        f"Rank counts: {', '.join(map(str, run['ranks']))}. Seed: {run.get('seed')}. "
+        f"Run from {run.get('start') or 'unknown'} to {run.get('end') or 'unknown (incomplete run)'}.",
+        "",
+        f"Result: **{summary['verdict']}** ({summary['total']} checks). "
+        + "; ".join(f"{level}: {summary['levels'][level]['verdict']} ({summary['levels'][level]['total']})"
+                    for level in res.LEVELS) + ".",
+    ]
+    if report["partial"]:
+        lines += ["", "This run is PARTIAL: " + "; ".join(report["partial_reasons"]) + "."]
+    if waivers:
+        lines += ["", "Waivers in effect (known library bugs, each with its upstream reference):"]
+        known = {w["id"]: w for w in report["waivers"]["waivers"]}
+        for wid in sorted(w or "?" for w in waivers):
+            w = known.get(wid, {})
+            lines.append(f"- {wid}: {w.get('reason', '?')} ({w.get('upstream', '?')}), expires {w.get('expires', '?')}")
+    lines += [
+        "",
+        "I declare that the results in this package were produced by the commands in commands.txt, with the",
+        "ordo suite at the commit and in the state recorded in suite/, that no check was modified or removed",
+        "for this run, and that the files of this package are those listed in SHA256SUMS (verify.py).",
+        "",
+        "Name: ______________________________   Organisation: ______________________________",
+        "",
+        "Role: ______________________________   Date: ______________________________",
+        "",
+        "Signature: ______________________________",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+README = """ordo procurement package
+========================
+
+A conformance run of the reduction semantics of MPI (ordo), with everything
+needed to check it:
+
+  report.html     the report (open in any browser; it loads nothing from the network)
+  summary.md      a one-page summary
+  junit.xml       the checks as JUnit XML
+  results.json    the run report every other file is generated from (schema/results-1.schema.json)
+  STATEMENT.md    a statement template: fill it in, sign it, keep it as STATEMENT-signed.<ext>
+  commands.txt    the exact commands of the run
+  adapter/        the vendor adapter the run used (launcher, settings, waivers)
+  suite/          the suite's commit and `git status` when the package was made
+  run/            the raw output of the run (run.json, journal.jsonl, logs, GoogleTest XML)
+  verify.py       re-checks this package: /usr/bin/python3 verify.py
+  SHA256SUMS      checksums of every file (also: sha256sum -c SHA256SUMS)
+
+verify.py needs Debian's python3 and python3-jsonschema only.
+"""
+
+
+def make(out_dir, dest):
+    """Builds the package; returns (report, list of files written)."""
+    out = pathlib.Path(out_dir).resolve()
+    dest = pathlib.Path(dest).resolve()
+    if dest.exists() and any(dest.iterdir()):
+        raise res.ReportError(f"{dest} is not empty; choose a new --dest folder")
+    if dest == out or out in dest.parents:
+        raise res.ReportError(f"--dest {dest} must not be inside the output folder {out}")
+    report = res.obtain(out)
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / res.RESULTS_NAME).write_text(json.dumps(report, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    report = res.load(dest / res.RESULTS_NAME)  # validated as read back
+    views.write_all(report, dest)
+    (dest / "schema").mkdir()
+    for name in ("results-1.schema.json", "junit.xsd"):
+        shutil.copy2(HERE / "schema" / name, dest / "schema" / name)
+    shutil.copy2(HERE / "verify_package.py", dest / "verify.py")
+    (dest / "verify.py").chmod(0o755)
+    (dest / "README.txt").write_text(README)
+    (dest / "STATEMENT.md").write_text(_statement(report))
+    (dest / "commands.txt").write_text(_commands(report, str(out), str(dest)))
+    folder, files = _adapter_files(report)
+    (dest / "adapter").mkdir()
+    for f in files:
+        target = dest / "adapter" / f.relative_to(folder) if folder in f.parents else dest / "adapter" / f.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)
+    if not files:
+        (dest / "adapter" / "NOT-FOUND.txt").write_text(
+            f"The adapter of this run ({report['run'].get('adapter')}) could not be found when the package was made.\n")
+    suite = dest / "suite"
+    suite.mkdir()
+    head = _git("rev-parse", "HEAD").strip() or "unknown"
+    run_commit = report["run"]["git"].get("commit", "unknown")
+    (suite / "commit.txt").write_text(
+        f"run:     {run_commit} (dirty: {report['run']['git'].get('dirty')})\n"
+        f"package: {head} (the checkout `ordo package` ran in)\n"
+        + ("" if head == run_commit else "NOTE: the package was made from another commit than the run's.\n"))
+    (suite / "git-status.txt").write_text(_git("status", "--porcelain=v1", "--branch", "--untracked-files=all")
+                                          or "(git status unavailable)\n")
+    diff = _git("diff", "HEAD")
+    if diff:
+        (suite / "git-diff.patch").write_text(diff)
+    run_dir = dest / "run"
+    run_dir.mkdir()
+    for name in ("run.json", "journal.jsonl"):
+        if (out / name).is_file():
+            shutil.copy2(out / name, run_dir / name)
+    for name in ("logs", "gtest"):
+        if (out / name).is_dir():
+            shutil.copytree(out / name, run_dir / name)
+    files = sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "SHA256SUMS")
+    with open(dest / "SHA256SUMS", "w") as manifest:
+        for p in files:
+            digest = hashlib.sha256(p.read_bytes()).hexdigest()
+            manifest.write(f"{digest}  {p.relative_to(dest).as_posix()}\n")
+    return report, files
