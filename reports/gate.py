@@ -78,11 +78,10 @@ def _describe(r):
 
 def compare(baseline, new, waivers, today):
     """The gate's decision: a dict with the lists and 'passed'."""
-    old = {res.record_key(r): r for r in baseline["records"]}
+    old = res.keyed(baseline["records"])
     seen = set()
     regressions, still_bad, fixed, newly_waived, newly_skipped, new_checks = [], [], [], [], [], 0
-    for r in new["records"]:
-        key = res.record_key(r)
+    for key, r in res.keyed(new["records"]).items():
         seen.add(key)
         before = old.get(key)
         was = before["outcome"] if before else None
@@ -132,8 +131,12 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
         lines.append(f"PARTIAL     {p}")
     for r, was in d["newly_waived"][:20]:
         lines.append(f"note        newly waived: {_describe(r)}: {was} -> waived ({r.get('waiver')})")
+    if len(d["newly_waived"]) > 20:
+        lines.append(f"note        ... and {len(d['newly_waived']) - 20} more newly waived")
     for r, was in d["newly_skipped"][:20]:
         lines.append(f"note        newly skipped: {_describe(r)}: {was} -> skip: {res.first_line(r.get('message'))[:160]}")
+    if len(d["newly_skipped"]) > 20:
+        lines.append(f"note        ... and {len(d['newly_skipped']) - 20} more newly skipped")
     if d["missing"]:
         lines.append(f"note        {len(d['missing'])} checks of the baseline are not in the new run "
                      f"(e.g. {_describe(d['missing'][0])})")

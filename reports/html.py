@@ -69,13 +69,29 @@ def _failure_view(n, r, waivers):
     }
 
 
+def _shown(bad):
+    """The failures shown in full: the first of every clause and of every heat-map cell, then the others in
+    journal order, up to MAX_FAILURES_SHOWN; numbered by their place among all failures."""
+    chosen, seen = set(), set()
+    for i, r in enumerate(bad):
+        for key in (("clause", r["clause"]), ("cell", r["variant"], r["test"], r["ranks"])):
+            if key not in seen:
+                seen.add(key)
+                chosen.add(i)
+    for i in range(len(bad)):
+        if len(chosen) >= MAX_FAILURES_SHOWN:
+            break
+        chosen.add(i)
+    return [(i, bad[i]) for i in sorted(chosen)]
+
+
 def context(report):
     """Everything the report template shows, computed from results.json only."""
     records = report["records"]
     run = report["run"]
     waivers = {w["id"]: w for w in report["waivers"]["waivers"]}
     bad = [r for r in records if r["outcome"] in res.BAD]
-    failures = [_failure_view(i + 1, r, waivers) for i, r in enumerate(bad[:MAX_FAILURES_SHOWN])]
+    failures = [_failure_view(i + 1, r, waivers) for i, r in _shown(bad)]
     first_failure = {}
     for f in failures:
         r = f["r"]
@@ -105,6 +121,7 @@ def context(report):
         clauses.append({"slug": slug, "anchor": "clause-" + anchor(slug), "section": info.get("section", "?"),
                         "title": info.get("title", ""), "paraphrase": info.get("paraphrase", "not in the catalogue"),
                         "levels": levels, "counts": counts, "total": len(recs), "verdict": verdict,
+                        "detect": res.detect_counts(recs) if "DETECT" in levels else None,
                         "worst": worst(counts), "first_failure": first_failure.get(("clause", slug))})
 
     # Heat map: variant x check x rank count, coloured by the worst outcome of each cell.
@@ -132,7 +149,8 @@ def context(report):
     info = [r for r in records if r["level"] == "INFO"][:MAX_ROWS]
     return {
         "report": report, "run": run, "summary": report["summary"], "levels": res.LEVELS,
-        "clauses": clauses, "ranks": ranks, "heat_rows": rows, "failures": failures,
+        "clauses": [c for c in clauses if c["total"]], "unchecked": [c for c in clauses if not c["total"]],
+        "ranks": ranks, "heat_rows": rows, "failures": failures,
         "failures_total": len(bad), "waived_groups": waived_groups,
         "skips": [{"test": t, "reason": m, "count": n} for (t, m), n in sorted(skips.items())],
         "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": res.OUTCOMES,
@@ -152,15 +170,13 @@ def compare_context(reports, names):
         for v in variants:
             columns.append({"run": i, "variant": v, "name": name, "report": report,
                             "label": f"{report['run']['vendor']}" + ("" if v == "default" else f" [{v}]")})
-    rows = collections.OrderedDict()
+    rows = {}
     for ci, col in enumerate(columns):
-        for r in col["report"]["records"]:
-            if r["variant"] != col["variant"]:
-                continue
-            test, _, n, what = res.record_key(r)
-            rows.setdefault((test, n, what), {})[ci] = r
+        mine = [r for r in col["report"]["records"] if r["variant"] == col["variant"]]
+        for key, r in res.keyed(mine, lambda r: tuple(res.record_key(r)[i] for i in (0, 2, 3))).items():
+            rows.setdefault(key, {})[ci] = r
     differences = []
-    for (test, n, _), per_col in rows.items():
+    for (test, n, _, _), per_col in rows.items():
         outcomes = [per_col[ci]["outcome"] if ci in per_col else None for ci in range(len(columns))]
         if len(set(outcomes)) > 1:
             any_r = next(iter(per_col.values()))

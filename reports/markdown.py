@@ -60,8 +60,9 @@ def render(report, report_link="report.html"):
     bad = [r for r in report["records"] if r["outcome"] in res.BAD]
     entries = []
     for r in bad[:MAX_FAILURES]:
+        case = res.case_text(r.get("case"))
         entry = (f"- **{r['outcome']}** {code(r['test'])} at {r['ranks']} ranks [{code(r['clause'])}, "
-                 f"{r['level']}] {code(res.case_text(r.get('case')), 200)}\n"
+                 f"{r['level']}]" + (f" {code(case, 200)}" if case else "") + "\n"
                  f"  {text(r.get('message', ''), MAX_MESSAGE)}")
         replay = res.replay_command(r)
         if replay:

@@ -6,7 +6,7 @@
       STATEMENT.md          a statement template to fill in and sign
       commands.txt          the exact commands of the run
       adapter/              the vendor adapter used (and its waivers, launch settings, findings)
-      suite/                the suite's commit, `git status`, and the diff if it was modified
+      suite/                the run's commit; commit, `git status` and diff of the packaging checkout
       run/                  the raw output of the run: run.json, journal.jsonl, logs/, gtest/
       schema/               results-1.schema.json, junit.xsd
       verify.py             re-checks the checksums and the schema
@@ -30,6 +30,37 @@ def _git(*args):
         return p.stdout if p.returncode == 0 else ""
     except (OSError, subprocess.TimeoutExpired):
         return ""
+
+
+def _git_bytes(*args):
+    try:
+        p = subprocess.run(["git", "-C", str(res.ROOT)] + list(args), capture_output=True, timeout=30)
+        return p.stdout if p.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _adapter_at_run_commit(report, target):
+    """The adapter's folder as it was at the run's commit, when the run used a vendor of this repository."""
+    run = report["run"]
+    commit = run["git"].get("commit") or ""
+    adapter = pathlib.Path(run.get("adapter") or "")
+    if len(commit) != 40 or adapter.parent.parent.name != "vendors":
+        return None
+    folder = f"vendors/{adapter.parent.name}"
+    listing = _git_bytes("ls-tree", "-r", "--name-only", commit, "--", folder)
+    names = [n for n in (listing or b"").decode().split("\n") if n]
+    if not names:
+        return None
+    for name in names:
+        content = _git_bytes("show", f"{commit}:{name}")
+        if content is None:
+            return None
+        path = target / pathlib.Path(name).relative_to(folder)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    note = " (the run's checkout had local changes: see run/run.json, git.dirty)" if run["git"].get("dirty") else ""
+    return f"adapter/ holds {folder}/ as of the run's commit {commit}{note}.\n"
 
 
 def _adapter_files(report):
@@ -115,7 +146,7 @@ def _statement(report):
     lines += [
         "",
         "I declare that the results in this package were produced by the commands in commands.txt, with the",
-        "ordo suite at the commit and in the state recorded in suite/, that no check was modified or removed",
+        "ordo suite at the commit recorded in run/run.json (\"git\"), that no check was modified or removed",
         "for this run, and that the files of this package are those listed in SHA256SUMS (verify.py).",
         "",
         "Name: ______________________________   Organisation: ______________________________",
@@ -140,7 +171,7 @@ needed to check it:
   STATEMENT.md    a statement template: fill it in, sign it, keep it as STATEMENT-signed.<ext>
   commands.txt    the exact commands of the run
   adapter/        the vendor adapter the run used (launcher, settings, waivers)
-  suite/          the suite's commit and `git status` when the package was made
+  suite/          the run's commit; the commit and `git status` of the checkout that made the package
   run/            the raw output of the run (run.json, journal.jsonl, logs, GoogleTest XML)
   verify.py       re-checks this package: /usr/bin/python3 verify.py
   SHA256SUMS      checksums of every file (also: sha256sum -c SHA256SUMS)
@@ -170,15 +201,18 @@ def make(out_dir, dest):
     (dest / "README.txt").write_text(README)
     (dest / "STATEMENT.md").write_text(_statement(report))
     (dest / "commands.txt").write_text(_commands(report, str(out), str(dest)))
-    folder, files = _adapter_files(report)
     (dest / "adapter").mkdir()
-    for f in files:
-        target = dest / "adapter" / f.relative_to(folder) if folder in f.parents else dest / "adapter" / f.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, target)
-    if not files:
-        (dest / "adapter" / "NOT-FOUND.txt").write_text(
-            f"The adapter of this run ({report['run'].get('adapter')}) could not be found when the package was made.\n")
+    source = _adapter_at_run_commit(report, dest / "adapter")
+    if source is None:
+        folder, files = _adapter_files(report)
+        for f in files:
+            target = dest / "adapter" / f.relative_to(folder) if folder in f.parents else dest / "adapter" / f.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, target)
+        source = (f"adapter/ holds {report['run'].get('adapter')} (with its folder or its waivers) as found when "
+                  f"the package was made: the run's commit is not in this repository.\n" if files else
+                  f"The adapter of this run ({report['run'].get('adapter')}) could not be found.\n")
+    (dest / "adapter" / "SOURCE.txt").write_text(source)
     suite = dest / "suite"
     suite.mkdir()
     head = _git("rev-parse", "HEAD").strip() or "unknown"

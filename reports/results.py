@@ -14,6 +14,8 @@ import json
 import os
 import pathlib
 import re
+import shlex
+import subprocess
 
 from . import deps
 
@@ -75,6 +77,10 @@ def replay_command(record):
     """The command that runs the record's case again (or its whole job, for a job that died)."""
     if record.get("replay"):
         return record["replay"]
+    if record.get("case"):  # a case that ended its job: the runner records it without a replay command
+        case = json.dumps(record["case"], separators=(",", ":"))
+        return (f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')} "
+                f"--case {shlex.quote(case)}")
     if record.get("clause") == "harness.job":
         return (f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')} "
                 f"--filter {record.get('test')}")
@@ -86,6 +92,17 @@ def record_key(record):
     case = record.get("case")
     what = json.dumps(case, sort_keys=True) if case else record.get("id", "")
     return (record.get("test", ""), record.get("variant", "default"), record.get("ranks", 0), what)
+
+
+def keyed(records, key=record_key):
+    """Records by key; a key seen again (the same case run twice) gets its occurrence number."""
+    out, seen = {}, {}
+    for r in records:
+        k = key(r)
+        n = seen.get(k, 0)
+        seen[k] = n + 1
+        out[k + (n,)] = r
+    return out
 
 
 # ---- validation --------------------------------------------------------------
@@ -127,6 +144,14 @@ def count(records):
     return counts
 
 
+def detect_counts(records):
+    c = {"reported": 0, "accepted": 0}
+    for r in records:
+        if r["level"] == "DETECT" and r.get("detect") in c:
+            c[r["detect"]] += 1
+    return c
+
+
 def level_verdict(level, counts):
     total = sum(counts.values())
     if total == 0:
@@ -143,6 +168,8 @@ def summarize(records, partial):
     for level in LEVELS:
         c = count(r for r in records if r["level"] == level)
         levels[level] = {"total": sum(c.values()), "outcomes": c, "verdict": level_verdict(level, c)}
+    # DETECT: how often the library reported the erroneous use, and how often it accepted it.
+    levels["DETECT"]["detect"] = detect_counts(records)
     must = levels["MUST"]["verdict"]
     if must == "fail":
         verdict = "not conformant"
@@ -194,15 +221,34 @@ def read_journal(path, vendor=None):
             records.append(_corrupt(n, line, "is not JSON"))
             corrupt += 1
             continue
-        if isinstance(record, dict):
-            _normalize(record, n, vendor)
-        problems = schema_errors(record, "record") if isinstance(record, dict) else ["not an object"]
-        if problems:
-            records.append(_corrupt(n, line, f"is not a check record ({problems[0][:120]})", record))
+        problem = _quick_problem(_normalize(record, n, vendor) if isinstance(record, dict) else record)
+        if problem:
+            records.append(_corrupt(n, line, f"is not a check record ({problem})", record))
             corrupt += 1
         else:
+            record["_line"] = (n, line)  # for build(), should the schema reject the record
             records.append(record)
     return records, corrupt
+
+
+_STRINGS = ("id", "test", "clause", "vendor", "variant", "message")
+
+
+def _quick_problem(record):
+    """What the report needs of a record before the schema sees the whole report (which is slower)."""
+    if not isinstance(record, dict):
+        return "not an object"
+    for key in _STRINGS:
+        if not isinstance(record.get(key), str):
+            return f"'{key}' is not a string"
+    if record.get("outcome") not in OUTCOMES:
+        return f"unknown outcome {record.get('outcome')!r}"
+    if record.get("level") not in LEVELS:
+        return f"unknown level {record.get('level')!r}"
+    ranks = record.get("ranks")
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
+        return "'ranks' is not a positive integer"
+    return None
 
 
 def _version():
@@ -237,6 +283,28 @@ def _load_json(path, what):
         raise ReportError(f"{what} {path} is not JSON: {e}")
 
 
+def _git(*args):
+    try:
+        p = subprocess.run(["git", "-C", str(ROOT)] + list(args), capture_output=True, text=True, timeout=30)
+        return p.stdout if p.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _catalogue(commit):
+    """The clause catalogue the run was made with: this checkout's when the run was made from its HEAD (or
+    the commit is unknown here), else spec/clauses.json as of the run's commit."""
+    here = ROOT / "spec" / "clauses.json"
+    if re.fullmatch(r"[0-9a-f]{40}", commit) and (_git("rev-parse", "HEAD") or "").strip() != commit:
+        text = _git("show", f"{commit}:spec/clauses.json")
+        if text:
+            try:
+                return json.loads(text), f"spec/clauses.json at {commit}"
+            except ValueError:
+                pass
+    return _load_json(here, "the clause catalogue"), str(here)
+
+
 def _waivers_of(run):
     """The waivers file of the adapter the run used, if it can still be found."""
     adapter_path = run.get("adapter")
@@ -268,6 +336,7 @@ def build(out_dir):
     if run is not None and (not isinstance(run, dict) or run.get("schema") != "ordo.run/1"):
         raise ReportError(f"{run_path} is not a run file of this ordo (schema ordo.run/1)")
     records, corrupt = read_journal(journal, run.get("vendor") if run else None)
+    lines = [r.pop("_line", None) for r in records]
     if run is not None:
         for key, value in _RUN_DEFAULTS.items():
             if key not in run:
@@ -278,13 +347,32 @@ def build(out_dir):
     else:
         run = _run_from_records(records)
         reasons.append("no run.json: the run was interrupted or is still under way (provenance unknown)")
+    # One schema pass over the whole report; a record it rejects becomes a corrupt record, and the report is
+    # assembled and checked again.
+    results = _assemble(out, run, records, reasons, corrupt, notes)
+    rejected = {}
+    for e in _validator().iter_errors(results):
+        path = list(e.absolute_path)
+        if len(path) >= 2 and path[0] == "records" and lines[path[1]] is not None:
+            rejected.setdefault(path[1], f"{'/'.join(map(str, path[2:])) or '(record)'}: {e.message[:120]}")
+    if rejected:
+        for i, why in rejected.items():
+            n, line = lines[i]
+            records[i] = _corrupt(n, line, f"is not a check record ({why})", records[i])
+        results = _assemble(out, run, records, reasons, corrupt + len(rejected), notes)
+    validate(results, f"the report built from {out}")
+    return results
+
+
+def _assemble(out, run, records, reasons, corrupt, notes):
+    reasons = list(reasons)
+    journal, run_path = out / "journal.jsonl", out / "run.json"
     if corrupt:
         reasons.append(f"{corrupt} journal line(s) could not be read as check records")
     expected = run.get("summary")
     if isinstance(expected, dict) and sum(expected.values()) != len(records):
         reasons.append(f"run.json counts {sum(expected.values())} checks, the journal holds {len(records)}")
-    spec_path = ROOT / "spec" / "clauses.json"
-    spec = _load_json(spec_path, "the clause catalogue")
+    spec, spec_source = _catalogue(run["git"].get("commit") or "")
     partial = bool(reasons)
     results = {
         "schema": SCHEMA_ID,
@@ -293,12 +381,12 @@ def build(out_dir):
         "partial": partial,
         "partial_reasons": reasons,
         "run": run,
-        "spec": {"standard": spec.get("standard", "MPI-4.1"), "clauses": spec.get("clauses", {})},
+        "spec": {"standard": spec.get("standard", "MPI-4.1"), "clauses": spec.get("clauses", {}),
+                 "source": spec_source},
         "waivers": _waivers_of(run),
         "summary": summarize(records, partial),
         "records": records,
     }
-    validate(results, f"the report built from {out}")
     return results
 
 

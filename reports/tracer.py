@@ -50,6 +50,10 @@ def parse(message):
                     "want": _range(m.group(3), m.group(4))}
         item["on_rank"] = int(m_rank.group(1)) if m_rank else None
         item["size"] = size
+        top = max(r[1] for r in (item.get("invec"), item.get("inoutvec"), item.get("got"), item.get("want")) if r)
+        if top >= MAX_LEAVES or (size and top >= size) or any(r[0] > r[1] for r in (
+                item.get("invec"), item.get("inoutvec"), item.get("got"), item.get("want")) if r):
+            continue  # ranks that cannot be (a corrupted cell): nothing to draw
         key = tuple(sorted((k, v) for k, v in item.items() if k != "on_rank"))
         if key not in seen:
             seen.add(key)
@@ -74,13 +78,14 @@ def svg(item):
     leaves = max(max(r[1] for r in ranges) + 1, item.get("size") or 0)
     leaves = min(leaves, MAX_LEAVES)
     cell, gap, margin = 26, 4, 14
-    width = max(360, margin * 2 + leaves * (cell + gap))
-    height = 170
+    width = max(520, margin * 2 + leaves * (cell + gap))
+    height = 170 if item["kind"] == "wrong-combine" else 110
+    left = (width - leaves * (cell + gap) + gap) / 2  # the leaves are centred
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="tracer" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(describe(item))}">']
 
     def x_of(rank):
-        return margin + rank * (cell + gap)
+        return left + rank * (cell + gap)
 
     def centre(r):
         return (x_of(r[0]) + x_of(min(r[1], leaves - 1)) + cell) / 2
@@ -104,9 +109,12 @@ def svg(item):
     if item["kind"] == "wrong-combine":
         node_x, node_y = width / 2, 22
         boxes = (("invec (left)", item["invec"], "#2e86c1"), ("inoutvec (right)", item["inoutvec"], "#e67e22"))
+        lower_first = item["invec"][0] <= item["inoutvec"][0]
         for side, (label, r, fill) in enumerate(boxes):
             cx = centre(r)
-            bx = min(max(cx - 60, 2), width - 122)
+            # The operand holding the lower ranks sits on the left, whichever side of the combine it was given.
+            on_left = (side == 0) == lower_first
+            bx = width * (0.27 if on_left else 0.73) - 60
             by = 78
             # The node's first edge goes to invec, drawn from the node's left; a swap makes the edges cross.
             start_x = node_x - 10 if side == 0 else node_x + 10

@@ -5,6 +5,10 @@
     ordo replay   run one case again (from a failure message or a journal record)
     ordo list     list vendors, clauses or checks
     ordo doctor   is this machine ready, and what to install
+    ordo report   results.json and the HTML / Markdown / JUnit views of a run
+    ordo compare  several runs side by side in one HTML page
+    ordo gate     fail when a run got worse than a baseline (CI)
+    ordo package  the procurement package of a run, with its verifier
 
 Exit codes: 0 conformant / passed, 1 conformance failures, 2 usage or set-up
 error, 3 infrastructure failure.
@@ -243,6 +247,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
     inflight = pathlib.Path(str(journal) + ".inflight")
     marker = pathlib.Path(str(journal) + ".timeout")
     skip, attempt = 0, 0
+    first_record = len(read_journal(journal))  # seqs count per executable: look at this job's only
     while True:
         for f in (inflight, marker):
             f.unlink(missing_ok=True)
@@ -262,7 +267,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
             case = json.loads(inflight.read_text())
         except (OSError, ValueError):
             pass
-        recorded = {r.get("seq") for r in read_journal(journal) if r.get("test") and r.get("seq")}
+        recorded = {r.get("seq") for r in read_journal(journal)[first_record:] if r.get("seq")}
         record = {"schema": "ordo.check/1", "ranks": n, "vendor": adapter["name"], "variant": "default",
                   "outcome": "timeout" if timed_out else "crash", "duration_s": round(dt, 3), "log": str(log),
                   "failing_ranks": [], "detect": None, "waiver": None, "reproducer": None}
@@ -359,6 +364,7 @@ def cmd_run(args):
               ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())))
     print(f"total: {len(records)} checks: " + ", ".join(f"{v} {o}" for o, v in sorted(run["summary"].items())))
     print(f"journal: {journal}\nrun:     {out / 'run.json'}")
+    write_run_reports(out)
     bad = sum(run["summary"].get(o, 0) for o in ("fail", "crash", "timeout", "corrupt"))
     return EXIT_FAIL if bad else EXIT_OK
 
@@ -392,6 +398,10 @@ def cmd_test(args):
     print("ordo: python tests", flush=True)
     rc = subprocess.call(py, cwd=str(ROOT))
     results.append(("pytest tools/tests", rc, time.time() - t0))
+    t0 = time.time()  # the mutant vendor: every injected fault must be caught (tools/mutants.py)
+    print("ordo: mutants", flush=True)
+    rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])
+    results.append(("mutants", rc, time.time() - t0))
     print(f"\n{'suite':24} {'result':8} {'seconds':>8}")
     for name, rc, dt in results:
         print(f"{name:24} {'pass' if rc == 0 else 'FAIL':8} {dt:8.1f}")
@@ -516,6 +526,13 @@ def main(argv=None):
     d = sub.add_parser("doctor", help="is the environment ready, and what to install")
     d.set_defaults(func=cmd_doctor)
 
+    import mutants  # tools/mutants.py: the mutant vendor's driver
+    mu = sub.add_parser("mutants", help="run the checks against every mutant of vendors/mutants")
+    mutants.add_arguments(mu)
+    mu.set_defaults(func=mutants.run)
+
+    add_report_parsers(sub)
+
     args = p.parse_args(argv)
     if not args.command:
         p.print_help()
@@ -528,6 +545,162 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("ordo: interrupted", file=sys.stderr)
         return EXIT_INFRA
+
+
+# ---- reports: report / compare / gate / package (reports/) ---------------------
+
+def _reports():
+    """The reports package, or one line naming the Debian package that is missing."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from reports import deps
+    try:
+        deps.require("jsonschema", "jinja2")
+    except deps.MissingModule as e:
+        raise OrdoError(str(e))
+    import reports.results
+    import reports.views
+    return reports
+
+
+def _report_error(e):
+    return OrdoError(str(e), EXIT_USAGE)
+
+
+def write_run_reports(out):
+    """At the end of `ordo run`: results.json and every view; a failure here never loses the journal."""
+    try:
+        rep = _reports()
+        report, paths = rep.views.write_for_output_folder(out)
+    except Exception as e:  # the run's own results are safe in journal.jsonl
+        print(f"ordo: the report could not be written ({e}); `ordo report {out}` tries again", file=sys.stderr)
+        return None
+    print(f"report:  {paths['html']} ({report['summary']['verdict']})\n"
+          f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}")
+    return paths
+
+
+def cmd_report(args):
+    rep = _reports()
+    src = pathlib.Path(args.source)
+    try:
+        if src.is_dir() and (src / "journal.jsonl").is_file():
+            dest = pathlib.Path(args.out) if args.out else src
+            dest.mkdir(parents=True, exist_ok=True)
+            report, results_path = rep.results.write(src, dest / rep.results.RESULTS_NAME)
+        else:
+            report = rep.results.load(src)
+            results_path = src / rep.results.RESULTS_NAME if src.is_dir() else src
+            dest = pathlib.Path(args.out) if args.out else results_path.parent
+        paths = rep.views.write_all(report, dest)
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    except OSError as e:
+        raise OrdoError(f"cannot write the report: {e}")
+    s = report["summary"]
+    print(f"ordo: {report['run']['vendor']}: {s['verdict']}" + (" (PARTIAL run)" if report["partial"] else "") +
+          f", {s['total']} checks: " + ", ".join(f"{n} {o}" for o, n in sorted(s["outcomes"].items())))
+    print(f"results: {results_path}")
+    for kind in ("html", "markdown", "junit"):
+        print(f"{kind + ':':8} {paths[kind]}")
+    return EXIT_OK
+
+
+def cmd_compare(args):
+    rep = _reports()
+    import reports.html
+    if len(args.runs) < 2:
+        raise OrdoError("compare needs at least two runs (output folders or results.json files)")
+    try:
+        loaded = [rep.results.obtain(r) for r in args.runs]
+        page = reports.html.render_compare(loaded, [str(r) for r in args.runs])
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    dest = pathlib.Path(args.out or ROOT / "out" / f"compare-{stamp}")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "compare.html").write_text(page)
+    except OSError as e:
+        raise OrdoError(f"cannot write {dest / 'compare.html'}: {e.strerror}")
+    for r, path in zip(loaded, args.runs):
+        print(f"  {r['run']['vendor']:10} {r['summary']['verdict']:24} {r['summary']['total']:6d} checks  {path}")
+    print(f"comparison: {dest / 'compare.html'}")
+    return EXIT_OK
+
+
+def cmd_gate(args):
+    rep = _reports()
+    import reports.gate
+    try:
+        today = (datetime.date.fromisoformat(args.today) if args.today
+                 else datetime.datetime.now(datetime.timezone.utc).date())
+    except ValueError:
+        raise OrdoError(f"--today '{args.today}' is not a date of the form YYYY-MM-DD")
+    try:
+        baseline = rep.results.obtain(args.baseline)
+        new = rep.results.obtain(args.new)
+        if args.waivers:
+            waivers, source = reports.gate.load_waivers(args.waivers), args.waivers
+        else:
+            waivers, source = reports.gate.default_waivers(new)
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    decision = reports.gate.compare(baseline, new, waivers, today)
+    print(reports.gate.format_decision(decision, args.baseline, args.new, baseline, new, source))
+    return EXIT_OK if decision["passed"] else EXIT_FAIL
+
+
+def cmd_package(args):
+    rep = _reports()
+    import reports.package
+    try:
+        report, files = reports.package.make(args.source, args.dest)
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    except OSError as e:
+        raise OrdoError(f"cannot write the package: {e}")
+    dest = pathlib.Path(args.dest).resolve()
+    print(f"ordo: package of {report['run']['vendor']} ({report['summary']['verdict']}): {len(files)} files in {dest}")
+    rc = subprocess.call([sys.executable, str(dest / "verify.py"), str(dest)])
+    return EXIT_OK if rc == 0 else EXIT_INFRA
+
+
+def add_report_parsers(sub):
+    rp = sub.add_parser("report", help="write results.json and the HTML / Markdown / JUnit views of a run",
+                        description="Builds results.json from an output folder (run.json + journal.jsonl; a run "
+                                    "without an end is reported as partial) and writes report.html, summary.md "
+                                    "and junit.xml next to it; or re-generates the views of a results.json.")
+    rp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json")
+    rp.add_argument("--out", metavar="DIR", help="write into DIR instead of next to the source")
+    rp.set_defaults(func=cmd_report)
+
+    cp = sub.add_parser("compare", help="several runs side by side in one HTML page",
+                        description="Writes DIR/compare.html: verdicts, clauses, heat maps and every check whose "
+                                    "outcome differs, one column per run (and variant).")
+    cp.add_argument("runs", nargs="+", metavar="OUT", help="output folders or results.json files")
+    cp.add_argument("--out", metavar="DIR", help="output folder (default: out/compare-<time>)")
+    cp.set_defaults(func=cmd_compare)
+
+    gp = sub.add_parser("gate", help="exit 1 when a run got worse than a baseline",
+                        description="Exit 0: nothing got worse. Exit 1: a check that passed (or was waived or "
+                                    "skipped, or is new) now fails, crashes or times out; a waiver has no reason, "
+                                    "no expiry date, or has expired; or the new run is partial. Exit 2: a file "
+                                    "cannot be read or does not follow its schema.")
+    gp.add_argument("--baseline", required=True, metavar="OLD", help="the baseline: results.json or output folder")
+    gp.add_argument("new", metavar="NEW", help="the new run: results.json or output folder")
+    gp.add_argument("--waivers", metavar="FILE",
+                    help="waivers file (default: vendors/<vendor>/waivers.json of the new run's vendor)")
+    gp.add_argument("--today", metavar="YYYY-MM-DD", help="judge waiver expiry on this date (default: today, UTC)")
+    gp.set_defaults(func=cmd_gate)
+
+    pp = sub.add_parser("package", help="the procurement package of a run, with its verifier",
+                        description="Writes into DEST the report, results.json, the adapter used, the exact "
+                                    "commands, the suite's commit and git status, the raw output, a statement "
+                                    "template to sign, and verify.py (checksums and schema); then verifies it.")
+    pp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json")
+    pp.add_argument("--dest", required=True, metavar="DIR", help="a new (or empty) folder for the package")
+    pp.set_defaults(func=cmd_package)
 
 
 if __name__ == "__main__":

@@ -286,9 +286,12 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
 
   std::optional<GuardedBuffer> send, recv, arg;
   const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
-  const bool in_place_here = c.in_place && (local || !plan.send_significant);
+  // Reduce_local with MPI_IN_PLACE (erroneous: DETECT) passes it as inbuf;
+  // Reduce_locals with in_place passes it as inoutbuf (below).
+  const bool in_place_here =
+      c.in_place && (c.routine == Routine::reduce_local || (!local && !plan.send_significant));
   std::optional<ref::Buffer> dummy_send;
-  if (plan.send && !(local && c.in_place)) {
+  if (plan.send && !(c.routine == Routine::reduce_local && c.in_place)) {
     send.emplace(*plan.send);
   } else if (!in_place_here && !c.null_insignificant) {
     // A valid buffer where none is significant: the call must not touch it.
@@ -310,13 +313,25 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     ab = c.locals_arg_is_in_place ? MPI_IN_PLACE : (c.locals_arg_is_in ? sb : ab);
     if (c.locals_arg_is_in && c.locals_in_is_in_place) ab = MPI_IN_PLACE;
   }
-  if (c.alias_send_recv) sb = rb;
+  if (c.alias_send_recv) {
+    sb = rb;  // erroneous on purpose (DETECT)
+    if (c.routine == Routine::reduce_locals && c.locals_arg_is_in) ab = rb;
+  }
+  if (c.routine == Routine::reduce_locals && c.in_place) rb = static_cast<void*>(MPI_IN_PLACE);
 
   reset_unknown_datatype_calls();
   reset_recorded_calls();
   const double t0 = MPI_Wtime();
   const int rc = invoke(Args{c, z, plan, mdt, mop, sb, rb, ab});
   out.seconds = MPI_Wtime() - t0;
+  // SHOULD: the same call again on every rank, from fresh copies of the buffers.
+  std::optional<GuardedBuffer> send2, recv2;
+  int rc2 = MPI_SUCCESS;
+  if (options.repeat && rc == MPI_SUCCESS) {
+    if (send) send2.emplace(plan.send ? *plan.send : *dummy_send);
+    if (recv) recv2.emplace(*plan.recv_initial);
+    rc2 = invoke(Args{c, z, plan, mdt, mop, send2 ? send2->ptr() : sb, recv2 ? recv2->ptr() : rb, ab});
+  }
   const std::string routine(ref::mpi_routine_name(c.routine, c.mode));
 
   if (erroneous) {
@@ -369,17 +384,11 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
         out.verdict = fail(*bad + " (" + where(z) + ")");
         return out;
       }
-      if (c.routine == Routine::allreduce)
-        out.observed = std::string(reinterpret_cast<const char*>(observed.storage().data()), observed.storage().size());
+      if (c.routine == Routine::allreduce) out.observed = ref::value_bytes(observed);
     }
     if (options.repeat) {
-      // The same call again, from fresh copies of the same buffers.
-      std::optional<GuardedBuffer> send2, recv2;
-      if (send) send2.emplace(*plan.send);
-      recv2.emplace(*plan.recv_initial);
-      const int rc2 = invoke(Args{c, z, plan, mdt, mop, send2 ? send2->ptr() : sb, recv2->ptr(), ab});
       const ref::Buffer again = recv2->contents(expected);
-      if (rc2 != MPI_SUCCESS || again.storage() != recv->contents(expected).storage()) {
+      if (rc2 != MPI_SUCCESS || ref::value_bytes(again) != ref::value_bytes(recv->contents(expected))) {
         out.verdict = fail("the same call repeated with the same arguments gave a different result (" +
                            where(z) + ")");
         return out;

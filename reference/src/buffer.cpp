@@ -116,6 +116,17 @@ Buffer convert(const Buffer& src, const Datatype& to) {
   return dst;
 }
 
+std::string value_bytes(const Buffer& b) {
+  std::string out;
+  const auto& tm = b.type().typemap();
+  for (int k = 0; k < b.count(); ++k)
+    for (const Leaf& l : tm)
+      for (const ByteRange& r : significant_ranges(l.type))
+        out.append(reinterpret_cast<const char*>(b.element(k) + l.disp + r.begin),
+                   static_cast<std::size_t>(r.end - r.begin));
+  return out;
+}
+
 std::string format_leaf(Basic b, const std::byte* p) {
   const BasicInfo& bi = info(b);
   if (bi.group == TypeGroup::pair)

@@ -231,6 +231,16 @@ void validate_case(const Case& c, const Topology& t) {
   op.check_usable_with(dt);
   if (witness::is_witness(c.op)) witness::check_datatype(dt);
   if (c.count < 0) throw UsageError("negative count");
+  // Predefined ops take the predefined datatypes only (MPI-4.1 6.9.1: "work
+  // only with the MPI types listed"); derived datatypes need a user op.
+  // (One-sided accumulate differs: there a derived type of one basic type is allowed.)
+  if (op.is_predefined()) {
+    for (const std::string* text : {&c.datatype, &c.root_datatype})
+      if (!text->empty() && Datatype::parse(*text).kind() != Datatype::Kind::basic)
+        throw SemanticsError("op.predefined-on-predefined-types",
+                             std::string(op_name(op.predefined_op())) + " on the derived datatype " + *text +
+                                 ": predefined ops take predefined datatypes only");
+  }
   if (c.root_datatype.empty() && dt.overlaps_itself(std::max(1, c.count)))
     throw SemanticsError("buffers.recv-overlap", "datatype " + dt.text() +
                                                      " overlaps itself and lays out a receive buffer");
@@ -243,6 +253,12 @@ void validate_case(const Case& c, const Topology& t) {
       throw SemanticsError("buffers.recv-overlap", "the root's datatype " + rdt.text() +
                                                        " overlaps itself; it lays out a receive buffer");
   }
+  if (c.routine == Routine::reduce_locals && c.in_place)
+    throw SemanticsError("reduce-locals.inout-not-in-place",
+                         "MPI_IN_PLACE is not allowed for the inoutbuf argument of MPI_Reduce_locals");
+  if (c.routine == Routine::reduce_locals && c.alias_send_recv)
+    throw SemanticsError("reduce-locals.distinct-from-inout",
+                         "inbuf and argbuf must be distinct from inoutbuf in MPI_Reduce_locals");
   if (c.alias_send_recv)
     throw SemanticsError("buffers.send-recv-aliasing",
                          "the send and receive buffers of a collective may not be the same memory "

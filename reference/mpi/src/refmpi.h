@@ -71,9 +71,18 @@ int deliver(const void* result, void* recvbuf, int count, MPI_Datatype dt, const
 
 // ---- ops -------------------------------------------------------------------------
 
-// User functions, recorded by the MPI_Op_create / MPI_Op_free wrappers.
-void register_user_op(MPI_Op op, MPI_User_function* fn, bool commute);
+// User functions, recorded by the MPI_Op_create(_c) / MPI_Op_free wrappers.
+#ifdef ORDO_REFMPI_LARGE_COUNT
+using UserFunctionC = MPI_User_function_c;
+#else
+using UserFunctionC = void(void*, void*, MPI_Count*, MPI_Datatype*);
+#endif
+void register_user_op(MPI_Op op, MPI_User_function* fn, UserFunctionC* fn_c, bool commute);
 void forget_user_op(MPI_Op op);
+// MPI_Op_commutative as the reference answers it: true for every predefined
+// op (MPI-4.1 Section 6.9.2), the declared flag of a user op; nullopt for an
+// op it does not know.
+std::optional<bool> commutative(MPI_Op op);
 
 // An op resolved against a datatype, ready to combine.
 struct Combiner {
@@ -81,6 +90,7 @@ struct Combiner {
   MPI_Op op = MPI_OP_NULL;
   MPI_Datatype dt = MPI_DATATYPE_NULL;
   MPI_User_function* fn = nullptr;
+  UserFunctionC* fn_c = nullptr;
   std::optional<ref::Op> ref_op;
   std::optional<ref::Datatype> ref_dt;
 };
@@ -96,6 +106,7 @@ struct Private {
   MPI_Comm comm = MPI_COMM_NULL;  // the private intracommunicator
   bool inter = false;
   int rank = 0;                   // this process in the user communicator (its group)
+  int me = 0;                     // this process in `comm`
   int size = 0;                   // size of the user communicator (its local group)
   std::vector<int> local;         // rank in `comm` of each rank of the local group
   std::vector<int> remote;        // intercommunicators: of each rank of the remote group

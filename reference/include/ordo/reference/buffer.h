@@ -64,6 +64,10 @@ struct Difference {
 };
 Difference first_difference(const Buffer& expected, const Buffer& observed);
 
+// The bytes that carry value, leaf by leaf in typemap order (no holes, no
+// long double padding): two buffers hold the same values iff these agree.
+std::string value_bytes(const Buffer& b);
+
 // Formats the value of one leaf ("-3", "0x1p-2", "(1, 2)", "(3.5, idx 4)").
 std::string format_leaf(Basic b, const std::byte* p);
 

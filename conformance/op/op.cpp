@@ -1,0 +1,59 @@
+// MPI_Op_create, MPI_Op_free and MPI_Op_commutative.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include "catalogue.h"
+#include "mpi_types.h"
+
+using ordo::harness::LocalVerdict;
+
+namespace {
+
+void noop(void*, void*, int*, MPI_Datatype*) {}
+
+LocalVerdict expect_commutative(MPI_Op op, int expected, const std::string& what) {
+  int commute = -1;
+  const int rc = MPI_Op_commutative(op, &commute);
+  if (rc != MPI_SUCCESS)
+    return {LocalVerdict::Status::fail, "MPI_Op_commutative(" + what + ") returned " + ordo::harness::error_string(rc), ""};
+  if ((commute != 0) != (expected != 0))
+    return {LocalVerdict::Status::fail,
+            "MPI_Op_commutative(" + what + ") reported " + std::to_string(commute) + ", expected " +
+                (expected ? "true" : "false"),
+            ""};
+  return {};
+}
+
+}  // namespace
+
+TEST(Op, every_predefined_op_reports_itself_commutative) {
+  ORDO_CLAUSE("op.commutative-query", MUST);
+  for (int o = 0; o < ordo::ref::kPredefinedOpCount; ++o) {
+    const auto op = static_cast<ordo::ref::PredefinedOp>(o);
+    const std::string name(ordo::ref::op_name(op));
+    ordo::harness::record_check("MPI_Op_commutative(" + name + ")",
+                                expect_commutative(ordo::harness::mpi_op(name), 1, name));
+  }
+}
+
+TEST(Op, a_user_op_reports_the_commute_flag_it_was_created_with) {
+  ORDO_CLAUSE("op.commutative-query", MUST);
+  for (int flag : {0, 1}) {
+    MPI_Op op;
+    MPI_Op_create(noop, flag, &op);
+    ordo::harness::record_check("MPI_Op_commutative(user op, commute=" + std::to_string(flag) + ")",
+                                expect_commutative(op, flag, "user op created with commute=" + std::to_string(flag)));
+    MPI_Op_free(&op);
+  }
+}
+
+TEST(Op, op_free_sets_the_handle_to_op_null) {
+  ORDO_CLAUSE("op.free", MUST);
+  MPI_Op op;
+  MPI_Op_create(noop, 0, &op);
+  const int rc = MPI_Op_free(&op);
+  LocalVerdict v;
+  if (rc != MPI_SUCCESS) v = {LocalVerdict::Status::fail, "MPI_Op_free returned " + ordo::harness::error_string(rc), ""};
+  else if (op != MPI_OP_NULL) v = {LocalVerdict::Status::fail, "MPI_Op_free left the handle different from MPI_OP_NULL", ""};
+  ordo::harness::record_check("MPI_Op_free", v);
+}

@@ -1,0 +1,59 @@
+// The user-function contract (MPI-4.1 6.9.5): the function receives the
+// datatype passed to the call, and len elements of it. (The tracer's exact
+// results show that every element is combined exactly once per operand and
+// never with itself.)
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "catalogue.h"
+#include "mpi_types.h"
+
+using namespace ordo::catalogue;
+using ordo::harness::CaseContext;
+using ordo::harness::LocalVerdict;
+
+namespace {
+
+// Every call saw the handle passed to the call and 0 <= len <= elements sent.
+LocalVerdict every_call_saw_the_callers_datatype(const CaseContext& k) {
+  std::string why;
+  const MPI_Datatype passed = ordo::harness::mpi_datatype(ordo::ref::Datatype::parse(k.plan.datatype), &why);
+  for (const auto& call : ordo::harness::recorded_calls()) {
+    if (call.datatype != passed)
+      return {LocalVerdict::Status::fail, "a call of the user function received another datatype handle", ""};
+    if (call.len < 0 || call.len > std::max(k.plan.send_count, k.plan.recv_count))
+      return {LocalVerdict::Status::fail,
+              "a call of the user function received len = " + std::to_string(call.len) + " for " +
+                  std::to_string(k.plan.send_count) + " elements",
+              ""};
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(User_op, the_function_receives_the_datatype_passed_to_the_call_and_len_elements_of_it) {
+  ORDO_CLAUSE("user-op.datatype-argument", MUST);
+  ordo::harness::CaseOptions check;
+  check.extra = every_call_saw_the_callers_datatype;
+  for (Routine r : collectives_and_local())
+    for (const char* type : {"contiguous(4,MPI_INT)", "vector(2,2,3,MPI_INT)", "dup(contiguous(4,MPI_INT))"})
+      for (int count : {1, 5, 1000}) ordo::harness::run_case(at_last_root(make(r, "witness.recorder", type, count)), check);
+}
+
+TEST(User_op, how_the_library_splits_a_combine_into_calls_is_recorded) {
+  ORDO_CLAUSE("user-op.chunking", INFO);
+  ordo::harness::CaseOptions note;
+  note.extra = [](const CaseContext&) {
+    std::map<int, int> lens;
+    for (const auto& call : ordo::harness::recorded_calls()) ++lens[call.len];
+    std::ostringstream o;
+    o << "rank 0's calls by len:";
+    for (const auto& [len, n] : lens) o << " " << n << "x" << len;
+    return LocalVerdict{LocalVerdict::Status::pass, o.str(), ""};
+  };
+  for (Routine r : collectives())
+    for (int count : {1, 4096, 65536}) ordo::harness::run_case(at_last_root(make(r, "witness.recorder", "contiguous(4,MPI_INT)", count)), note);
+}

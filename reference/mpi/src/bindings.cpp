@@ -1,0 +1,394 @@
+// The C entry points the library interposes (everything else goes straight
+// to the MPI library underneath). Nonblocking forms run to completion inside
+// the call and return a request that is already complete; persistent forms
+// return an inactive persistent request of the library's own (a receive from
+// MPI_PROC_NULL) and run the operation when MPI_Start activates it.
+#include <climits>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ordo/mpix_reduce_locals.h"
+#include "refmpi.h"
+
+#define ORDO_API extern "C" __attribute__((visibility("default")))
+
+namespace ordo::refmpi {
+namespace {
+
+template <class F>
+int eager(F run, MPI_Request* request) {
+  g_in_nonblocking = true;
+  const int rc = run();
+  g_in_nonblocking = false;
+  if (rc != MPI_SUCCESS) {
+    *request = MPI_REQUEST_NULL;
+    return rc;
+  }
+  return PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
+}
+
+struct Persistent {
+  MPI_Request request;
+  std::function<int()> run;
+};
+std::vector<Persistent>& persistents() {
+  static std::vector<Persistent> v;
+  return v;
+}
+
+[[maybe_unused]] int persistent(std::function<int()> run, MPI_Request* request) {
+  const int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
+  if (rc == MPI_SUCCESS) persistents().push_back({*request, std::move(run)});
+  return rc;
+}
+
+int start(MPI_Request* request) {
+  for (const Persistent& p : persistents())
+    if (p.request == *request) {
+      if (mutant(Mutant::persistent_start_no_op)) break;  // Fault: nothing runs.
+      const int rc = p.run();
+      if (rc != MPI_SUCCESS) return rc;
+      break;
+    }
+  return PMPI_Start(request);
+}
+
+}  // namespace
+}  // namespace ordo::refmpi
+
+namespace r = ordo::refmpi;
+
+#ifdef ORDO_REFMPI_MUTANTS
+// An unknown ORDO_MUTANT stops the process as soon as the library loads.
+__attribute__((constructor)) static void ordo_check_mutant_name() { r::active_mutant(); }
+#endif
+
+// ---- blocking ------------------------------------------------------------------------
+
+ORDO_API int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        int root, MPI_Comm comm) {
+  return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+ORDO_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm) {
+  return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+ORDO_API int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return r::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+ORDO_API int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+ORDO_API int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm) {
+  return r::scan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+ORDO_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
+  return r::exscan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+// ---- nonblocking ------------------------------------------------------------------------
+
+ORDO_API int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         int root, MPI_Comm comm, MPI_Request* request) {
+  return r::eager([&] { return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm); }, request);
+}
+
+ORDO_API int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+}
+
+ORDO_API int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return r::eager([&] { return r::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); },
+                  request);
+}
+
+ORDO_API int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                       MPI_Request* request) {
+  return r::eager(
+      [&] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }, request);
+}
+
+ORDO_API int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Request* request) {
+  return r::eager([&] { return r::scan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+}
+
+ORDO_API int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request) {
+  return r::eager([&] { return r::exscan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+}
+
+// ---- persistent (MPI-4.0), where the library's mpi.h declares them -----------------------
+
+#ifdef ORDO_REFMPI_PERSISTENT
+ORDO_API int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return r::persistent([=] { return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+                       request);
+}
+
+ORDO_API int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return r::persistent([=] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+                       request);
+}
+
+ORDO_API int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                                     MPI_Request* request) {
+  int size = 0;  // of the local group, on an intercommunicator too
+  PMPI_Comm_size(comm, &size);
+  const std::vector<int> counts(recvcounts, recvcounts + size);
+  return r::persistent(
+      [=] { return r::reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, comm); }, request);
+}
+
+ORDO_API int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                                           MPI_Request* request) {
+  return r::persistent(
+      [=] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }, request);
+}
+
+ORDO_API int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return r::persistent([=] { return r::scan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+}
+
+ORDO_API int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return r::persistent([=] { return r::exscan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+}
+#endif
+
+// ---- large-count bindings (MPI-4.0), where the library's mpi.h declares them -------------
+// The reference folds counts that fit an int; larger ones are refused.
+
+#ifdef ORDO_REFMPI_LARGE_COUNT
+namespace ordo::refmpi {
+namespace {
+bool narrow(MPI_Count n, int* out) {
+  if (n < 0 || n > INT_MAX) return false;
+  *out = static_cast<int>(n);
+  return true;
+}
+bool narrow_all(const MPI_Count counts[], MPI_Comm comm, std::vector<int>* out) {
+  int size = 0;
+  if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return false;
+  out->resize(static_cast<std::size_t>(size));
+  for (int i = 0; i < size; ++i)
+    if (!narrow(counts[i], &(*out)[i])) return false;
+  return true;
+}
+int too_large(MPI_Comm comm) {
+  PMPI_Comm_call_errhandler(comm, MPI_ERR_COUNT);
+  return MPI_ERR_COUNT;
+}
+}  // namespace
+}  // namespace ordo::refmpi
+
+#define ORDO_NARROW(n, comm) \
+  int n##_int;               \
+  if (!r::narrow(n, &n##_int)) return r::too_large(comm)
+#define ORDO_NARROW_ALL(counts, comm) \
+  std::vector<int> counts##_int;      \
+  if (!r::narrow_all(counts, comm, &counts##_int)) return r::too_large(comm)
+
+ORDO_API int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Op op, int root, MPI_Comm comm) {
+  ORDO_NARROW(count, comm);
+  return r::reduce(sendbuf, recvbuf, count_int, datatype, op, root, comm);
+}
+ORDO_API int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm) {
+  ORDO_NARROW(count, comm);
+  return r::allreduce(sendbuf, recvbuf, count_int, datatype, op, comm);
+}
+ORDO_API int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ORDO_NARROW_ALL(recvcounts, comm);
+  return r::reduce_scatter(sendbuf, recvbuf, recvcounts_int.data(), datatype, op, comm);
+}
+ORDO_API int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ORDO_NARROW(recvcount, comm);
+  return r::reduce_scatter_block(sendbuf, recvbuf, recvcount_int, datatype, op, comm);
+}
+ORDO_API int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm) {
+  ORDO_NARROW(count, comm);
+  return r::scan(sendbuf, recvbuf, count_int, datatype, op, comm);
+}
+ORDO_API int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm) {
+  ORDO_NARROW(count, comm);
+  return r::exscan(sendbuf, recvbuf, count_int, datatype, op, comm);
+}
+ORDO_API int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                                MPI_Op op) {
+  ORDO_NARROW(count, MPI_COMM_SELF);
+  return r::reduce_local(inbuf, inoutbuf, count_int, datatype, op);
+}
+ORDO_API int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return r::eager([&] { return r::reduce(sendbuf, recvbuf, count_int, datatype, op, root, comm); }, request);
+}
+ORDO_API int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count_int, datatype, op, comm); }, request);
+}
+ORDO_API int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ORDO_NARROW_ALL(recvcounts, comm);
+  return r::eager(
+      [&] { return r::reduce_scatter(sendbuf, recvbuf, recvcounts_int.data(), datatype, op, comm); }, request);
+}
+ORDO_API int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                         MPI_Request* request) {
+  ORDO_NARROW(recvcount, comm);
+  return r::eager(
+      [&] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount_int, datatype, op, comm); }, request);
+}
+ORDO_API int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return r::eager([&] { return r::scan(sendbuf, recvbuf, count_int, datatype, op, comm); }, request);
+}
+ORDO_API int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return r::eager([&] { return r::exscan(sendbuf, recvbuf, count_int, datatype, op, comm); }, request);
+}
+#ifdef ORDO_REFMPI_PERSISTENT
+ORDO_API int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                               MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return MPI_Reduce_init(sendbuf, recvbuf, count_int, datatype, op, root, comm, info, request);
+}
+ORDO_API int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return MPI_Allreduce_init(sendbuf, recvbuf, count_int, datatype, op, comm, info, request);
+}
+ORDO_API int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request* request) {
+  ORDO_NARROW_ALL(recvcounts, comm);
+  return MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts_int.data(), datatype, op, comm, info, request);
+}
+ORDO_API int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request* request) {
+  ORDO_NARROW(recvcount, comm);
+  return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount_int, datatype, op, comm, info, request);
+}
+ORDO_API int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return MPI_Scan_init(sendbuf, recvbuf, count_int, datatype, op, comm, info, request);
+}
+ORDO_API int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  ORDO_NARROW(count, comm);
+  return MPI_Exscan_init(sendbuf, recvbuf, count_int, datatype, op, comm, info, request);
+}
+#endif
+#endif
+
+ORDO_API int MPI_Start(MPI_Request* request) { return r::start(request); }
+
+ORDO_API int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+  for (int i = 0; i < count; ++i) {
+    const int rc = r::start(&array_of_requests[i]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+ORDO_API int MPI_Request_free(MPI_Request* request) {
+  auto& v = r::persistents();
+  for (auto it = v.begin(); it != v.end(); ++it)
+    if (it->request == *request) {
+      v.erase(it);
+      break;
+    }
+  return PMPI_Request_free(request);
+}
+
+// ---- local reductions and ops -----------------------------------------------------------
+
+ORDO_API int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op) {
+  return r::reduce_local(inbuf, inoutbuf, count, datatype, op);
+}
+
+ORDO_API int MPIX_Reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op) {
+  return r::reduce_locals(inbuf, argbuf, inoutbuf, count, datatype, op);
+}
+
+ORDO_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  const int rc = PMPI_Op_create(user_fn, commute, op);
+  if (rc == MPI_SUCCESS) r::register_user_op(*op, user_fn, nullptr, commute != 0);
+  return rc;
+}
+
+#ifdef ORDO_REFMPI_LARGE_COUNT
+ORDO_API int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  const int rc = PMPI_Op_create_c(user_fn, commute, op);
+  if (rc == MPI_SUCCESS) r::register_user_op(*op, nullptr, user_fn, commute != 0);
+  return rc;
+}
+#endif
+
+ORDO_API int MPI_Op_free(MPI_Op* op) {
+  const MPI_Op handle = *op;
+  const int rc = PMPI_Op_free(op);
+  if (rc == MPI_SUCCESS) r::forget_user_op(handle);
+  return rc;
+}
+
+ORDO_API int MPI_Op_commutative(MPI_Op op, int* commute) {
+  if (const auto c = r::commutative(op)) {
+    *commute = *c ? 1 : 0;
+    return MPI_SUCCESS;
+  }
+  return PMPI_Op_commutative(op, commute);
+}
+
+// The library says what it is: the reference (or a mutant) over the library.
+ORDO_API int MPI_Get_library_version(char* version, int* resultlen) {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  const int rc = PMPI_Get_library_version(lib, &n);
+  if (rc != MPI_SUCCESS) return rc;
+#ifdef ORDO_REFMPI_MUTANTS
+  std::string s = std::string("ordo mutant MPI (mutant ") + r::mutant_name(r::active_mutant()) +
+                  ", rank-ordered, over PMPI) on: ";
+#else
+  std::string s = "ordo reference MPI (rank-ordered, over PMPI) on: ";
+#endif
+  s.append(lib, static_cast<std::size_t>(n));
+  if (s.size() > MPI_MAX_LIBRARY_VERSION_STRING - 1) s.resize(MPI_MAX_LIBRARY_VERSION_STRING - 1);
+  std::memcpy(version, s.c_str(), s.size() + 1);
+  *resultlen = static_cast<int>(s.size());
+  return MPI_SUCCESS;
+}

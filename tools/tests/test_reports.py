@@ -1,0 +1,392 @@
+"""results.json and its views, from synthetic journals (no MPI)."""
+import copy
+import importlib.util
+from html.parser import HTMLParser
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import ROOT, TRACER_MESSAGE, record, run_json, sample_records, write_run
+from reports import deps, html, junit, markdown, results, tracer, views
+
+ORDO = str(ROOT / "ordo")
+HOSTILE = "<script>alert('x')</script>"
+
+
+def ordo(*args):
+    return subprocess.run([ORDO, *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+# ---- results.json -------------------------------------------------------------
+
+def test_the_schema_file_is_a_valid_json_schema():
+    jsonschema = deps.require("jsonschema")
+    schema = json.loads(results.SCHEMA_PATH.read_text())
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    assert schema["properties"]["schema"]["const"] == results.SCHEMA_ID
+
+
+def test_results_json_is_written_validated_and_read_back(sample_run):
+    report, path = results.write(sample_run)
+    assert path == sample_run / "results.json"
+    again = results.load(path)
+    assert again == report
+    assert report["schema"] == "ordo.results/1" and report["partial"] is False
+    assert report["summary"]["total"] == len(sample_records())
+    assert report["summary"]["outcomes"] == {"pass": 12, "fail": 1, "skip": 1, "waived": 1, "crash": 1}
+    assert report["run"]["vendor"] == "mpich" and report["spec"]["standard"] == "MPI-4.1"
+    assert report["waivers"]["source"].endswith("vendors/mpich/waivers.json")
+
+
+@pytest.mark.parametrize("mutate, where", [
+    (lambda r: r["records"][0].update(outcome="maybe"), "records/0/outcome"),
+    (lambda r: r["records"][1].update(level="SHOULDNT"), "records/1/level"),
+    (lambda r: r["records"][2].pop("clause"), "records/2"),
+    (lambda r: r.pop("run"), "(top)"),
+    (lambda r: r["run"].update(ranks=[0]), "run/ranks/0"),
+    (lambda r: r["summary"].update(verdict="fine"), "summary/verdict"),
+    (lambda r: r.update(extra=1), "(top)"),
+])
+def test_the_schema_rejects_an_invalid_report(sample_run, tmp_path, mutate, where):
+    report, _ = results.write(sample_run)
+    bad = copy.deepcopy(report)
+    mutate(bad)
+    assert any(e.startswith(where) for e in results.schema_errors(bad)), results.schema_errors(bad)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(results.ReportError, match="does not follow results-1.schema.json"):
+        results.load(path)
+
+
+def test_a_report_of_another_schema_version_is_refused(sample_run, tmp_path):
+    report, _ = results.write(sample_run)
+    report["schema"] = "ordo.results/2"
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(report))
+    with pytest.raises(results.ReportError, match="this ordo reads ordo.results/1"):
+        results.load(path)
+
+
+def test_a_run_without_end_is_reported_partial(tmp_path):
+    out = write_run(tmp_path / "r", [record(index=i) for i in range(3)], run=run_json(end=False))
+    report, _ = results.write(out)
+    assert report["partial"] is True
+    assert any("no end time" in reason for reason in report["partial_reasons"])
+    assert report["summary"]["verdict"] == "incomplete"
+    assert "Partial report" in html.render(report)
+    assert "Partial report" in markdown.render(report)
+    assert '<property name="partial" value="true"' in junit.render(report)
+
+
+def test_a_journal_without_run_json_is_partial_and_keeps_every_record(tmp_path):
+    out = write_run(tmp_path / "r", [record(index=i, ranks=n) for n in (1, 2) for i in range(2)], with_run=False)
+    report = results.build(out)
+    assert report["partial"] and "no run.json" in report["partial_reasons"][0]
+    assert report["summary"]["total"] == 4 and report["run"]["vendor"] == "mpich"
+    assert report["run"]["ranks"] == [1, 2]
+
+
+def test_an_unreadable_journal_line_becomes_a_corrupt_record(tmp_path):
+    out = write_run(tmp_path / "r", [record(index=0)])
+    with open(out / "journal.jsonl", "a") as f:
+        f.write('{"id": "half a line\n{"id": "x", "outcome": "pass"}\n')
+    report = results.build(out)
+    outcomes = [r["outcome"] for r in report["records"]]
+    assert outcomes == ["pass", "corrupt", "corrupt"]
+    assert report["partial"] and report["summary"]["verdict"] == "not conformant"
+
+
+def test_a_record_of_the_runner_without_vendor_is_completed_from_the_run(tmp_path):
+    gave_up = {"schema": "ordo.check/1", "id": "ordo_check_reduce@4ranks#gave-up", "test": "ordo_check_reduce",
+               "clause": "harness.job", "level": "MUST", "outcome": "crash", "ranks": 4,
+               "message": "gave up after 50 restarts", "case": None}
+    inflight_crash = dict(record(index=1), outcome="crash", level=None, routine="", message=None)
+    out = write_run(tmp_path / "r", [record(index=0), gave_up, inflight_crash])
+    report = results.build(out)
+    assert [r["outcome"] for r in report["records"]] == ["pass", "crash", "crash"]
+    assert report["records"][1]["vendor"] == "mpich" and report["records"][1]["variant"] == "default"
+    assert report["records"][2]["level"] == "MUST"
+
+
+@pytest.mark.parametrize("records, verdict, must", [
+    ([record(index=0), record(index=1)], "conformant", "pass"),
+    ([record(index=0), record(index=1, outcome="fail")], "not conformant", "fail"),
+    ([record(index=0), record(index=1, outcome="timeout")], "not conformant", "fail"),
+    ([record(index=0), record(index=1, outcome="waived", waiver="w")], "conformant with waivers", "pass with waivers"),
+    ([record(index=0), record(index=1, outcome="fail", level="SHOULD")], "conformant", "pass"),
+    ([record(index=0, level="INFO", outcome="fail")], "conformant", "not checked"),
+    ([], "nothing checked", "not checked"),
+])
+def test_the_verdict_follows_the_must_level(records, verdict, must):
+    summary = results.summarize(records, partial=False)
+    assert summary["verdict"] == verdict and summary["levels"]["MUST"]["verdict"] == must
+
+
+def test_detect_checks_count_reported_and_accepted():
+    recs = [dict(record(index=i, level="DETECT", clause="op.char-types-excluded"), detect=d)
+            for i, d in enumerate(["reported", "reported", "accepted"])]
+    summary = results.summarize(recs, partial=False)
+    assert summary["levels"]["DETECT"]["detect"] == {"reported": 2, "accepted": 1}
+    assert "reported 2, accepted 1" in html.render(dict(_report(recs)))
+
+
+def _report(records, **run_extra):
+    run = run_json(**run_extra)
+    return {"schema": results.SCHEMA_ID, "generated": {"by": "test", "at": "2026-11-22T00:00:00+00:00"},
+            "partial": False, "partial_reasons": [], "run": run,
+            "spec": {"standard": "MPI-4.1", "clauses": json.loads((ROOT / "spec" / "clauses.json").read_text())["clauses"]},
+            "waivers": {"source": None, "waivers": []}, "summary": results.summarize(records, False),
+            "records": records}
+
+
+# ---- HTML ----------------------------------------------------------------------
+
+def hostile_report():
+    recs = sample_records()
+    recs[0] = dict(recs[0], outcome="fail", message=f"observed {HOSTILE} & \x00 \x1b[31m",
+                   test="Reduce.<img src=x onerror=alert(1)>")
+    report = _report(recs, library_version=f"EvilMPI {HOSTILE}\x00", env={"X": HOSTILE},
+                     command=["./ordo", "run", "--env", f"X={HOSTILE}"])
+    assert not results.schema_errors(report), results.schema_errors(report)
+    return report
+
+
+def test_html_escapes_every_string_from_a_library_or_a_command():
+    page = html.render(hostile_report())
+    assert "<script" not in page.lower()
+    assert "<img" not in page.lower()
+    assert "&lt;script&gt;alert(" in page
+    assert "\x00" not in page and "\x1b" not in page and "\\x00" in page
+    # Nothing is loaded from anywhere: a strict policy, no src= and no external link.
+    assert "default-src 'none'" in page
+    assert " src=" not in page.replace("img src=x", "")
+    assert 'href="http' not in page
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("href", "").startswith("#"):
+            self.links.append(a["href"][1:])
+
+
+def test_html_in_page_links_all_have_a_target():
+    parser = _Links()
+    parser.feed(html.render(_report(sample_records())))
+    assert len(parser.links) > 10
+    assert not [link for link in parser.links if link not in parser.ids]
+
+
+def test_html_shows_verdicts_clauses_heat_map_failures_and_environment():
+    page = html.render(_report(sample_records()))
+    for level in results.LEVELS:
+        assert f'id="level-{level}"' in page
+    assert 'id="clause-user-op.noncommutative-order"' in page and "6.9.5" in page
+    assert page.count('class="heat h-') >= 8
+    # The tracer failure: its case, message, replay command, combine-order tree.
+    assert 'id="f-1"' in page and "witness.tracer" in page and "./ordo replay --vendor mpich --ranks 4" in page
+    assert "<svg" in page and "first wrong combine" in page and "operands swapped" in page
+    # The crashed job names its log and how to run it again.
+    assert "ordo_check_reduce-3ranks.log" in page and "--filter ordo_check_reduce" in page
+    # The waiver, its reason and reproducer; the skip reason; the provenance.
+    assert 'id="w-mpich-6351-intercomm-reduce-null-sendbuf"' in page
+    assert "MPI_Allreduce_init is not provided" in page
+    assert "Synthetic MPI 1.0" in page and "testhost" in page
+
+
+def test_the_tracer_message_becomes_a_tree():
+    items = tracer.parse(TRACER_MESSAGE + " | on rank 1: " + TRACER_MESSAGE.split(": ", 1)[1])
+    assert len(items) == 1  # the same explanation on two ranks is drawn once
+    item = items[0]
+    assert item["invec"] == (2, 3) and item["inoutvec"] == (0, 1) and item["size"] == 4
+    assert "in rank order invec = ranks 0..1" in tracer.describe(item)
+    ET.fromstring(tracer.svg(item))  # well-formed
+    covers = tracer.parse("tracer: covers ranks 0..2 instead of ranks 0..3 (comm rank 0 of 4)")[0]
+    assert covers["got"] == (0, 2) and covers["want"] == (0, 3)
+    ET.fromstring(tracer.svg(covers))
+    assert tracer.parse("element 0: expected 1, observed 2") == []
+    # A corrupted cell names ranks that cannot be: no tree is drawn from it.
+    assert tracer.parse("tracer: first wrong combine: invec = ranks 30841..15421, inoutvec = rank 0 "
+                        "(overlapping operands) (comm rank 1 of 2)") == []
+    assert tracer.parse("tracer: first wrong combine: invec = ranks -30841..-15421, inoutvec = ranks "
+                        "-30841..-15421 (overlapping operands) (comm rank 1 of 2)") == []
+
+
+# ---- Markdown --------------------------------------------------------------------
+
+def test_markdown_summary_has_the_verdicts_and_the_failures():
+    md = markdown.render(_report(sample_records()))
+    assert md.startswith("### ordo: mpich: not conformant")
+    assert "| MUST | **fail** |" in md
+    assert "`Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root`" in md
+    assert "replay: `./ordo replay --vendor mpich --ranks 4" in md
+
+
+def test_markdown_escapes_library_strings_and_fits_a_comment():
+    md = markdown.render(hostile_report())
+    assert "<script" not in md and "&lt;script&gt;" in md and "\x00" not in md
+    many = [record(index=i, outcome="fail", message="x" * 2000 + "`|<b>") for i in range(3000)]
+    md = markdown.render(_report(many))
+    assert len(md) < markdown.MAX_CHARS
+    assert "more in the full report" in md and "<b>" not in md
+
+
+def test_code_spans_hold_backticks():
+    assert markdown.code("a`b") == "``a`b``"
+    assert markdown.code("`x`") == "`` `x` ``"
+
+
+# ---- JUnit ------------------------------------------------------------------------
+
+def test_junit_counts_failures_errors_and_skips():
+    root = ET.fromstring(junit.render(_report(sample_records())))
+    assert root.tag == "testsuites"
+    assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("16", "1", "1", "2")
+    assert root.find(".//failure").get("type") == "MUST"
+    assert "replay: ./ordo replay" in root.find(".//testcase[failure]/system-out").text
+
+
+def test_junit_survives_control_characters_and_markup():
+    text = junit.render(hostile_report())
+    root = ET.fromstring(text)
+    assert "\x00" not in text
+    assert HOSTILE in root.find(".//failure").text  # escaped in the XML, intact once parsed
+
+
+@pytest.mark.skipif(shutil.which("xmllint") is None, reason="xmllint not installed (Debian: libxml2-utils)")
+def test_junit_is_valid_against_the_junit_schema(tmp_path):
+    good = tmp_path / "junit.xml"
+    good.write_text(junit.render(hostile_report()))
+    p = subprocess.run(["xmllint", "--noout", "--schema", str(junit.XSD), str(good)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    # The schema is not vacuous: a testcase without classname, or with two results, is rejected.
+    bad = tmp_path / "bad.xml"
+    bad.write_text('<testsuites><testsuite name="s" tests="1"><testcase name="t"/></testsuite></testsuites>')
+    assert subprocess.run(["xmllint", "--noout", "--schema", str(junit.XSD), str(bad)],
+                          capture_output=True).returncode != 0
+    bad.write_text('<testsuites><testsuite name="s" tests="1"><testcase name="t" classname="c">'
+                   '<failure/><error/></testcase></testsuite></testsuites>')
+    assert subprocess.run(["xmllint", "--noout", "--schema", str(junit.XSD), str(bad)],
+                          capture_output=True).returncode != 0
+
+
+# ---- comparison and the command line ---------------------------------------------
+
+def test_compare_puts_runs_side_by_side_and_lists_differences(tmp_path):
+    a = write_run(tmp_path / "a", [record(index=i) for i in range(3)])
+    b = write_run(tmp_path / "b", [record(index=i, vendor="openmpi", outcome="fail" if i == 1 else "pass",
+                                          message="<b>bad</b>") for i in range(3)], run=run_json(vendor="openmpi"))
+    page = html.render_compare([results.build(a), results.build(b)], ["a", "b"])
+    assert "mpich" in page and "openmpi" in page
+    assert "Checks whose outcome differs (1)" in page
+    assert "<b>bad" not in page
+
+
+def test_ordo_report_writes_results_and_every_view(sample_run):
+    p = ordo("report", sample_run)
+    assert p.returncode == 0, p.stderr
+    for name in ("results.json", "report.html", "summary.md", "junit.xml"):
+        assert (sample_run / name).is_file()
+    assert "not conformant" in p.stdout
+    # From results.json alone, into another folder.
+    other = sample_run.parent / "views"
+    p = ordo("report", sample_run / "results.json", "--out", other)
+    assert p.returncode == 0, p.stderr
+    assert (other / "report.html").read_text() == (sample_run / "report.html").read_text()
+
+
+def test_ordo_report_and_compare_refuse_bad_input_in_one_line(tmp_path):
+    for args in (("report", tmp_path / "nothing"), ("compare", tmp_path, tmp_path / "x"),
+                 ("compare", tmp_path)):
+        p = ordo(*args)
+        assert p.returncode == 2, (args, p.stdout, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1 and p.stderr.startswith("ordo: ")
+    bad = tmp_path / "results.json"
+    bad.write_text('{"schema": "ordo.results/1"}')
+    p = ordo("report", bad)
+    assert p.returncode == 2 and "does not follow results-1.schema.json" in p.stderr
+
+
+def test_ordo_compare_writes_one_page(sample_run, passing_run, tmp_path):
+    p = ordo("compare", sample_run, passing_run, "--out", tmp_path / "cmp")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "cmp" / "compare.html").is_file()
+
+
+def test_views_write_all_three_files(sample_run, tmp_path):
+    paths = views.write_all(results.build(sample_run), tmp_path / "v")
+    assert sorted(p.name for p in paths.values()) == ["junit.xml", "report.html", "summary.md"]
+
+
+def test_a_missing_module_names_its_debian_package():
+    with pytest.raises(deps.MissingModule, match="apt-get install -y python3-no_such_module_xyz"):
+        deps.require("no_such_module_xyz")
+
+
+def test_reports_code_is_pyflakes_clean():
+    if importlib.util.find_spec("pyflakes") is None:
+        pytest.skip("pyflakes not installed (Debian: python3-pyflakes)")
+    files = [str(p) for p in (ROOT / "reports").glob("*.py")] + [str(p) for p in pathlib.Path(__file__).parent.glob("*.py")]
+    p = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"), "-m", "pyflakes", *files],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_the_end_of_a_run_writes_the_report_and_survives_a_broken_one(sample_run, tmp_path, capsys):
+    import ordo_cli
+    paths = ordo_cli.write_run_reports(sample_run)
+    assert paths and all(p.is_file() for p in paths.values())
+    assert "report:" in capsys.readouterr().out
+    broken = write_run(tmp_path / "broken", [record(index=0)])
+    (broken / "run.json").write_text("{ not json")
+    assert ordo_cli.write_run_reports(broken) is None
+    assert "the report could not be written" in capsys.readouterr().err
+
+
+def test_a_case_that_ended_its_job_gets_a_replay_command():
+    crashed = dict(record(index=2, ranks=3), outcome="crash", replay=None, message="this case ended the job")
+    command = results.replay_command(crashed)
+    assert command.startswith("./ordo replay --vendor mpich --ranks 3 --case '{")
+    assert json.loads(command.split("--case ", 1)[1].strip("'")) == crashed["case"]
+
+
+def test_a_missing_debian_package_is_named_in_one_line(sample_run, tmp_path):
+    (tmp_path / "jinja2.py").write_text('raise ImportError("hidden for this test")\n')
+    p = subprocess.run([ORDO, "report", str(sample_run)], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert p.returncode == 2
+    assert p.stderr.strip() == ("ordo: the python module 'jinja2' is missing: install it with: "
+                                "sudo apt-get install -y python3-jinja2")
+
+
+def test_a_record_the_schema_rejects_becomes_corrupt_and_the_rest_is_kept(tmp_path):
+    bad_case = record(index=1, count=-1)
+    out = write_run(tmp_path / "r", [record(index=0), bad_case, record(index=2)])
+    report = results.build(out)
+    assert [r["outcome"] for r in report["records"]] == ["pass", "corrupt", "pass"]
+    assert "journal line 2 is not a check record (case" in report["records"][1]["message"]
+    assert report["partial"] and "1 journal line(s)" in report["partial_reasons"][0]
+
+
+def test_with_many_failures_every_clause_and_cell_still_links_to_one(monkeypatch):
+    monkeypatch.setattr(html, "MAX_FAILURES_SHOWN", 5)
+    recs = [record(index=i, outcome="fail", message="m") for i in range(50)]
+    recs += [record(test="Allreduce.x", clause="allreduce.values", index=i, ranks=n, outcome="fail", message="m")
+             for n in (2, 3) for i in range(3)]
+    page = html.render(_report(recs))
+    assert "5 of 56 are shown" in page  # 3 firsts (2 clauses, 3 cells) and the 2 earliest others
+    parser = _Links()
+    parser.feed(page)
+    assert not [link for link in parser.links if link not in parser.ids]
+    assert 'href="#clause-allreduce.values"' in page and page.count('class="failure"') == 5
