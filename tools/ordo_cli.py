@@ -15,6 +15,7 @@ error, 3 infrastructure failure.
 """
 import argparse
 import datetime
+import fnmatch
 import glob
 import json
 import os
@@ -240,6 +241,34 @@ def summarize(records):
     return counts
 
 
+def apply_job_waivers(record, adapter):
+    """A crash or timeout that a waiver of the adapter names (its "outcome")
+    is recorded as waived, with the waiver's reason; an expired one is not."""
+    path = pathlib.Path(adapter["_dir"]) / adapter.get("waivers", "waivers.json")
+    try:
+        waivers = json.loads(path.read_text()).get("waivers", [])
+    except (OSError, ValueError):
+        return record
+    today = datetime.date.today().isoformat()
+    for w in waivers:
+        if w.get("outcome", "fail") != record.get("outcome"):
+            continue
+        if not fnmatch.fnmatchcase(record.get("test") or "", w.get("test", "-")):
+            continue
+        case = record.get("case") or {}
+        if not all(k in case and (fnmatch.fnmatchcase(str(case[k]), v) if isinstance(v, str) else case[k] == v)
+                   for k, v in (w.get("case") or {}).items()):
+            continue
+        if w.get("expires", "") < today:
+            record["message"] += f" | the waiver {w.get('id')} expired on {w.get('expires')}"
+            continue
+        record["outcome"] = "waived"
+        record["waiver"] = w.get("id")
+        record["message"] += f" | waived until {w.get('expires')}: {w.get('reason')} ({w.get('upstream')})"
+        break
+    return record
+
+
 def run_job(base, name, n, out, journal, adapter, max_restarts):
     """Runs one check executable at n ranks; when the job dies (a crash, an
     abort, the watchdog's timeout), records the case in flight and resumes
@@ -275,7 +304,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
             record.update({k: case.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
             what = "did not finish within the case time limit" if timed_out else "ended the job"
             record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
-            append_record(journal, record)
+            append_record(journal, apply_job_waivers(record, adapter))
             skip = case["seq"]
         else:
             record.update({"id": f"{name}@{n}ranks#job{attempt}", "test": name, "clause": "harness.job",
@@ -291,6 +320,37 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
                                     "clause": "harness.job", "level": "MUST", "outcome": "crash", "ranks": n,
                                     "message": f"gave up after {max_restarts} restarts", "case": None})
             return
+
+
+def cmd_job(args):
+    """One check executable at one rank count, as CTest runs it: resumed after
+    crashes and timeouts, waivers applied; exit 0 when nothing failed."""
+    adapter = load_adapter(args.vendor)
+    build = pathlib.Path(args.build_dir).resolve()
+    env = launch_env(adapter, build, {}, False)
+    prefix = launcher_prefix(adapter, build, env)
+    out = pathlib.Path(args.out).resolve()
+    (out / "logs").mkdir(parents=True, exist_ok=True)
+    (out / "gtest").mkdir(exist_ok=True)
+    journal = out / "journal.jsonl"
+    journal.write_text("")
+    name = pathlib.Path(args.executable).name
+    base = (["timeout", "-k", "5", str(args.timeout)] + prefix +
+            [adapter["launcher"]["np_flag"], str(args.ranks), args.executable, f"--ordo-journal={journal}",
+             f"--ordo-vendor={adapter['name']}", f"--ordo-adapter={adapter['_path']}",
+             f"--ordo-case-timeout={args.case_timeout}"])
+    waivers = pathlib.Path(adapter["_dir"]) / adapter.get("waivers", "waivers.json")
+    if waivers.is_file():
+        base.append(f"--ordo-waivers={waivers}")
+    run_job(base, name, args.ranks, out, journal, adapter, 50)
+    records = read_journal(journal)
+    bad = [r for r in records if r.get("outcome") in ("fail", "crash", "timeout", "corrupt")]
+    counts = summarize(records)
+    print(f"{name} at {args.ranks} ranks: {len(records)} checks: " +
+          ", ".join(f"{v} {o}" for o, v in sorted(counts.items())))
+    for r in bad[:20]:
+        print(f"  {r.get('outcome')}: {r.get('id')} [{r.get('clause')}, {r.get('level')}] {(r.get('message') or '')[:400]}")
+    return EXIT_FAIL if bad else EXIT_OK
 
 
 def cmd_run(args):
@@ -503,6 +563,16 @@ def main(argv=None):
                    help="resumptions of one executable after crashes or timeouts (default: 50)")
     r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")
     r.set_defaults(func=cmd_run)
+
+    j = sub.add_parser("job", help=argparse.SUPPRESS)  # one executable at one rank count (CTest)
+    j.add_argument("--vendor", required=True)
+    j.add_argument("--build-dir", required=True)
+    j.add_argument("--ranks", type=int, required=True)
+    j.add_argument("--out", required=True)
+    j.add_argument("--timeout", type=int, default=600)
+    j.add_argument("--case-timeout", type=float, default=60)
+    j.add_argument("executable")
+    j.set_defaults(func=cmd_job)
 
     t = sub.add_parser("test", help="build and run the project's own tests")
     t.add_argument("--vendors", help="comma-separated vendors to test against (default: mpich,openmpi)")

@@ -67,6 +67,8 @@ void load_waivers(const std::string& path) {
 
 // A waiver matches a test by name (glob) and, field by field, the case.
 bool waiver_matches(const json::Value& w, const ref::Case& c) {
+  // Waivers of crashes and timeouts are applied by the runner, which sees them.
+  if (w.get_string("outcome", "fail") != "fail") return false;
   if (fnmatch(w.get_string("test", "-").c_str(), g_test.c_str(), 0) != 0) return false;
   const json::Value* m = w.get("case");
   if (m == nullptr) return true;
@@ -353,7 +355,13 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     }
   }
   outcome = any_fail ? Outcome::fail : (any_pass || !any_skip ? Outcome::pass : Outcome::skip);
-  if (outcome == Outcome::pass && g_level == Level::INFO) message = all[0].message;
+  if (g_level == Level::INFO) {
+    // Implementation-defined behaviour: recorded, never judged.
+    if (outcome == Outcome::fail) message = "differs from the reference (not judged): " + message;
+    else if (outcome == Outcome::pass) message = all[0].message;
+    if (outcome == Outcome::fail) outcome = Outcome::pass;
+    any_fail = false;
+  }
   std::string waiver;
   if (outcome == Outcome::fail) {
     for (const json::Value& w : g_waivers.items) {

@@ -53,7 +53,7 @@ TEST(Noncommutative, derived_datatypes_with_holes_padding_negative_bounds_and_in
       "resized(0,24,contiguous(4,MPI_INT))",               // padding: extent > true extent
       "hindexed([2,2],[-8,8],MPI_INT)",                    // data below the buffer address
       "resized(-16,40,contiguous(4,MPI_INT))",             // a negative lower bound
-      "resized(0,8,hindexed([2,2],[0,32],MPI_INT))",       // interleaved: true extent > extent
+      "resized(0,8,hindexed([2,2],[0,4096],MPI_INT))",     // interleaved: true extent > extent
       "struct([1,1,1,1],[0,8,16,24],[MPI_INT,MPI_INT,MPI_INT,MPI_INT])",
       "indexed_block(2,[3,0],MPI_INT32_T)",                // blocks out of address order
   };

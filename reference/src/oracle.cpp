@@ -244,6 +244,20 @@ void validate_case(const Case& c, const Topology& t) {
   if (c.root_datatype.empty() && dt.overlaps_itself(std::max(1, c.count)))
     throw SemanticsError("buffers.recv-overlap", "datatype " + dt.text() +
                                                      " overlaps itself and lays out a receive buffer");
+  // A user function combines in the datatype's layout (MPI-4.1 6.9.5), so
+  // the datatype cannot overlap itself over the elements a process reduces,
+  // unless the root lays out its buffers by a datatype of its own.
+  if (!op.is_predefined() && c.root_datatype.empty() && c.routine != Routine::reduce_locals) {
+    int span = c.count;
+    if (c.routine == Routine::reduce_scatter_block) span = c.count * std::max(t.size_low, t.size_high) * 2;
+    if (c.routine == Routine::reduce_scatter) {
+      span = 0;
+      for (int x : effective_recvcounts(c, t)) span += x;
+    }
+    if (dt.overlaps_itself(std::max(1, span)))
+      throw UsageError("datatype " + dt.text() + " overlaps itself over the " + std::to_string(span) +
+                       " elements a user function combines");
+  }
   if (!c.root_datatype.empty()) {
     if (c.routine != Routine::reduce) throw UsageError("root_datatype applies to MPI_Reduce only");
     const Datatype rdt = Datatype::parse(c.root_datatype);

@@ -60,7 +60,8 @@ TEST(Oracle, reduce_plan_gives_the_root_the_fold_of_every_ranks_make_input) {
   } cases[] = {{"MPI_SUM", "MPI_INT"},
                {"MPI_PROD", "MPI_DOUBLE"},
                {"MPI_MAXLOC", "MPI_DOUBLE_INT"},
-               {"MPI_BXOR", "vector(2,1,3,MPI_UNSIGNED_LONG)"},
+               {"MPI_BXOR", "MPI_UNSIGNED_LONG"},
+               {"witness.sum-declared-noncommutative", "vector(2,2,3,MPI_INT)"},
                {"MPI_LXOR", "MPI_C_BOOL"},
                {"MPI_PROD", "MPI_C_DOUBLE_COMPLEX"},
                {"witness.tracer", "contiguous(4,MPI_INT)"},
@@ -290,4 +291,14 @@ TEST(Oracle, validate_case_refuses_erroneous_and_malformed_cases) {
   rs.recvcounts = {1, 2, 0, 0};
   EXPECT_THROW(validate_case(rs, inter), UsageError);  // 3 vs 0 elements
   EXPECT_NO_THROW(validate_case(make_case(Routine::reduce, "MPI_SUM", "MPI_INT", 1), intra));
+}
+
+TEST(Oracle, refuses_a_predefined_op_on_a_derived_datatype) {
+  Case c = make_case(Routine::allreduce, "MPI_SUM", "contiguous(2,MPI_INT)", 1);
+  try {
+    validate_case(c, {false, 2, 0});
+    FAIL() << "a predefined op on a derived datatype was accepted";
+  } catch (const ordo::ref::SemanticsError& e) {
+    EXPECT_EQ(e.clause(), "op.predefined-on-predefined-types");
+  }
 }

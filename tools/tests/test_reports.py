@@ -390,3 +390,14 @@ def test_with_many_failures_every_clause_and_cell_still_links_to_one(monkeypatch
     parser.feed(page)
     assert not [link for link in parser.links if link not in parser.ids]
     assert 'href="#clause-allreduce.values"' in page and page.count('class="failure"') == 5
+
+
+def test_a_clause_renamed_since_the_run_is_described_from_the_runs_commit(tmp_path):
+    commit = "7e18537c0920c7f322f3f1f01ecaa76bb436d60f"  # its catalogue still has reduce.noncommutative-order
+    if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}:spec/clauses.json"]).returncode:
+        pytest.skip("the commit is not in this clone (shallow?)")
+    run = run_json(git={"commit": commit, "dirty": False})
+    out = write_run(tmp_path / "r", [record(index=0, clause="reduce.noncommutative-order")], run=run)
+    report = results.build(out)
+    assert report["spec"]["clauses"]["reduce.noncommutative-order"]["section"] == "6.9.5"
+    assert commit in report["spec"]["source"]

@@ -1,0 +1,44 @@
+/* Finding: MPI_Reduce_scatter with MPI_IN_PLACE and uneven recvcounts of
+ * about 128 Ki ints per process aborts inside the library ("Assertion failed
+ * in file src/mpi/datatype/typerep/src/typerep_yaksa_pack.c: memcpy argument
+ * memory ranges overlap") instead of scattering the reduction (MPI-4.1
+ * Section 6.10.2: with MPI_IN_PLACE the input is taken from recvbuf and the
+ * result left at its beginning).
+ *
+ *   mpicc.mpich reduce_scatter_in_place_large_abort.c -o repro
+ *   mpiexec.mpich -n 3 ./repro 131073
+ *
+ * Exits 0 when every rank receives its block of sums, 1 on a wrong value; the
+ * abort ends the job. MPICH 4.0.2: rank 1 aborts. Small counts (7, 1000) are
+ * right. No upstream report found (searched pmodels/mpich issues). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int n = argc > 1 ? atoi(argv[1]) : 131073;
+  int *counts = malloc(sizeof(int) * (size_t)size), total = 0, offset = 0;
+  for (int i = 0; i < size; ++i) {
+    counts[i] = n + (i % 3) - 1;
+    if (i < rank) offset += counts[i];
+    total += counts[i];
+  }
+  int *buf = malloc(sizeof(int) * (size_t)total);
+  for (int i = 0; i < total; ++i) buf[i] = rank + i;
+  MPI_Reduce_scatter(MPI_IN_PLACE, buf, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int ok = 1;
+  for (int i = 0; i < counts[rank] && ok; ++i)
+    if (buf[i] != size * (size - 1) / 2 + size * (offset + i)) {
+      printf("rank %d element %d: expected %d, got %d\n", rank, i, size * (size - 1) / 2 + size * (offset + i), buf[i]);
+      ok = 0;
+    }
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (rank == 0 && all) printf("every rank received its block\n");
+  MPI_Finalize();
+  return all ? 0 : 1;
+}
