@@ -61,7 +61,7 @@ def library_mutants(bdir):
     return {l.strip() for l in out.stdout.splitlines() if l.strip() and l.strip() != "none"}
 
 
-def detection(records, rc, log):
+def detection(records, rc, log, journal):
     """The first thing in one job that shows the fault, or None."""
     for r in records:
         if r.get("outcome") in DETECTING and r.get("level", "MUST") == "MUST":
@@ -75,10 +75,18 @@ def detection(records, rc, log):
     if rc == EXIT_UNKNOWN_MUTANT:
         raise cli.OrdoError(f"the mutant library refused the mutant name (log: {log})", cli.EXIT_INFRA)
     if rc not in (0, 1):
-        outcome = "timeout" if rc in (124, 137) else "crash"
+        # The job died: the harness's watchdog leaves <journal>.timeout when a
+        # case overran, and <journal>.inflight names the case that was running.
+        outcome = "timeout" if rc in (124, 137) or pathlib.Path(str(journal) + ".timeout").exists() else "crash"
         tail = " / ".join(pathlib.Path(log).read_text(errors="replace").splitlines()[-3:])
-        return {"check": f"{pathlib.Path(log).stem} ({outcome}, exit code {rc})", "outcome": outcome,
-                "message": tail[:300], "id": None}
+        what = pathlib.Path(log).stem
+        try:
+            case = json.loads(pathlib.Path(str(journal) + ".inflight").read_text())
+            what = f"{case.get('test', '?')} [{case.get('clause', '?')}]"
+        except (OSError, ValueError):
+            pass
+        return {"check": f"{what} ({outcome}, exit code {rc})", "outcome": outcome, "message": tail[:300],
+                "id": None}
     return None
 
 
@@ -88,7 +96,7 @@ class Runner:
         self.job_timeout, self.case_timeout, self.seed = job_timeout, case_timeout, seed
 
     def job(self, mutant, exe, n, extra=()):
-        """Runs one check executable at n ranks with one mutant; returns (records, rc, seconds, log)."""
+        """Runs one check executable at n ranks with one mutant: (records, rc, seconds, log, journal)."""
         tag = mutant or "baseline"
         d = self.out / tag
         (d / "logs").mkdir(parents=True, exist_ok=True)
@@ -109,7 +117,7 @@ class Runner:
         t0 = time.time()
         with open(log, "w") as f:
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
-        return cli.read_journal(journal), rc, time.time() - t0, log
+        return cli.read_journal(journal), rc, time.time() - t0, log, journal
 
 
 def order_for(mutant, executables, baseline_seconds):
@@ -156,9 +164,9 @@ def cmd_mutants(args):
     false_alarms, baseline_ids = [], set()
     for n in ranks:
         for exe in executables:
-            records, rc, dt, log = runner.job(None, exe, n)
+            records, rc, dt, log, journal = runner.job(None, exe, n)
             baseline_seconds[exe] = max(baseline_seconds.get(exe, 0), dt)
-            bad = detection(records, rc, log)
+            bad = detection(records, rc, log, journal)
             for r in records:
                 if r.get("outcome") in DETECTING and r.get("level", "MUST") == "MUST":
                     baseline_ids.add((r.get("id"), n))
@@ -180,10 +188,10 @@ def cmd_mutants(args):
         rank_order = [n for n in m.get("ranks", []) if n in ranks] + [n for n in ranks if n not in m.get("ranks", [])]
         for n in rank_order:
             for exe in order_for(m, executables, baseline_seconds):
-                records, rc, dt, log = runner.job(m["name"], exe, n, ["--gtest_fail_fast"])
+                records, rc, dt, log, journal = runner.job(m["name"], exe, n, ["--gtest_fail_fast"])
                 seconds += dt
                 records = [r for r in records if (r.get("id"), n) not in baseline_ids]
-                found = detection(records, rc, log)
+                found = detection(records, rc, log, journal)
                 if found:
                     found["ranks"] = n
                     break

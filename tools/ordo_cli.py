@@ -275,10 +275,11 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
     the executable after it, so that one bad case costs one case."""
     inflight = pathlib.Path(str(journal) + ".inflight")
     marker = pathlib.Path(str(journal) + ".timeout")
+    done = pathlib.Path(str(journal) + ".done")
     skip, attempt = 0, 0
     first_record = len(read_journal(journal))  # seqs count per executable: look at this job's only
     while True:
-        for f in (inflight, marker):
+        for f in (inflight, marker, done):
             f.unlink(missing_ok=True)
         log = out / "logs" / f"{name}-{n}ranks{'' if attempt == 0 else f'-resume{attempt}'}.log"
         cmd = base + [f"--ordo-skip={skip}",
@@ -286,7 +287,8 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
         t0 = time.time()
         with open(log, "w") as f:
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
-        if rc in (0, 1):
+        if rc in (0, 1) and done.exists():
+            done.unlink(missing_ok=True)
             return
         dt = time.time() - t0
         timed_out = rc in (124, 137) or marker.exists()

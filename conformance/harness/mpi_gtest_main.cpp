@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "comm_zoo.h"
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
   }
   ordo::harness::build_zoo();
   const int rc = RUN_ALL_TESTS();
+  // Tells the runner that the executable ran to its end (an MPI_Abort inside
+  // the library can also end a job with exit code 1).
+  if (rank == 0 && !ordo::harness::settings().journal.empty())
+    std::ofstream(ordo::harness::settings().journal + ".done") << rc << "\n";
   ordo::harness::free_zoo();
   ordo::harness::finalize();
   MPI_Finalize();

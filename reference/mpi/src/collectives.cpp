@@ -33,8 +33,10 @@ struct Ctx {
   Combiner comb;
 };
 
+// Errors go to the communicator's error handler; without a valid
+// communicator, to MPI_COMM_SELF's (as MPI-4 does for errors not tied to a handle).
 int raise(MPI_Comm comm, int rc) {
-  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, rc);
+  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, rc);
   return rc;
 }
 
