@@ -213,10 +213,15 @@ def git_state():
 
 # ---- run -----------------------------------------------------------------
 
-def read_journal(path):
+def read_journal(path, offset=0):
+    """The records of a journal from a byte offset on (0: all of them). A
+    line that is not JSON (a write cut short) is reported as corrupt."""
     records = []
     if path.exists():
-        for line in path.read_text().splitlines():
+        with open(path, "rb") as f:
+            f.seek(offset)
+            data = f.read().decode("utf-8", errors="replace")
+        for line in data.splitlines():
             line = line.strip()
             if not line:
                 continue
@@ -225,6 +230,10 @@ def read_journal(path):
             except ValueError:
                 records.append({"outcome": "corrupt", "message": line[:200]})
     return records
+
+
+def journal_offset(path):
+    return path.stat().st_size if path.exists() else 0
 
 
 def append_record(path, record):
@@ -277,7 +286,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
     marker = pathlib.Path(str(journal) + ".timeout")
     done = pathlib.Path(str(journal) + ".done")
     skip, attempt = 0, 0
-    first_record = len(read_journal(journal))  # seqs count per executable: look at this job's only
+    first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     while True:
         for f in (inflight, marker, done):
             f.unlink(missing_ok=True)
@@ -298,7 +307,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
             case = json.loads(inflight.read_text())
         except (OSError, ValueError):
             pass
-        recorded = {r.get("seq") for r in read_journal(journal)[first_record:] if r.get("seq")}
+        recorded = {r.get("seq") for r in read_journal(journal, first_record) if r.get("seq")}
         record = {"schema": "ordo.check/1", "ranks": n, "vendor": adapter["name"], "variant": "default",
                   "outcome": "timeout" if timed_out else "crash", "duration_s": round(dt, 3), "log": str(log),
                   "failing_ranks": [], "detect": None, "waiver": None, "reproducer": None}
@@ -322,6 +331,26 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
                                     "clause": "harness.job", "level": "MUST", "outcome": "crash", "ranks": n,
                                     "message": f"gave up after {max_restarts} restarts", "case": None})
             return
+
+
+def coverage_table(records):
+    """Checks per clause of spec/clauses.json, generated from a run's records;
+    clauses without any check are listed too."""
+    spec = json.loads((ROOT / "spec" / "clauses.json").read_text())["clauses"]
+    rows = {}
+    for r in records:
+        slug = r.get("clause") or "?"
+        row = rows.setdefault(slug, {"levels": set(), "outcomes": {}})
+        row["levels"].add(r.get("level") or "?")
+        row["outcomes"][r.get("outcome")] = row["outcomes"].get(r.get("outcome"), 0) + 1
+    lines = [f"{'clause':40} {'section':14} {'level':12} {'checks':>7}  outcomes"]
+    for slug in sorted(set(spec) | set(rows)):
+        row = rows.get(slug, {"levels": set(), "outcomes": {}})
+        n = sum(row["outcomes"].values())
+        section = spec.get(slug, {}).get("section", "?")
+        lines.append(f"{slug:40} {section[:14]:14} {','.join(sorted(row['levels'])) or '-':12} {n:>7}  " +
+                     (", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())) or "no checks"))
+    return "\n".join(lines) + "\n"
 
 
 def cmd_job(args):
@@ -396,7 +425,7 @@ def cmd_run(args):
           f"ranks {','.join(map(str, ranks))}, output {out}", flush=True)
     for n in ranks:
         t_n = time.time()
-        before = len(read_journal(journal))
+        before = journal_offset(journal)
         for exe in executables:
             name = pathlib.Path(exe).name
             base = (["timeout", "-k", "5", str(args.timeout)] + prefix +
@@ -405,15 +434,15 @@ def cmd_run(args):
                      f"--ordo-case-timeout={args.case_timeout}", f"--ordo-adapter={adapter['_path']}"])
             if waivers.is_file():
                 base.append(f"--ordo-waivers={waivers}")
-            k = len(read_journal(journal))
+            k = journal_offset(journal)
             t0 = time.time()
             run_job(base, name, n, out, journal, adapter, args.max_restarts)
             dt = time.time() - t0
-            new = read_journal(journal)[k:]
+            new = read_journal(journal, k)
             c = summarize(new)
             print(f"  [{n} ranks] {name:28} {len(new):5d} checks  " +
                   "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
-        recs = read_journal(journal)[before:]
+        recs = read_journal(journal, before)
         run["per_rank_count"].append({"ranks": n, "seconds": round(time.time() - t_n, 2),
                                       "outcomes": summarize(recs)})
     run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -425,6 +454,9 @@ def cmd_run(args):
         print(f"{row['ranks']:>5} {row['seconds']:>8.1f}  " +
               ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())))
     print(f"total: {len(records)} checks: " + ", ".join(f"{v} {o}" for o, v in sorted(run["summary"].items())))
+    table = coverage_table(records)
+    (out / "coverage.txt").write_text(table)
+    print("\n" + table)
     print(f"journal: {journal}\nrun:     {out / 'run.json'}")
     write_run_reports(out)
     bad = sum(run["summary"].get(o, 0) for o in ("fail", "crash", "timeout", "corrupt"))
