@@ -250,6 +250,10 @@ def summarize(records):
     return counts
 
 
+def inflight_files(journal):
+    return [pathlib.Path(p) for p in glob.glob(str(journal) + ".inflight.*")]
+
+
 def apply_job_waivers(record, adapter):
     """A crash or timeout that a waiver of the adapter names (its "outcome")
     is recorded as waived, with the waiver's reason; an expired one is not."""
@@ -282,13 +286,12 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
     """Runs one check executable at n ranks; when the job dies (a crash, an
     abort, the watchdog's timeout), records the case in flight and resumes
     the executable after it, so that one bad case costs one case."""
-    inflight = pathlib.Path(str(journal) + ".inflight")
     marker = pathlib.Path(str(journal) + ".timeout")
     done = pathlib.Path(str(journal) + ".done")
     skip, attempt = 0, 0
     first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     while True:
-        for f in (inflight, marker, done):
+        for f in [marker, done] + inflight_files(journal):
             f.unlink(missing_ok=True)
         log = out / "logs" / f"{name}-{n}ranks{'' if attempt == 0 else f'-resume{attempt}'}.log"
         cmd = base + [f"--ordo-skip={skip}",
@@ -303,10 +306,13 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
         timed_out = rc in (124, 137) or marker.exists()
         tail = " / ".join(log.read_text(errors="replace").splitlines()[-4:])
         case = None
-        try:
-            case = json.loads(inflight.read_text())
-        except (OSError, ValueError):
-            pass
+        for f in inflight_files(journal):  # the furthest case any rank had begun
+            try:
+                c = json.loads(f.read_text())
+            except (OSError, ValueError):
+                continue
+            if case is None or c.get("seq", 0) > case.get("seq", 0):
+                case = c
         recorded = {r.get("seq") for r in read_journal(journal, first_record) if r.get("seq")}
         record = {"schema": "ordo.check/1", "ranks": n, "vendor": adapter["name"], "variant": "default",
                   "outcome": "timeout" if timed_out else "crash", "duration_s": round(dt, 3), "log": str(log),

@@ -31,6 +31,7 @@ long long g_seq = 0;                     // cases begun in this process, across 
 std::atomic<double> g_deadline{0};       // MPI_Wtime() by which the case in flight must end
 
 std::string g_test;
+std::string g_next_reproducer;  // set_next_reproducer
 
 json::Value g_waivers;  // array of waiver objects (vendors/<name>/waivers.json)
 
@@ -248,6 +249,8 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
                     double seconds, int comm_size);
 }  // namespace
 
+void set_next_reproducer(const std::string& path) { g_next_reproducer = path; }
+
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size) {
   return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds, comm_size);
 }
@@ -261,9 +264,11 @@ bool begin_case(const ref::Case* c) {
   ++g_seq;
   g_case_index++;
   if (g_seq <= g_settings.skip) return false;
-  if (g_rank == 0 && !g_settings.journal.empty()) {
-    // What is in flight, for the runner to record if the job dies here.
-    std::ofstream f(g_settings.journal + ".inflight", std::ios::trunc);
+  if (!g_settings.journal.empty()) {
+    // What is in flight, for the runner to record if the job dies here. Every
+    // rank writes its own: a rank may already be in the next case while rank 0
+    // is still recording the last one.
+    std::ofstream f(g_settings.journal + ".inflight." + std::to_string(g_rank), std::ios::trunc);
     f << "{\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << (g_case_index - 1)
       << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
       << "\",\"level\":\"" << level_name(g_level) << "\",\"case\":" << (c ? c->to_json() : "null")
@@ -393,9 +398,12 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     << "\",\"failing_ranks\":[";
   for (std::size_t i = 0; i < failing.size(); ++i) j << (i ? "," : "") << failing[i];
   j << "],\"detect\":" << (detect.empty() ? "null" : "\"" + detect + "\"") << ",\"waiver\":" << (waiver.empty() ? "null" : "\"" + json_escape(waiver) + "\"")
-    << ",\"duration_s\":" << seconds << ",\"reproducer\":null,\"replay\":\""
+    << ",\"duration_s\":" << seconds << ",\"reproducer\":"
+    << (g_next_reproducer.empty() ? std::string("null") : "\"" + json_escape(g_next_reproducer) + "\"")
+    << ",\"replay\":\""
     << json_escape(cp ? replay_command(*cp) : std::string()) << "\",\"time\":\"" << now_iso() << "\"}";
   append_journal(j.str());
+  g_next_reproducer.clear();
   if (outcome == Outcome::fail)
     ADD_FAILURE() << "[" << g_clause << ", " << level_name(g_level) << "] "
                   << (cp ? cp->describe() : subject) << "\n  " << message

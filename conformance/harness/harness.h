@@ -83,6 +83,10 @@ std::vector<std::string> gather_to_rank0(const std::string& bytes);
 // begins, combines and records it under `subject`.
 Outcome record_check(const std::string& subject, const LocalVerdict& mine);
 
+// The next record written points at this reproducer file (its "reproducer"
+// field); cleared once written. Used by the property tests.
+void set_next_reproducer(const std::string& path);
+
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);
 

@@ -386,7 +386,8 @@ ORDO_API int MPI_Get_library_version(char* version, int* resultlen) {
 #else
   std::string s = "ordo reference MPI (rank-ordered, over PMPI) on: ";
 #endif
-  s.append(lib, static_cast<std::size_t>(n));
+  // Open MPI 4.1 counts the terminating NUL in resultlen: printable characters only.
+  s.append(lib, strnlen(lib, static_cast<std::size_t>(n)));
   if (s.size() > MPI_MAX_LIBRARY_VERSION_STRING - 1) s.resize(MPI_MAX_LIBRARY_VERSION_STRING - 1);
   std::memcpy(version, s.c_str(), s.size() + 1);
   *resultlen = static_cast<int>(s.size());

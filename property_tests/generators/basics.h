@@ -1,0 +1,159 @@
+// Named RapidCheck generators of the pieces of a case: routines, modes,
+// predefined op x type pairs (from the reference's validity table), witness
+// ops, counts biased to the edges, communicator shapes and roots.
+//
+// Every generator depends only on the world size, never on the rank, so
+// every rank draws the same values from the same seed (lockstep).
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "comm_zoo.h"
+#include "harness.h"
+#include "ordo/reference/basic_types.h"
+#include "ordo/reference/case.h"
+#include "ordo/reference/op.h"
+#include "ordo/reference/oracle.h"
+#include "thresholds.h"
+
+namespace ordo::props {
+
+using ref::Mode;
+using ref::Routine;
+
+// One of `items`, drawn by weight; shrinks towards the earlier items (list
+// the simplest first). RapidCheck's elementOf / weightedElement do not shrink.
+template <class T>
+rc::Gen<T> pick(std::vector<std::pair<int, T>> items) {
+  return rc::Gen<T>([items](const rc::Random& random, int) {
+    int total = 0;
+    for (const auto& i : items) total += i.first;
+    rc::Random r = random;
+    int x = static_cast<int>(r.next() % static_cast<std::uint64_t>(total));
+    int idx = 0;
+    while (x >= items[static_cast<std::size_t>(idx)].first) x -= items[static_cast<std::size_t>(idx++)].first;
+    auto s = rc::shrinkable::shrinkRecur(idx, [](int i) { return rc::shrink::towards(i, 0); });
+    return rc::shrinkable::map(std::move(s), [items](int i) { return items[static_cast<std::size_t>(i)].second; });
+  });
+}
+
+// A generator whose values shrink towards 0 whatever branch drew them.
+inline rc::Gen<int> shrinking_to_zero(rc::Gen<int> g) {
+  return rc::Gen<int>([g](const rc::Random& random, int size) {
+    const int v = g(random, size).value();
+    return rc::shrinkable::shrinkRecur(v, [](int x) { return rc::shrink::towards(x, 0); });
+  });
+}
+
+// The collective reduce-family routines (the local ones run on "self").
+inline rc::Gen<Routine> gen_routine() {
+  return pick<Routine>({{3, Routine::allreduce}, {3, Routine::reduce}, {2, Routine::scan}, {2, Routine::exscan},
+                        {2, Routine::reduce_scatter_block}, {2, Routine::reduce_scatter}});
+}
+
+// Blocking first, so that shrinking ends on the blocking form.
+inline rc::Gen<Mode> gen_mode() {
+  return pick<Mode>({{6, Mode::blocking}, {3, Mode::nonblocking}, {2, Mode::persistent}});
+}
+
+struct OpAndType {
+  std::string op;
+  std::string type;
+};
+
+// The (op, type) pairs the reference's table allows (ordo::ref::validity),
+// without REPLACE / NO_OP (not reduction ops) and without the pair types
+// that a library may lack. Sums and MPI_INT come first for shrinking.
+inline const std::vector<OpAndType>& valid_predefined_pairs() {
+  static const std::vector<OpAndType> v = [] {
+    std::vector<OpAndType> out;
+    for (int o = 0; o < ref::kPredefinedOpCount; ++o) {
+      const auto op = static_cast<ref::PredefinedOp>(o);
+      if (op == ref::PredefinedOp::REPLACE || op == ref::PredefinedOp::NO_OP) continue;
+      for (int b = 0; b < ref::kBasicCount; ++b) {
+        const auto t = static_cast<ref::Basic>(b);
+        if (!ref::validity(op, t).valid) continue;
+        out.push_back({std::string(ref::op_name(op)), std::string(ref::info(t).mpi_name)});
+      }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const OpAndType& a, const OpAndType& b) {
+      auto rank = [](const OpAndType& x) { return (x.op == "MPI_SUM" ? 0 : 2) + (x.type == "MPI_INT" ? 0 : 1); };
+      return rank(a) < rank(b);
+    });
+    return out;
+  }();
+  return v;
+}
+
+inline rc::Gen<OpAndType> gen_predefined_op_and_type() {
+  std::vector<std::pair<int, OpAndType>> items;
+  for (const auto& p : valid_predefined_pairs()) items.push_back({1, p});
+  return pick(items);
+}
+
+// Witness user ops (ordo/reference/witness.h): exactly associative and
+// non-commutative (tracer, matrix), or commutative but declared
+// non-commutative. They need datatypes of whole 4-int cells.
+inline rc::Gen<std::string> gen_witness_op() {
+  return pick<std::string>(
+      {{4, "witness.tracer"}, {3, "witness.matrix"}, {2, "witness.sum-declared-noncommutative"}});
+}
+
+// Counts: 0, 1, small, and just around the library's thresholds for
+// elements of `element_size` bytes (ordo::harness::boundary_counts, from the
+// vendor adapter), capped at max_count.
+inline rc::Gen<int> gen_count(std::size_t element_size, int max_count = 1 << 15) {
+  std::vector<int> edges = harness::boundary_counts(std::max<std::size_t>(1, element_size), {}, max_count);
+  edges.erase(std::remove_if(edges.begin(), edges.end(), [](int x) { return x < 3; }), edges.end());
+  if (edges.empty())
+    return shrinking_to_zero(rc::gen::weightedOneOf<int>(
+        {{4, rc::gen::just(1)}, {2, rc::gen::just(2)}, {2, rc::gen::just(0)}, {5, rc::gen::inRange(1, 9)}}));
+  return shrinking_to_zero(rc::gen::weightedOneOf<int>({{4, rc::gen::just(1)},
+                                      {2, rc::gen::just(2)},
+                                      {2, rc::gen::just(0)},
+                                      {5, rc::gen::inRange(1, 9)},
+                                      {2, rc::gen::elementOf(edges)}}));
+}
+
+// The topologies a shape has at this world size (odd-even: two communicators
+// of different sizes), as the zoo builds them.
+inline std::vector<ref::Topology> shape_topologies(const std::string& shape, int p) {
+  if (shape == "odd-even") return {{false, (p + 1) / 2, 0}, {false, p / 2, 0}};
+  if (shape == "self") return {{false, 1, 0}};
+  if (shape == "inter-1-n") return {{true, 1, p - 1}};
+  if (shape == "inter-n-1") return {{true, p - 1, 1}};
+  if (shape == "inter-halves") return {{true, p / 2, p - p / 2}};
+  return {{false, p, 0}};  // world, dup, reversed
+}
+
+// The zoo's shapes available at this world size, "world" first.
+inline rc::Gen<std::string> gen_shape() {
+  std::vector<std::string> shapes = harness::intra_shapes();
+  for (const auto& s : harness::inter_shapes()) shapes.push_back(s);
+  std::stable_partition(shapes.begin(), shapes.end(), [](const std::string& s) { return s == "world"; });
+  std::vector<std::pair<int, std::string>> items;
+  for (const auto& s : shapes) items.push_back({s == "world" ? 4 : 1, s});
+  return pick(items);
+}
+
+// A root valid on every communicator of the shape (intra), or in the root's group (inter).
+inline rc::Gen<int> gen_root(const std::string& shape, bool high_group) {
+  int n = 1 << 30;
+  for (const ref::Topology& t : shape_topologies(shape, harness::world_size()))
+    n = std::min(n, t.inter ? (high_group ? t.size_high : t.size_low) : t.size_low);
+  return rc::gen::inRange(0, std::max(1, n));
+}
+
+// MPI_IN_PLACE where the routine allows it (intracommunicators only).
+inline rc::Gen<bool> gen_in_place(Routine r, bool inter) {
+  if (inter || r == Routine::reduce_local || r == Routine::reduce_locals) return rc::gen::just(false);
+  return pick<bool>({{4, false}, {1, true}});
+}
+
+}  // namespace ordo::props
