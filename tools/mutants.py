@@ -74,17 +74,22 @@ def detection(records, rc, log, journal):
                     "id": r.get("id")}
     if rc == EXIT_UNKNOWN_MUTANT:
         raise cli.OrdoError(f"the mutant library refused the mutant name (log: {log})", cli.EXIT_INFRA)
-    if rc not in (0, 1):
-        # The job died: the harness's watchdog leaves <journal>.timeout when a
-        # case overran, and <journal>.inflight names the case that was running.
+    done = pathlib.Path(str(journal) + ".done")
+    if rc not in (0, 1) or not done.exists():
+        # The job died (a crash, an abort, a hang): the harness writes
+        # <journal>.done when it ends normally, <journal>.timeout when its
+        # watchdog ended an overrunning case, and <journal>.inflight.<rank>
+        # with the case each rank had begun.
         outcome = "timeout" if rc in (124, 137) or pathlib.Path(str(journal) + ".timeout").exists() else "crash"
         tail = " / ".join(pathlib.Path(log).read_text(errors="replace").splitlines()[-3:])
-        what = pathlib.Path(log).stem
-        try:
-            case = json.loads(pathlib.Path(str(journal) + ".inflight").read_text())
-            what = f"{case.get('test', '?')} [{case.get('clause', '?')}]"
-        except (OSError, ValueError):
-            pass
+        what, seq = pathlib.Path(log).stem, -1
+        for f in glob.glob(str(journal) + ".inflight*"):
+            try:
+                case = json.loads(pathlib.Path(f).read_text())
+            except (OSError, ValueError):
+                continue
+            if case.get("seq", 0) > seq:
+                seq, what = case.get("seq", 0), f"{case.get('test', '?')} [{case.get('clause', '?')}]"
         return {"check": f"{what} ({outcome}, exit code {rc})", "outcome": outcome, "message": tail[:300],
                 "id": None}
     return None
@@ -103,7 +108,7 @@ class Runner:
         name = pathlib.Path(exe).name
         journal = d / f"{name}-{n}ranks.jsonl"
         log = d / "logs" / f"{name}-{n}ranks.log"
-        for f in (journal, pathlib.Path(str(journal) + ".timeout"), pathlib.Path(str(journal) + ".inflight")):
+        for f in [journal] + [pathlib.Path(p) for p in glob.glob(str(journal) + ".*")]:
             f.unlink(missing_ok=True)
         user_env = {"ORDO_MUTANT": mutant} if mutant else {}
         env = cli.launch_env(self.adapter, self.bdir, user_env, False)

@@ -250,6 +250,14 @@ def summarize(records):
     return counts
 
 
+def last_failed(journal, offset):
+    """The most recent case of this job that failed or was waived (a library
+    that corrupts memory in one case may bring the process down later)."""
+    failed = [r for r in read_journal(journal, offset)
+              if r.get("seq") and r.get("case") is not None and r.get("outcome") in ("fail", "crash", "waived")]
+    return failed[-1] if failed else None
+
+
 def inflight_files(journal):
     return [pathlib.Path(p) for p in glob.glob(str(journal) + ".inflight.*")]
 
@@ -323,12 +331,25 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
             record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
             append_record(journal, apply_job_waivers(record, adapter))
             skip = case["seq"]
+        elif last_failed(journal, first_record):
+            # The job died between cases (or at its end) after a case that
+            # failed: most likely the library corrupted memory during that
+            # case. Recorded against it.
+            prior = last_failed(journal, first_record)
+            record.update({k: prior.get(k) for k in ("seq", "test", "clause", "level", "case", "routine")})
+            record["id"] = f"{prior.get('id')}~after"
+            record["message"] = (f"the job ended (exit code {rc}) outside any case, after this case had failed: "
+                                 f"most likely memory the library corrupted in it; last output: {tail}")
+            append_record(journal, apply_job_waivers(record, adapter))
+            if done.exists() or not case:
+                return
+            skip = case["seq"]
         else:
             record.update({"id": f"{name}@{n}ranks#job{attempt}", "test": name, "clause": "harness.job",
                            "level": "MUST", "case": None, "routine": None,
                            "message": f"{name} at {n} ranks ended with exit code {rc} outside a case; last output: {tail}"})
             append_record(journal, record)
-            if not case:
+            if not case or done.exists():
                 return
             skip = case["seq"]
         attempt += 1

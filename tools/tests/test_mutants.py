@@ -50,6 +50,7 @@ def test_a_must_failure_is_a_detection_and_other_levels_are_not(tmp_path):
     should = {"outcome": "fail", "level": "SHOULD", "test": "T.s", "clause": "c"}
     must = {"outcome": "fail", "level": "MUST", "test": "T.m", "clause": "user-op.noncommutative-order",
             "message": "m", "id": "T.m#0"}
+    pathlib.Path(str(j) + ".done").write_text("1\n")
     assert mutants.detection([should], 1, log, j) is None
     found = mutants.detection([should, {"outcome": "pass", "level": "MUST"}, must], 1, log, j)
     assert found["check"] == "T.m [user-op.noncommutative-order]"
@@ -60,8 +61,11 @@ def test_a_dead_job_is_a_detection_and_the_watchdog_marker_makes_it_a_timeout(tm
     log.write_text("a\nb\n")
     j = tmp_path / "ordo_check_reduce-4ranks.jsonl"
     assert mutants.detection([], 139, log, j)["outcome"] == "crash"
+    assert mutants.detection([], 1, log, j)["outcome"] == "crash"  # an MPI_Abort: no .done
     pathlib.Path(str(j) + ".timeout").write_text("3\n")
-    pathlib.Path(str(j) + ".inflight").write_text(json.dumps({"test": "Reduce.x", "clause": "reduce.values"}))
+    for rank, seq, test in ((0, 3, "Reduce.x"), (1, 2, "Reduce.w")):
+        pathlib.Path(f"{j}.inflight.{rank}").write_text(
+            json.dumps({"seq": seq, "test": test, "clause": "reduce.values"}))
     found = mutants.detection([], 9, log, j)
     assert found["outcome"] == "timeout" and found["check"].startswith("Reduce.x [reduce.values]")
 
