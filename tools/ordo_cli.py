@@ -571,7 +571,7 @@ def cmd_list(args):
     if args.what == "vendors":
         for v in known_vendors():
             a = load_adapter(v)
-            print(f"{v:10} {'tested here' if a.get('tested_here') else 'not tested here':16} {a.get('description', '')}")
+            print(f"{v:18} {'tested here' if a.get('tested_here') else 'not tested here':16} {a.get('description', '')}")
     elif args.what == "clauses":
         spec = json.loads((ROOT / "spec" / "clauses.json").read_text())
         for slug, c in sorted(spec["clauses"].items()):

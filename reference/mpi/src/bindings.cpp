@@ -67,8 +67,8 @@ __attribute__((constructor)) static void ordo_check_mutant_name() { r::active_mu
 
 // ---- blocking ------------------------------------------------------------------------
 
-ORDO_API int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                        int root, MPI_Comm comm) {
+ORDO_API int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm) {
   return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
@@ -87,48 +87,52 @@ ORDO_API int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int re
   return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
-ORDO_API int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                      MPI_Comm comm) {
+ORDO_API int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm) {
   return r::scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-ORDO_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                        MPI_Comm comm) {
+ORDO_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm) {
   return r::exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 // ---- nonblocking ------------------------------------------------------------------------
 
-ORDO_API int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                         int root, MPI_Comm comm, MPI_Request* request) {
-  return r::eager([&] { return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm); }, request);
+ORDO_API int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  return r::eager([&] { return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+                  request);
 }
 
 ORDO_API int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+                  request);
 }
 
 ORDO_API int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return r::eager([&] { return r::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); },
-                  request);
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request* request) {
+  return r::eager(
+      [&] { return r::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }, request);
 }
 
 ORDO_API int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                        MPI_Request* request) {
   return r::eager(
-      [&] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }, request);
+      [&] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
+      request);
 }
 
-ORDO_API int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                       MPI_Comm comm, MPI_Request* request) {
+ORDO_API int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return r::eager([&] { return r::scan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
 }
 
-ORDO_API int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                         MPI_Comm comm, MPI_Request* request) {
+ORDO_API int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return r::eager([&] { return r::exscan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
 }
 
@@ -141,8 +145,9 @@ ORDO_API int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_
                        request);
 }
 
-ORDO_API int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                                MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+ORDO_API int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                                MPI_Request* request) {
   return r::persistent([=] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
                        request);
 }
@@ -154,24 +159,28 @@ ORDO_API int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const i
   PMPI_Comm_size(comm, &size);
   const std::vector<int> counts(recvcounts, recvcounts + size);
   return r::persistent(
-      [=] { return r::reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, comm); }, request);
+      [=] { return r::reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, comm); },
+      request);
 }
 
 ORDO_API int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
-                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
-                                           MPI_Request* request) {
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                           MPI_Info, MPI_Request* request) {
   return r::persistent(
-      [=] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }, request);
+      [=] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
+      request);
 }
 
 ORDO_API int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return r::persistent([=] { return r::scan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+  return r::persistent([=] { return r::scan(sendbuf, recvbuf, count, datatype, op, comm); },
+                       request);
 }
 
 ORDO_API int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return r::persistent([=] { return r::exscan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
+  return r::persistent([=] { return r::exscan(sendbuf, recvbuf, count, datatype, op, comm); },
+                       request);
 }
 #endif
 
@@ -208,13 +217,13 @@ int too_large(MPI_Comm comm) {
   std::vector<int> counts##_int;      \
   if (!r::narrow_all(counts, comm, &counts##_int)) return r::too_large(comm)
 
-ORDO_API int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                          MPI_Op op, int root, MPI_Comm comm) {
+ORDO_API int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   ORDO_NARROW(count, comm);
   return r::reduce(sendbuf, recvbuf, count_int, datatype, op, root, comm);
 }
-ORDO_API int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Op op, MPI_Comm comm) {
+ORDO_API int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   ORDO_NARROW(count, comm);
   return r::allreduce(sendbuf, recvbuf, count_int, datatype, op, comm);
 }
@@ -233,52 +242,64 @@ ORDO_API int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI
   ORDO_NARROW(count, comm);
   return r::scan(sendbuf, recvbuf, count_int, datatype, op, comm);
 }
-ORDO_API int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm) {
+ORDO_API int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   ORDO_NARROW(count, comm);
   return r::exscan(sendbuf, recvbuf, count_int, datatype, op, comm);
 }
-ORDO_API int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
-                                MPI_Op op) {
+ORDO_API int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count,
+                                MPI_Datatype datatype, MPI_Op op) {
   ORDO_NARROW(count, MPI_COMM_SELF);
   return r::reduce_local(inbuf, inoutbuf, count_int, datatype, op);
 }
-ORDO_API int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                           MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+ORDO_API int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                           MPI_Request* request) {
   ORDO_NARROW(count, comm);
-  return r::eager([&] { return r::reduce(sendbuf, recvbuf, count_int, datatype, op, root, comm); }, request);
+  return r::eager([&] { return r::reduce(sendbuf, recvbuf, count_int, datatype, op, root, comm); },
+                  request);
 }
-ORDO_API int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+ORDO_API int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* request) {
   ORDO_NARROW(count, comm);
-  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count_int, datatype, op, comm); }, request);
+  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count_int, datatype, op, comm); },
+                  request);
 }
 ORDO_API int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   MPI_Request* request) {
   ORDO_NARROW_ALL(recvcounts, comm);
   return r::eager(
-      [&] { return r::reduce_scatter(sendbuf, recvbuf, recvcounts_int.data(), datatype, op, comm); }, request);
+      [&] {
+        return r::reduce_scatter(sendbuf, recvbuf, recvcounts_int.data(), datatype, op, comm);
+      },
+      request);
 }
 ORDO_API int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                          MPI_Request* request) {
   ORDO_NARROW(recvcount, comm);
   return r::eager(
-      [&] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount_int, datatype, op, comm); }, request);
+      [&] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount_int, datatype, op, comm); },
+      request);
 }
 ORDO_API int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   ORDO_NARROW(count, comm);
-  return r::eager([&] { return r::scan(sendbuf, recvbuf, count_int, datatype, op, comm); }, request);
+  return r::eager([&] { return r::scan(sendbuf, recvbuf, count_int, datatype, op, comm); },
+                  request);
 }
-ORDO_API int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+ORDO_API int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   ORDO_NARROW(count, comm);
-  return r::eager([&] { return r::exscan(sendbuf, recvbuf, count_int, datatype, op, comm); }, request);
+  return r::eager([&] { return r::exscan(sendbuf, recvbuf, count_int, datatype, op, comm); },
+                  request);
 }
 #ifdef ORDO_REFMPI_PERSISTENT
-ORDO_API int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                               MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+ORDO_API int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                               MPI_Info info, MPI_Request* request) {
   ORDO_NARROW(count, comm);
   return MPI_Reduce_init(sendbuf, recvbuf, count_int, datatype, op, root, comm, info, request);
 }
@@ -288,25 +309,30 @@ ORDO_API int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count 
   ORDO_NARROW(count, comm);
   return MPI_Allreduce_init(sendbuf, recvbuf, count_int, datatype, op, comm, info, request);
 }
-ORDO_API int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+ORDO_API int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf,
+                                       const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info,
                                        MPI_Request* request) {
   ORDO_NARROW_ALL(recvcounts, comm);
-  return MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts_int.data(), datatype, op, comm, info, request);
+  return MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts_int.data(), datatype, op, comm, info,
+                                 request);
 }
-ORDO_API int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                             MPI_Request* request) {
+ORDO_API int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf,
+                                             MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   ORDO_NARROW(recvcount, comm);
-  return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount_int, datatype, op, comm, info, request);
+  return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount_int, datatype, op, comm, info,
+                                       request);
 }
-ORDO_API int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+ORDO_API int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request* request) {
   ORDO_NARROW(count, comm);
   return MPI_Scan_init(sendbuf, recvbuf, count_int, datatype, op, comm, info, request);
 }
-ORDO_API int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
-                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+ORDO_API int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                               MPI_Request* request) {
   ORDO_NARROW(count, comm);
   return MPI_Exscan_init(sendbuf, recvbuf, count_int, datatype, op, comm, info, request);
 }

@@ -36,7 +36,8 @@ struct Ctx {
 // Errors go to the communicator's error handler; without a valid
 // communicator, to MPI_COMM_SELF's (as MPI-4 does for errors not tied to a handle).
 int raise(MPI_Comm comm, int rc) {
-  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, rc);
+  if (rc != MPI_SUCCESS)
+    PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, rc);
   return rc;
 }
 
@@ -79,7 +80,8 @@ int gather(const Ctx& c, const void* input, int count, int dest, bool collect,
   const Private& p = *c.priv;
   MPI_Request send = MPI_REQUEST_NULL;
   int rc = MPI_SUCCESS;
-  if (dest >= 0 && dest != p.me) rc = isend_typed(input, count, c.dt, dest, kTagInput, p.comm, &send);
+  if (dest >= 0 && dest != p.me)
+    rc = isend_typed(input, count, c.dt, dest, kTagInput, p.comm, &send);
   if (collect) {
     xs->clear();
     xs->reserve(sources.size());
@@ -150,8 +152,8 @@ int hand_out(const Ctx& c, std::vector<Temp>& xs, int last, const std::vector<in
   };
   if (p.rank == 0) {
     for (int r = 1; r < p.size; ++r) {
-      const int s = send_typed(at(xs[last].ptr(), displs[segment(r)], c.l), counts[r], c.dt, p.local[r],
-                               kTagResult, p.comm);
+      const int s = send_typed(at(xs[last].ptr(), displs[segment(r)], c.l), counts[r], c.dt,
+                               p.local[r], kTagResult, p.comm);
       if (rc == MPI_SUCCESS) rc = s;
     }
     const void* mine = at(xs[last].ptr(), displs[segment(0)], c.l);
@@ -201,7 +203,8 @@ int scan_family(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, 
   if (p.inter) return raise(comm, MPI_ERR_COMM);  // Section 6.11: intracommunicators only
   if (aliased(sendbuf, recvbuf, count)) return raise(comm, MPI_ERR_BUFFER);
   if (count == 0) return deliver(nullptr, recvbuf, 0, dt, c.l);
-  if (mutant(Mutant::scan_exclusive) && !exclusive) exclusive = true;  // Fault: Scan acts as Exscan.
+  if (mutant(Mutant::scan_exclusive) && !exclusive)
+    exclusive = true;  // Fault: Scan acts as Exscan.
   Temp zeros;
   const void* input = own_input(sendbuf, recvbuf, count, c, &zeros);
   std::vector<Temp> xs;
@@ -279,7 +282,8 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_O
   } else if (misdeliver && p.rank == wrong) {
     Temp result(count, c.l);
     rc = recv_typed(result, count, dt, p.local[root], kTagResult, p.comm);
-    if (rc == MPI_SUCCESS && recvbuf != nullptr) rc = deliver(result.ptr(), recvbuf, count, dt, c.l);
+    if (rc == MPI_SUCCESS && recvbuf != nullptr)
+      rc = deliver(result.ptr(), recvbuf, count, dt, c.l);
   }
   return raise(comm, rc);
 }
@@ -352,10 +356,12 @@ int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_O
 int reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype dt, MPI_Op op) {
   // Section 6.9.7: MPI_IN_PLACE is not allowed; errors without a
   // communicator are raised on MPI_COMM_SELF.
-  if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) return raise(MPI_COMM_SELF, MPI_ERR_BUFFER);
+  if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+    return raise(MPI_COMM_SELF, MPI_ERR_BUFFER);
   if (count < 0) return raise(MPI_COMM_SELF, MPI_ERR_COUNT);
   Layout l;
-  if (dt == MPI_DATATYPE_NULL || layout_of(dt, &l) != MPI_SUCCESS) return raise(MPI_COMM_SELF, MPI_ERR_TYPE);
+  if (dt == MPI_DATATYPE_NULL || layout_of(dt, &l) != MPI_SUCCESS)
+    return raise(MPI_COMM_SELF, MPI_ERR_TYPE);
   if (op == MPI_OP_NULL) return raise(MPI_COMM_SELF, MPI_ERR_OP);
   Combiner comb;
   int rc = resolve(op, dt, &comb);
@@ -374,15 +380,17 @@ int reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype dt, 
   return raise(MPI_COMM_SELF, rc);
 }
 
-int reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int count,
-                  MPI_Datatype dt, MPI_Op op) {
+int reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int count, MPI_Datatype dt,
+                  MPI_Op op) {
   // The proposal: inoutbuf := X o Y, X = inbuf (or inoutbuf if MPI_IN_PLACE),
   // Y = argbuf (likewise). inoutbuf may not be MPI_IN_PLACE, nor either input.
   if (inoutbuf == MPI_IN_PLACE) return raise(MPI_COMM_SELF, MPI_ERR_BUFFER);
   if (count < 0) return raise(MPI_COMM_SELF, MPI_ERR_COUNT);
-  if (count > 0 && (inbuf == inoutbuf || argbuf == inoutbuf)) return raise(MPI_COMM_SELF, MPI_ERR_BUFFER);
+  if (count > 0 && (inbuf == inoutbuf || argbuf == inoutbuf))
+    return raise(MPI_COMM_SELF, MPI_ERR_BUFFER);
   Layout l;
-  if (dt == MPI_DATATYPE_NULL || layout_of(dt, &l) != MPI_SUCCESS) return raise(MPI_COMM_SELF, MPI_ERR_TYPE);
+  if (dt == MPI_DATATYPE_NULL || layout_of(dt, &l) != MPI_SUCCESS)
+    return raise(MPI_COMM_SELF, MPI_ERR_TYPE);
   if (op == MPI_OP_NULL) return raise(MPI_COMM_SELF, MPI_ERR_OP);
   Combiner comb;
   int rc = resolve(op, dt, &comb);

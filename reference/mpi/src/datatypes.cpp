@@ -11,66 +11,126 @@ namespace {
 MPI_Datatype basic_handle(ref::Basic b) {
   using B = ref::Basic;
   switch (b) {
-    case B::SIGNED_CHAR: return MPI_SIGNED_CHAR;
-    case B::UNSIGNED_CHAR: return MPI_UNSIGNED_CHAR;
-    case B::SHORT: return MPI_SHORT;
-    case B::UNSIGNED_SHORT: return MPI_UNSIGNED_SHORT;
-    case B::INT: return MPI_INT;
-    case B::UNSIGNED: return MPI_UNSIGNED;
-    case B::LONG: return MPI_LONG;
-    case B::UNSIGNED_LONG: return MPI_UNSIGNED_LONG;
-    case B::LONG_LONG: return MPI_LONG_LONG;
-    case B::UNSIGNED_LONG_LONG: return MPI_UNSIGNED_LONG_LONG;
-    case B::INT8_T: return MPI_INT8_T;
-    case B::INT16_T: return MPI_INT16_T;
-    case B::INT32_T: return MPI_INT32_T;
-    case B::INT64_T: return MPI_INT64_T;
-    case B::UINT8_T: return MPI_UINT8_T;
-    case B::UINT16_T: return MPI_UINT16_T;
-    case B::UINT32_T: return MPI_UINT32_T;
-    case B::UINT64_T: return MPI_UINT64_T;
-    case B::INTEGER: return MPI_INTEGER;
-    case B::INTEGER1: return MPI_INTEGER1;
-    case B::INTEGER2: return MPI_INTEGER2;
-    case B::INTEGER4: return MPI_INTEGER4;
-    case B::INTEGER8: return MPI_INTEGER8;
-    case B::FLOAT: return MPI_FLOAT;
-    case B::DOUBLE: return MPI_DOUBLE;
-    case B::LONG_DOUBLE: return MPI_LONG_DOUBLE;
-    case B::REAL: return MPI_REAL;
-    case B::DOUBLE_PRECISION: return MPI_DOUBLE_PRECISION;
-    case B::REAL4: return MPI_REAL4;
-    case B::REAL8: return MPI_REAL8;
-    case B::C_BOOL: return MPI_C_BOOL;
-    case B::CXX_BOOL: return MPI_CXX_BOOL;
-    case B::LOGICAL: return MPI_LOGICAL;
-    case B::C_COMPLEX: return MPI_C_COMPLEX;
-    case B::C_FLOAT_COMPLEX: return MPI_C_FLOAT_COMPLEX;
-    case B::C_DOUBLE_COMPLEX: return MPI_C_DOUBLE_COMPLEX;
-    case B::C_LONG_DOUBLE_COMPLEX: return MPI_C_LONG_DOUBLE_COMPLEX;
-    case B::CXX_FLOAT_COMPLEX: return MPI_CXX_FLOAT_COMPLEX;
-    case B::CXX_DOUBLE_COMPLEX: return MPI_CXX_DOUBLE_COMPLEX;
-    case B::CXX_LONG_DOUBLE_COMPLEX: return MPI_CXX_LONG_DOUBLE_COMPLEX;
-    case B::COMPLEX: return MPI_COMPLEX;
-    case B::DOUBLE_COMPLEX: return MPI_DOUBLE_COMPLEX;
-    case B::COMPLEX8: return MPI_COMPLEX8;
-    case B::COMPLEX16: return MPI_COMPLEX16;
-    case B::BYTE: return MPI_BYTE;
-    case B::AINT: return MPI_AINT;
-    case B::OFFSET: return MPI_OFFSET;
-    case B::COUNT: return MPI_COUNT;
-    case B::FLOAT_INT: return MPI_FLOAT_INT;
-    case B::DOUBLE_INT: return MPI_DOUBLE_INT;
-    case B::LONG_INT: return MPI_LONG_INT;
-    case B::TWO_INT: return MPI_2INT;
-    case B::SHORT_INT: return MPI_SHORT_INT;
-    case B::LONG_DOUBLE_INT: return MPI_LONG_DOUBLE_INT;
-    case B::TWO_INTEGER: return MPI_2INTEGER;
-    case B::TWO_REAL: return MPI_2REAL;
-    case B::TWO_DOUBLE_PRECISION: return MPI_2DOUBLE_PRECISION;
-    case B::CHAR: return MPI_CHAR;
-    case B::WCHAR: return MPI_WCHAR;
-    case B::CHARACTER: return MPI_CHARACTER;
+    case B::SIGNED_CHAR:
+      return MPI_SIGNED_CHAR;
+    case B::UNSIGNED_CHAR:
+      return MPI_UNSIGNED_CHAR;
+    case B::SHORT:
+      return MPI_SHORT;
+    case B::UNSIGNED_SHORT:
+      return MPI_UNSIGNED_SHORT;
+    case B::INT:
+      return MPI_INT;
+    case B::UNSIGNED:
+      return MPI_UNSIGNED;
+    case B::LONG:
+      return MPI_LONG;
+    case B::UNSIGNED_LONG:
+      return MPI_UNSIGNED_LONG;
+    case B::LONG_LONG:
+      return MPI_LONG_LONG;
+    case B::UNSIGNED_LONG_LONG:
+      return MPI_UNSIGNED_LONG_LONG;
+    case B::INT8_T:
+      return MPI_INT8_T;
+    case B::INT16_T:
+      return MPI_INT16_T;
+    case B::INT32_T:
+      return MPI_INT32_T;
+    case B::INT64_T:
+      return MPI_INT64_T;
+    case B::UINT8_T:
+      return MPI_UINT8_T;
+    case B::UINT16_T:
+      return MPI_UINT16_T;
+    case B::UINT32_T:
+      return MPI_UINT32_T;
+    case B::UINT64_T:
+      return MPI_UINT64_T;
+    case B::INTEGER:
+      return MPI_INTEGER;
+    case B::INTEGER1:
+      return MPI_INTEGER1;
+    case B::INTEGER2:
+      return MPI_INTEGER2;
+    case B::INTEGER4:
+      return MPI_INTEGER4;
+    case B::INTEGER8:
+      return MPI_INTEGER8;
+    case B::FLOAT:
+      return MPI_FLOAT;
+    case B::DOUBLE:
+      return MPI_DOUBLE;
+    case B::LONG_DOUBLE:
+      return MPI_LONG_DOUBLE;
+    case B::REAL:
+      return MPI_REAL;
+    case B::DOUBLE_PRECISION:
+      return MPI_DOUBLE_PRECISION;
+    case B::REAL4:
+      return MPI_REAL4;
+    case B::REAL8:
+      return MPI_REAL8;
+    case B::C_BOOL:
+      return MPI_C_BOOL;
+    case B::CXX_BOOL:
+      return MPI_CXX_BOOL;
+    case B::LOGICAL:
+      return MPI_LOGICAL;
+    case B::C_COMPLEX:
+      return MPI_C_COMPLEX;
+    case B::C_FLOAT_COMPLEX:
+      return MPI_C_FLOAT_COMPLEX;
+    case B::C_DOUBLE_COMPLEX:
+      return MPI_C_DOUBLE_COMPLEX;
+    case B::C_LONG_DOUBLE_COMPLEX:
+      return MPI_C_LONG_DOUBLE_COMPLEX;
+    case B::CXX_FLOAT_COMPLEX:
+      return MPI_CXX_FLOAT_COMPLEX;
+    case B::CXX_DOUBLE_COMPLEX:
+      return MPI_CXX_DOUBLE_COMPLEX;
+    case B::CXX_LONG_DOUBLE_COMPLEX:
+      return MPI_CXX_LONG_DOUBLE_COMPLEX;
+    case B::COMPLEX:
+      return MPI_COMPLEX;
+    case B::DOUBLE_COMPLEX:
+      return MPI_DOUBLE_COMPLEX;
+    case B::COMPLEX8:
+      return MPI_COMPLEX8;
+    case B::COMPLEX16:
+      return MPI_COMPLEX16;
+    case B::BYTE:
+      return MPI_BYTE;
+    case B::AINT:
+      return MPI_AINT;
+    case B::OFFSET:
+      return MPI_OFFSET;
+    case B::COUNT:
+      return MPI_COUNT;
+    case B::FLOAT_INT:
+      return MPI_FLOAT_INT;
+    case B::DOUBLE_INT:
+      return MPI_DOUBLE_INT;
+    case B::LONG_INT:
+      return MPI_LONG_INT;
+    case B::TWO_INT:
+      return MPI_2INT;
+    case B::SHORT_INT:
+      return MPI_SHORT_INT;
+    case B::LONG_DOUBLE_INT:
+      return MPI_LONG_DOUBLE_INT;
+    case B::TWO_INTEGER:
+      return MPI_2INTEGER;
+    case B::TWO_REAL:
+      return MPI_2REAL;
+    case B::TWO_DOUBLE_PRECISION:
+      return MPI_2DOUBLE_PRECISION;
+    case B::CHAR:
+      return MPI_CHAR;
+    case B::WCHAR:
+      return MPI_WCHAR;
+    case B::CHARACTER:
+      return MPI_CHARACTER;
   }
   return MPI_DATATYPE_NULL;
 }
@@ -83,10 +143,12 @@ std::optional<ref::Basic> basic_of(MPI_Datatype dt) {
     // without Fortran may carry a handle of size 0).
     int size = -1;
     MPI_Aint lb = 0, extent = 0;
-    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS)
+    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS)
       return std::nullopt;
     const auto& in = ref::info(b);
-    if (static_cast<std::size_t>(size) != in.size || static_cast<std::size_t>(extent) != in.extent || lb != 0)
+    if (static_cast<std::size_t>(size) != in.size ||
+        static_cast<std::size_t>(extent) != in.extent || lb != 0)
       return std::nullopt;
     return b;
   }
@@ -104,14 +166,17 @@ std::optional<ref::Datatype> decode(MPI_Datatype dt, int depth) {
   std::vector<int> ints(static_cast<std::size_t>(ni));
   std::vector<MPI_Aint> addrs(static_cast<std::size_t>(na));
   std::vector<MPI_Datatype> types(static_cast<std::size_t>(nd));
-  if (PMPI_Type_get_contents(dt, ni, na, nd, ints.data(), addrs.data(), types.data()) != MPI_SUCCESS)
+  if (PMPI_Type_get_contents(dt, ni, na, nd, ints.data(), addrs.data(), types.data()) !=
+      MPI_SUCCESS)
     return std::nullopt;
   std::vector<ref::Datatype> kids;
   bool ok = true;
   for (MPI_Datatype t : types) {
     auto k = ok ? decode(t, depth + 1) : std::nullopt;
-    if (k) kids.push_back(*k);
-    else ok = false;
+    if (k)
+      kids.push_back(*k);
+    else
+      ok = false;
     int tni, tna, tnd, tc;
     // Derived types returned by get_contents are new handles to free.
     if (PMPI_Type_get_envelope(t, &tni, &tna, &tnd, &tc) == MPI_SUCCESS && tc != MPI_COMBINER_NAMED)
@@ -121,33 +186,40 @@ std::optional<ref::Datatype> decode(MPI_Datatype dt, int depth) {
   std::vector<std::ptrdiff_t> a(addrs.begin(), addrs.end());
   try {
     switch (combiner) {
-      case MPI_COMBINER_DUP: return ref::Datatype::dup(kids[0]);
-      case MPI_COMBINER_CONTIGUOUS: return ref::Datatype::contiguous(ints[0], kids[0]);
-      case MPI_COMBINER_VECTOR: return ref::Datatype::vector(ints[0], ints[1], ints[2], kids[0]);
-      case MPI_COMBINER_HVECTOR: return ref::Datatype::hvector(ints[0], ints[1], a[0], kids[0]);
+      case MPI_COMBINER_DUP:
+        return ref::Datatype::dup(kids[0]);
+      case MPI_COMBINER_CONTIGUOUS:
+        return ref::Datatype::contiguous(ints[0], kids[0]);
+      case MPI_COMBINER_VECTOR:
+        return ref::Datatype::vector(ints[0], ints[1], ints[2], kids[0]);
+      case MPI_COMBINER_HVECTOR:
+        return ref::Datatype::hvector(ints[0], ints[1], a[0], kids[0]);
       case MPI_COMBINER_INDEXED: {
         const int n = ints[0];
-        return ref::Datatype::indexed(std::vector<int>(ints.begin() + 1, ints.begin() + 1 + n),
-                                      std::vector<int>(ints.begin() + 1 + n, ints.begin() + 1 + 2 * n),
-                                      kids[0]);
+        return ref::Datatype::indexed(
+            std::vector<int>(ints.begin() + 1, ints.begin() + 1 + n),
+            std::vector<int>(ints.begin() + 1 + n, ints.begin() + 1 + 2 * n), kids[0]);
       }
       case MPI_COMBINER_HINDEXED: {
         const int n = ints[0];
-        return ref::Datatype::hindexed(std::vector<int>(ints.begin() + 1, ints.begin() + 1 + n),
-                                       a, kids[0]);
+        return ref::Datatype::hindexed(std::vector<int>(ints.begin() + 1, ints.begin() + 1 + n), a,
+                                       kids[0]);
       }
       case MPI_COMBINER_INDEXED_BLOCK:
         return ref::Datatype::indexed_block(ints[1], std::vector<int>(ints.begin() + 2, ints.end()),
                                             kids[0]);
       case MPI_COMBINER_HINDEXED_BLOCK:
-        return ref::Datatype::hindexed(std::vector<int>(static_cast<std::size_t>(ints[0]), ints[1]), a,
-                                       kids[0]);
+        return ref::Datatype::hindexed(std::vector<int>(static_cast<std::size_t>(ints[0]), ints[1]),
+                                       a, kids[0]);
       case MPI_COMBINER_STRUCT: {
         const int n = ints[0];
-        return ref::Datatype::struct_(std::vector<int>(ints.begin() + 1, ints.begin() + 1 + n), a, kids);
+        return ref::Datatype::struct_(std::vector<int>(ints.begin() + 1, ints.begin() + 1 + n), a,
+                                      kids);
       }
-      case MPI_COMBINER_RESIZED: return ref::Datatype::resized(a[0], a[1], kids[0]);
-      default: return std::nullopt;  // subarray, darray, Fortran 90 types: not modelled
+      case MPI_COMBINER_RESIZED:
+        return ref::Datatype::resized(a[0], a[1], kids[0]);
+      default:
+        return std::nullopt;  // subarray, darray, Fortran 90 types: not modelled
     }
   } catch (const std::exception&) {
     return std::nullopt;
@@ -234,7 +306,8 @@ int deliver(const void* result, void* recvbuf, int count, MPI_Datatype dt, const
   if (mutant(Mutant::nonblocking_result_not_written) && g_in_nonblocking) return MPI_SUCCESS;
   if (mutant(Mutant::count_zero_writes) && count == 0 && recvbuf != nullptr && l.extent > 0) {
     // Fault: one element's worth of bytes written although count is 0.
-    std::memset(static_cast<char*>(recvbuf) + l.true_lb, 0, static_cast<std::size_t>(l.true_extent));
+    std::memset(static_cast<char*>(recvbuf) + l.true_lb, 0,
+                static_cast<std::size_t>(l.true_extent));
     return MPI_SUCCESS;
   }
   if (count <= 0) return MPI_SUCCESS;
@@ -250,7 +323,8 @@ int deliver(const void* result, void* recvbuf, int count, MPI_Datatype dt, const
   int rc = copy_typed(result, recvbuf, count, dt);
   if (rc == MPI_SUCCESS && mutant(Mutant::write_past_end) && count > 0)
     // Fault: an off-by-one loop writes element `count` too.
-    rc = copy_typed(result, static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(count) * l.extent, 1, dt);
+    rc = copy_typed(result, static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(count) * l.extent,
+                    1, dt);
   return rc;
 }
 

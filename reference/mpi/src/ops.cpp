@@ -34,10 +34,10 @@ std::vector<UserOp>& user_ops() {
 std::optional<ref::PredefinedOp> predefined(MPI_Op op) {
   using P = ref::PredefinedOp;
   const std::pair<MPI_Op, P> table[] = {
-      {MPI_MAX, P::MAX},       {MPI_MIN, P::MIN},       {MPI_SUM, P::SUM},
-      {MPI_PROD, P::PROD},     {MPI_LAND, P::LAND},     {MPI_LOR, P::LOR},
-      {MPI_LXOR, P::LXOR},     {MPI_BAND, P::BAND},     {MPI_BOR, P::BOR},
-      {MPI_BXOR, P::BXOR},     {MPI_MAXLOC, P::MAXLOC}, {MPI_MINLOC, P::MINLOC},
+      {MPI_MAX, P::MAX},         {MPI_MIN, P::MIN},       {MPI_SUM, P::SUM},
+      {MPI_PROD, P::PROD},       {MPI_LAND, P::LAND},     {MPI_LOR, P::LOR},
+      {MPI_LXOR, P::LXOR},       {MPI_BAND, P::BAND},     {MPI_BOR, P::BOR},
+      {MPI_BXOR, P::BXOR},       {MPI_MAXLOC, P::MAXLOC}, {MPI_MINLOC, P::MINLOC},
       {MPI_REPLACE, P::REPLACE}, {MPI_NO_OP, P::NO_OP}};
   for (const auto& [h, p] : table)
     if (h == op) return p;
@@ -112,7 +112,8 @@ int call(const Combiner& c, const void* invec, void* inoutvec, int count) {
         return MPI_ERR_OP;
       }
       return MPI_SUCCESS;
-    case Combiner::Kind::library: return PMPI_Reduce_local(invec, inoutvec, count, c.dt, c.op);
+    case Combiner::Kind::library:
+      return PMPI_Reduce_local(invec, inoutvec, count, c.dt, c.op);
   }
   return MPI_ERR_OTHER;
 }

@@ -105,11 +105,11 @@ int combine(const Combiner& c, const void* invec, void* inoutvec, int count);
 struct Private {
   MPI_Comm comm = MPI_COMM_NULL;  // the private intracommunicator
   bool inter = false;
-  int rank = 0;                   // this process in the user communicator (its group)
-  int me = 0;                     // this process in `comm`
-  int size = 0;                   // size of the user communicator (its local group)
-  std::vector<int> local;         // rank in `comm` of each rank of the local group
-  std::vector<int> remote;        // intercommunicators: of each rank of the remote group
+  int rank = 0;             // this process in the user communicator (its group)
+  int me = 0;               // this process in `comm`
+  int size = 0;             // size of the user communicator (its local group)
+  std::vector<int> local;   // rank in `comm` of each rank of the local group
+  std::vector<int> remote;  // intercommunicators: of each rank of the remote group
 };
 // The private communicator of a user communicator, created at first use
 // (collective: every process of `comm` reaches its first reduce-family call
@@ -130,8 +130,8 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op 
 int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_Op op,
            MPI_Comm comm);
 int reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype dt, MPI_Op op);
-int reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int count,
-                  MPI_Datatype dt, MPI_Op op);
+int reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int count, MPI_Datatype dt,
+                  MPI_Op op);
 
 // Set while a nonblocking form runs its blocking core (a mutant hook).
 extern thread_local bool g_in_nonblocking;

@@ -62,7 +62,8 @@ TEST(Interposition, the_mpi_symbols_resolve_to_the_reference_library) {
   void* sym = dlsym(RTLD_DEFAULT, "MPI_Reduce");
   ASSERT_NE(sym, nullptr);
   ASSERT_NE(dladdr(sym, &info), 0);
-  EXPECT_NE(std::string(info.dli_fname).find("libordo_refmpi"), std::string::npos) << info.dli_fname;
+  EXPECT_NE(std::string(info.dli_fname).find("libordo_refmpi"), std::string::npos)
+      << info.dli_fname;
 }
 
 TEST(Interposition, the_library_version_names_the_reference_and_the_library_underneath) {
@@ -153,7 +154,8 @@ TEST(ReduceLocals, each_form_of_the_proposal_computes_x_o_y) {
 TEST(ReduceLocals, inoutbuf_may_be_neither_in_place_nor_an_input) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   int x = 2, a = 5;
-  EXPECT_EQ(error_class(MPIX_Reduce_locals(&x, &x, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM)), MPI_ERR_BUFFER);
+  EXPECT_EQ(error_class(MPIX_Reduce_locals(&x, &x, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM)),
+            MPI_ERR_BUFFER);
   EXPECT_EQ(error_class(MPIX_Reduce_locals(&a, &x, &a, 1, MPI_INT, MPI_SUM)), MPI_ERR_BUFFER);
   EXPECT_EQ(error_class(MPIX_Reduce_locals(&x, &a, &a, 1, MPI_INT, MPI_SUM)), MPI_ERR_BUFFER);
   EXPECT_EQ(a, 5);
