@@ -83,23 +83,6 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   ::testing::InitGoogleTest(&n, args.data());
-  if (rank != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    ::testing::GTEST_FLAG(output) = "";
-  }
-  const auto mismatches = ordo::harness::verify_basic_types();
-  if (!mismatches.empty()) {
-    if (rank == 0)
-      for (const auto& m : mismatches) std::fprintf(stderr, "ordo: datatype model mismatch: %s\n", m.c_str());
-    MPI_Abort(MPI_COMM_WORLD, 3);
-  }
-  ordo::harness::build_zoo();
-  const int rc = RUN_ALL_TESTS();
-  if (rank == 0 && !ordo::harness::settings().journal.empty())
-    std::ofstream(ordo::harness::settings().journal + ".done") << rc << "\n";
-  ordo::harness::free_zoo();
-  ordo::harness::finalize();
-  MPI_Finalize();
-  return rc;
+  ordo::harness::start_checks();
+  return ordo::harness::finish_checks(RUN_ALL_TESTS());
 }

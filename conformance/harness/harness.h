@@ -44,6 +44,14 @@ struct Settings {
 //   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)
 void init(int* argc, char** argv);
 void finalize();
+
+// The two ends of a check executable's main, after InitGoogleTest: only rank
+// 0 prints and writes XML; the datatype model is checked against the library
+// (exit 3 on a mismatch); the communicator zoo is built. finish_checks
+// writes the completion marker for the runner, frees everything, finalizes
+// MPI and returns rc.
+void start_checks();
+int finish_checks(int rc);
 const Settings& settings();
 
 int world_rank();
