@@ -13,43 +13,12 @@
 #include "test_util.h"
 
 using namespace ordo::ref;
+using namespace ordo::ref::test::pairs;
 using P = PredefinedOp;
 
 namespace {
 
 // The C layouts of Section 6.9.4, written out independently of the reference.
-struct FloatInt {
-  float v;
-  int i;
-};
-struct DoubleInt {
-  double v;
-  int i;
-};
-struct LongInt {
-  long v;
-  int i;
-};
-struct TwoInt {
-  int v;
-  int i;
-};
-struct ShortInt {
-  short v;
-  int i;
-};
-struct LongDoubleInt {
-  long double v;
-  int i;
-};
-struct TwoFloat {
-  float v;
-  float i;
-};
-struct TwoDouble {
-  double v;
-  double i;
-};
 
 template <class Pair>
 struct Pairs {

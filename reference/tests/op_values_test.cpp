@@ -22,6 +22,7 @@
 #include "test_util.h"
 
 using namespace ordo::ref;
+using namespace ordo::ref::test::pairs;
 using P = PredefinedOp;
 namespace mpi41 = ordo::ref::test::mpi41;
 
@@ -193,38 +194,6 @@ void pair_type(Checks& c, Basic b) {
   c.add_pair<Pair, V, I>(P::MINLOC, b, V(-4), I(2), V(-4), I(8), V(-4), I(2));  // tie
 }
 
-struct FloatInt {
-  float v;
-  int i;
-};
-struct DoubleInt {
-  double v;
-  int i;
-};
-struct LongInt {
-  long v;
-  int i;
-};
-struct TwoInt {
-  int v;
-  int i;
-};
-struct ShortInt {
-  short v;
-  int i;
-};
-struct LongDoubleInt {
-  long double v;
-  int i;
-};
-struct TwoFloat {
-  float v;
-  float i;
-};
-struct TwoDouble {
-  double v;
-  double i;
-};
 
 const Checks& registry() {
   static const Checks c = [] {

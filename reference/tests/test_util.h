@@ -127,4 +127,40 @@ std::string clause_of(F&& f) {
   return "";
 }
 
+// C layouts of the MINLOC/MAXLOC pair types, as a C program declares them.
+namespace pairs {
+struct FloatInt {
+  float v;
+  int i;
+};
+struct DoubleInt {
+  double v;
+  int i;
+};
+struct LongInt {
+  long v;
+  int i;
+};
+struct TwoInt {
+  int v;
+  int i;
+};
+struct ShortInt {
+  short v;
+  int i;
+};
+struct LongDoubleInt {
+  long double v;
+  int i;
+};
+struct TwoFloat {
+  float v;
+  float i;
+};
+struct TwoDouble {
+  double v;
+  double i;
+};
+}  // namespace pairs
+
 }  // namespace ordo::ref::test
