@@ -21,6 +21,8 @@ import json
 import os
 import pathlib
 import platform
+import re
+import signal
 import shlex
 import shutil
 import subprocess
@@ -94,7 +96,15 @@ def build_dir_for(adapter):
 
 
 def expand(value, build):
-    return value.replace("{build}", str(build)).replace("{root}", str(ROOT))
+    """An adapter's template: {build}, {root} and {env:NAME} (a variable of the
+    user's environment, e.g. a site's hostfile)."""
+    value = value.replace("{build}", str(build)).replace("{root}", str(ROOT))
+    for name in re.findall(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}", value):
+        if name not in os.environ:
+            raise OrdoError(f"the adapter needs the environment variable {name} (see vendors/README.md): "
+                            f"set it, e.g. export {name}=...")
+        value = value.replace("{env:" + name + "}", os.environ[name])
+    return value
 
 
 def launch_env(adapter, build, user_env, plain_launch):
@@ -109,9 +119,13 @@ def launch_env(adapter, build, user_env, plain_launch):
 def launcher_prefix(adapter, build, env):
     """The launcher and its flags, up to (not including) the rank count."""
     la = adapter["launcher"]
-    cmd = [shutil.which(la["command"]) or la["command"]] + list(la.get("flags", []))
+    cmd = [shutil.which(la["command"]) or la["command"]] + [expand(f, build) for f in la.get("flags", [])]
     if os.geteuid() == 0:
         cmd += la.get("root_flags", [])
+    if not la["env_flag"]:
+        # A launcher that hands its own environment to every rank (srun's
+        # default): the variables are set for the launcher itself.
+        return (["env"] + [f"{key}={value}" for key, value in env.items()] + cmd) if env else cmd
     for key, value in env.items():
         cmd += [part.replace("{key}", key).replace("{value}", value) for part in la["env_flag"]]
     return cmd
@@ -172,8 +186,9 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
         f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
         f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
         f"-DORDO_VENDOR={adapter['name']}",
-        f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}",
     ]
+    if reference_tests or not (bdir / "CMakeCache.txt").exists():  # `ordo run` keeps a test build's setting
+        configure.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
     if not quiet:
         print(f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
               flush=True)
@@ -237,10 +252,20 @@ def journal_offset(path):
 
 
 def append_record(path, record):
-    with open(path, "a") as f:
-        f.write(json.dumps(record, sort_keys=True) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    append_line(path, json.dumps(record, sort_keys=True))
+
+
+def append_line(path, line):
+    """One line, flushed to disk; a failure (a full disk) ends the run with one
+    line saying how to finish it: nothing written before is touched."""
+    try:
+        with open(path, "a") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise OrdoError(f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
+                        f"`./ordo run --resume {pathlib.Path(path).parent}` finishes the run", EXIT_INFRA)
 
 
 def summarize(records):
@@ -290,23 +315,41 @@ def apply_job_waivers(record, adapter):
     return record
 
 
-def run_job(base, name, n, out, journal, adapter, max_restarts):
+def _die_with_parent():
+    """In the child, before exec: end (SIGTERM) when ordo itself dies, even by
+    kill -9; `timeout` passes the signal on to the MPI job it watches."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="default", skip=0, logdir=None,
+            on_start=None):
     """Runs one check executable at n ranks; when the job dies (a crash, an
     abort, the watchdog's timeout), records the case in flight and resumes
-    the executable after it, so that one bad case costs one case."""
+    the executable after it, so that one bad case costs one case. skip: the
+    cases already recorded (resuming an interrupted run). on_start(pid) is
+    told the process (group) of each launch."""
     marker = pathlib.Path(str(journal) + ".timeout")
     done = pathlib.Path(str(journal) + ".done")
-    skip, attempt = 0, 0
+    logdir = logdir or out / "logs"
+    logdir.mkdir(parents=True, exist_ok=True)
+    attempt = 0
     first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     while True:
         for f in [marker, done] + inflight_files(journal):
             f.unlink(missing_ok=True)
-        log = out / "logs" / f"{name}-{n}ranks{'' if attempt == 0 else f'-resume{attempt}'}.log"
+        log = logdir / f"{name}-{n}ranks{'' if attempt == 0 else f'-resume{attempt}'}.log"
         cmd = base + [f"--ordo-skip={skip}",
-                      f"--gtest_output=xml:{out / 'gtest' / f'{name}-{n}ranks-{attempt}.xml'}"]
+                      f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{attempt}.xml'}"]
         t0 = time.time()
         with open(log, "w") as f:
-            rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            if on_start:
+                on_start(proc.pid)
+            rc = proc.wait()
         if rc in (0, 1) and done.exists():
             done.unlink(missing_ok=True)
             return
@@ -322,7 +365,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
             if case is None or c.get("seq", 0) > case.get("seq", 0):
                 case = c
         recorded = {r.get("seq") for r in read_journal(journal, first_record) if r.get("seq")}
-        record = {"schema": "ordo.check/1", "ranks": n, "vendor": adapter["name"], "variant": "default",
+        record = {"schema": "ordo.check/1", "ranks": n, "vendor": adapter["name"], "variant": variant,
                   "outcome": "timeout" if timed_out else "crash", "duration_s": round(dt, 3), "log": str(log),
                   "failing_ranks": [], "detect": None, "waiver": None, "reproducer": None}
         if case and case.get("seq") not in recorded:
@@ -345,8 +388,8 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
                 return
             skip = case["seq"]
         else:
-            record.update({"id": f"{name}@{n}ranks#job{attempt}", "test": name, "clause": "harness.job",
-                           "level": "MUST", "case": None, "routine": None,
+            record.update({"id": f"{name}@{n}ranks#job{attempt}" + ("" if variant == "default" else f"@{variant}"),
+                           "test": name, "clause": "harness.job", "level": "MUST", "case": None, "routine": None,
                            "message": f"{name} at {n} ranks ended with exit code {rc} outside a case; last output: {tail}"})
             append_record(journal, record)
             if not case or done.exists():
@@ -356,7 +399,8 @@ def run_job(base, name, n, out, journal, adapter, max_restarts):
         if attempt > max_restarts:
             append_record(journal, {"schema": "ordo.check/1", "id": f"{name}@{n}ranks#gave-up", "test": name,
                                     "clause": "harness.job", "level": "MUST", "outcome": "crash", "ranks": n,
-                                    "message": f"gave up after {max_restarts} restarts", "case": None})
+                                    "variant": variant, "message": f"gave up after {max_restarts} restarts",
+                                    "case": None})
             return
 
 
@@ -411,75 +455,310 @@ def cmd_job(args):
     return EXIT_FAIL if bad else EXIT_OK
 
 
+RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
+                "only", "plain_launch", "env", "property_budget")
+
+
+class OutputLock:
+    """One run per output folder: an exclusive lock on DIR/.ordo.lock, held
+    for the whole run (released by the kernel when the process ends, kill -9
+    included)."""
+
+    def __init__(self, out):
+        import fcntl
+        self.path = out / ".ordo.lock"
+        try:
+            self.f = open(self.path, "a+")
+        except OSError as e:
+            raise OrdoError(f"cannot write the output folder {out}: {e.strerror}; choose another --out")
+        try:
+            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.f.seek(0)
+            holder = self.f.read().strip() or "another process"
+            raise OrdoError(f"another ordo run is writing into {out} ({holder}); wait for it to end "
+                            f"or choose another --out")
+        self.f.seek(0)
+        self.f.truncate()
+        self.f.write(f"pid {os.getpid()} on {platform.node()} since "
+                     f"{datetime.datetime.now().isoformat(timespec='seconds')}\n")
+        self.f.flush()
+
+
+def repair_journal(journal):
+    """A journal whose last line was cut short (a write interrupted by a kill
+    or a full disk): the cut bytes move to journal.jsonl.damaged, so that the
+    records go on from a line boundary. Returns the number of bytes moved."""
+    if not journal.exists() or journal.stat().st_size == 0:
+        return 0
+    with open(journal, "rb+") as f:
+        data = f.read()
+        if data.endswith(b"\n"):
+            return 0
+        cut = data.rfind(b"\n") + 1
+        with open(str(journal) + ".damaged", "ab") as d:
+            d.write(data[cut:] + b"\n")
+        f.truncate(cut)
+    return len(data) - cut
+
+
+def read_progress(path):
+    """The jobs of a run: {key: {"start": event, "done": event}} from progress.jsonl."""
+    jobs = {}
+    if path.exists():
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue  # a line cut short: that job is simply not done
+            jobs.setdefault(e.get("job"), {})[e.get("event")] = e
+    return jobs
+
+
+def end_stale_job(event):
+    """The MPI job an interrupted run left behind (if it is still there)."""
+    pid = (event or {}).get("pid")
+    if not pid:
+        return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+        print(f"ordo: ended the job the interrupted run left running (process group {pid})", flush=True)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def case_kind(case):
+    return "inter" if str(case.get("comm", "")).startswith("inter") else "intra"
+
+
+def target_matches(t, routine, mode, kind):
+    return ((t.get("routine", "*") in ("*", routine)) and (t.get("comm", "any") in ("*", "any", kind)) and
+            (not t.get("modes") or "*" in t["modes"] or mode in t["modes"]))
+
+
+def select_flag(variant):
+    if not variant.get("targets"):
+        return []
+    parts = [f"{t.get('routine', '*')}:{'+'.join(t.get('modes') or ['*'])}:{t.get('comm', 'any')}"
+             for t in variant["targets"]]
+    return ["--ordo-select=" + ";".join(parts)]
+
+
+def check_writable_dir(path, what, option):
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".ordo-write-probe"
+        probe.write_text("ok\n")
+        probe.unlink()
+    except OSError as e:
+        raise OrdoError(f"cannot write the {what} {path}: {e.strerror}; fix it or choose another {option}")
+
+
 def cmd_run(args):
-    adapter = load_adapter(args.vendor)
-    ranks = parse_ranks(args.ranks)
-    user_env = parse_env(args.env)
-    if not 0 <= args.seed < 2 ** 53:
-        raise OrdoError(f"--seed {args.seed} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
+    if args.resume:
+        out = pathlib.Path(args.resume).resolve()
+        try:
+            run = json.loads((out / "run.json").read_text())
+            settings = run["settings"]
+        except FileNotFoundError:
+            raise OrdoError(f"{out} holds no run.json: not an output folder of `ordo run` that can be resumed")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise OrdoError(f"{out / 'run.json'} is unreadable or corrupt ({e}); it cannot be resumed: "
+                            f"`ordo report {out}` still reports what the journal holds")
+        if run.get("end"):
+            raise OrdoError(f"the run in {out} finished at {run['end']}: nothing to resume")
+    else:
+        settings = {k: getattr(args, k) for k in RUN_SETTINGS}
+    adapter = load_adapter(settings["vendor"])
+    if settings["vendor"] not in known_vendors():  # a site's adapter file: found again on --resume
+        settings["vendor"] = adapter["_path"]
+    ranks = parse_ranks(settings["ranks"])
+    user_env = parse_env(settings["env"])
+    if not 0 <= settings["seed"] < 2 ** 53:
+        raise OrdoError(f"--seed {settings['seed']} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
+    budget = str(settings.get("property_budget") or "0")
+    props = None
+    if budget != "0":
+        try:
+            import properties  # tools/properties.py: the property phase
+            properties.parse_budget(budget)
+            props = properties
+        except ImportError:
+            print("ordo: the property phase is not available in this checkout (tools/properties.py)", file=sys.stderr)
+        except ValueError as e:
+            raise OrdoError(f"--property-budget: {e}")
+    import variants as variants_mod  # tools/variants.py
+    try:
+        discovered = variants_mod.discover(adapter) if settings["variants"] != "default" else []
+        chosen = variants_mod.select(adapter, settings["variants"], discovered)
+    except variants_mod.VariantError as e:
+        raise OrdoError(str(e))
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = pathlib.Path(args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}").resolve()
-    journal = out / "journal.jsonl"
-    if journal.exists():
-        raise OrdoError(f"{out} already holds a run (journal.jsonl); choose another --out")
+    if not args.resume:
+        out = pathlib.Path(args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}").resolve()
+    journal, progress_path = out / "journal.jsonl", out / "progress.jsonl"
+    if not args.resume and journal.exists():
+        raise OrdoError(f"{out} already holds a run (journal.jsonl); `./ordo run --resume {out}` finishes it, "
+                        f"or choose another --out")
     require_tools(adapter)
     try:
-        (out / "logs").mkdir(parents=True, exist_ok=True)
-        (out / "gtest").mkdir(exist_ok=True)
-        journal.touch()
+        out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise OrdoError(f"cannot write the output folder {out}: {e.strerror}")
-    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch)
+        raise OrdoError(f"cannot write the output folder {out}: {e.strerror}; choose another --out")
+    lock = OutputLock(out)  # noqa: F841  (held until the process ends)
+    check_writable_dir(out / "logs", "log folder", "--out")
+    check_writable_dir(out / "gtest", "folder", "--out")
+    reproducers = out / "reproducers"
+    if props:
+        check_writable_dir(reproducers, "reproducer folder", "--out")
+    jobs = read_progress(progress_path)
+    if args.resume:
+        moved = repair_journal(journal)
+        if moved:
+            print(f"ordo: the journal's last line was cut short; its {moved} bytes are kept in "
+                  f"{journal.name}.damaged", flush=True)
+        stale = [j for j in jobs.values() if "start" in j and "done" not in j]
+        for j in stale:
+            end_stale_job(j["start"])
+        print(f"ordo: resuming {out}: {sum('done' in j for j in jobs.values())} jobs done", flush=True)
+    else:
+        journal.touch()
+    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"])
     executables = sorted(glob.glob(str(bdir / "conformance" / "*" / "ordo_check_*")))
-    if args.filter:
-        executables = [e for e in executables if args.filter in pathlib.Path(e).name]
+    if settings["filter"]:
+        executables = [e for e in executables if settings["filter"] in pathlib.Path(e).name]
     if not executables:
         raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
-    version = library_version(prefix, adapter, bdir)
     waivers = pathlib.Path(adapter["_dir"]) / adapter.get("waivers", "waivers.json")
-    start = datetime.datetime.now(datetime.timezone.utc)
-    run = {
-        "schema": SCHEMA_RUN, "ordo_version": (ROOT / "VERSION").read_text().strip(),
-        "git": git_state(), "vendor": adapter["name"], "adapter": adapter["_path"],
-        "library_version": version.get("library"), "mpi_version": version.get("mpi_version"),
-        "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
-        "launcher": prefix + [adapter["launcher"]["np_flag"], "N"],
-        "command": ["./ordo"] + sys.argv[1:], "variants": ["default"], "ranks": ranks,
-        "seed": args.seed, "env": launch_env(adapter, bdir, user_env, args.plain_launch),
-        "start": start.isoformat(timespec="seconds"), "end": None, "per_rank_count": [],
-    }
-    print(f"ordo: {adapter['name']} ({version.get('library', '').splitlines()[0] if version.get('library') else '?'}), "
-          f"ranks {','.join(map(str, ranks))}, output {out}", flush=True)
-    for n in ranks:
-        t_n = time.time()
-        before = journal_offset(journal)
-        for exe in executables:
-            name = pathlib.Path(exe).name
-            base = (["timeout", "-k", "5", str(args.timeout)] + prefix +
-                    [adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-journal={journal}",
-                     f"--ordo-vendor={adapter['name']}", f"--ordo-seed={args.seed}",
-                     f"--ordo-case-timeout={args.case_timeout}", f"--ordo-adapter={adapter['_path']}"])
-            if waivers.is_file():
-                base.append(f"--ordo-waivers={waivers}")
-            k = journal_offset(journal)
-            t0 = time.time()
-            run_job(base, name, n, out, journal, adapter, args.max_restarts)
-            dt = time.time() - t0
-            new = read_journal(journal, k)
-            c = summarize(new)
-            print(f"  [{n} ranks] {name:28} {len(new):5d} checks  " +
-                  "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
-        recs = read_journal(journal, before)
-        run["per_rank_count"].append({"ranks": n, "seconds": round(time.time() - t_n, 2),
-                                      "outcomes": summarize(recs)})
-    run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    if args.resume:
+        run["resumed"] = run.get("resumed", []) + [datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds")]
+    else:
+        version = library_version(prefix, adapter, bdir)
+        run = {
+            "schema": SCHEMA_RUN, "ordo_version": (ROOT / "VERSION").read_text().strip(),
+            "git": git_state(), "vendor": adapter["name"], "adapter": adapter["_path"],
+            "library_version": version.get("library"), "mpi_version": version.get("mpi_version"),
+            "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
+            "launcher": prefix + [adapter["launcher"]["np_flag"], "N"],
+            "command": ["./ordo"] + sys.argv[1:], "variants": [v["name"] for v in chosen], "ranks": ranks,
+            "seed": settings["seed"], "env": launch_env(adapter, bdir, user_env, settings["plain_launch"]),
+            "start": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "end": None,
+            "per_rank_count": [], "settings": settings,
+            "variant_details": [{k: v.get(k) for k in ("name", "env", "targets", "source")} for v in chosen],
+        }
+    write_json_atomic(out / "run.json", run)
+    lib = (run.get("library_version") or "?").splitlines()[0] if run.get("library_version") else "?"
+    print(f"ordo: {adapter['name']} ({lib}), ranks {','.join(map(str, ranks))}, "
+          f"variants {len(chosen)}, output {out}", flush=True)
+    common = (adapter.get("algorithm_variants") or {}).get("common_env", {})
+    seen = {}  # (n, executable) -> what the default variant ran: [routine, mode, kind]
+    for key, j in jobs.items():
+        if "done" in j and j["done"].get("seen") is not None:
+            seen[(j["done"]["ranks"], j["done"]["executable"])] = [tuple(x) for x in j["done"]["seen"]]
+    per_variant = {}
+    for variant in chosen:
+        vname = variant["name"]
+        venv = dict(user_env)
+        if vname != "default":
+            venv = {**common, **((variant.get("fallback") or {}).get("env") or {}), **variant["env"], **user_env}
+        env = launch_env(adapter, bdir, venv, settings["plain_launch"])
+        vprefix = launcher_prefix(adapter, bdir, env)
+        pattern = (variant.get("fallback") or {}).get("pattern")
+        logdir = out / "logs" if vname == "default" else out / "logs" / vname
+        vrow = per_variant.setdefault(vname, {"variant": vname, "seconds": 0.0, "fallback_jobs": [],
+                                              "skipped_jobs": 0})
+        for n in ranks:
+            t_n = time.time()
+            before = journal_offset(journal)
+            jobs_here = [(pathlib.Path(e).name, e) for e in executables]
+            if vname == "default" and props and n >= 2:
+                jobs_here.append(("properties", None))
+            for name, exe in jobs_here:
+                key = f"{vname}/{n}/{name}"
+                state = jobs.get(key, {})
+                if "done" in state:
+                    continue
+                targets = variant.get("targets")
+                if targets and (n, name) in seen and not any(
+                        target_matches(t, *s) for t in targets for s in seen[(n, name)]):
+                    vrow["skipped_jobs"] += 1  # the default run had no case this variant selects
+                    continue
+                skip = 0
+                if "start" in state:  # interrupted in this job: go on after its last record
+                    skip = max((r.get("seq") or 0 for r in read_journal(journal, state["start"]["offset"])),
+                               default=0)
+                k = journal_offset(journal)
+                start_event = {"job": key, "event": "start", "offset": k if "start" not in state
+                               else state["start"]["offset"], "pid": None}
+
+                def on_start(pid, ev=start_event):
+                    ev["pid"] = pid
+                    append_line(progress_path, json.dumps(ev, sort_keys=True))
+
+                t0 = time.time()
+                if exe is None:
+                    def job(base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw):
+                        return run_job(base, jname, jn, jout, jjournal, jadapter, max_restarts, variant=vname,
+                                       skip=skip, logdir=logdir, on_start=on_start)
+                    share = budget
+                    if budget.endswith("s"):  # seconds in all: shared over the rank counts with properties
+                        share = f"{float(budget[:-1]) / max(1, sum(1 for m in ranks if m >= 2)):.1f}s"
+                    props.run_phase(adapter=adapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
+                                    ranks=[n], budget=share, seed=settings["seed"],
+                                    case_timeout=settings["case_timeout"], job_timeout=settings["timeout"],
+                                    run_job=job, variant=vname)
+                else:
+                    base = (["timeout", "-k", "5", str(settings["timeout"])] + vprefix +
+                            [adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-journal={journal}",
+                             f"--ordo-vendor={adapter['name']}", f"--ordo-variant={vname}",
+                             f"--ordo-seed={settings['seed']}", f"--ordo-case-timeout={settings['case_timeout']}",
+                             f"--ordo-adapter={adapter['_path']}"] + select_flag(variant) +
+                            ([f"--gtest_filter={settings['only']}"] if settings.get("only") else []))
+                    if waivers.is_file():
+                        base.append(f"--ordo-waivers={waivers}")
+                    run_job(base, name, n, out, journal, adapter, settings["max_restarts"], variant=vname,
+                            skip=skip, logdir=logdir, on_start=on_start)
+                dt = time.time() - t0
+                new = read_journal(journal, k)
+                done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,
+                              "variant": vname}
+                if vname == "default":
+                    done_event["seen"] = sorted({(r["case"].get("routine"), r["case"].get("mode"),
+                                                  case_kind(r["case"]))
+                                                 for r in read_journal(journal, start_event["offset"])
+                                                 if isinstance(r.get("case"), dict)})
+                    seen[(n, name)] = [tuple(x) for x in done_event["seen"]]
+                if pattern:
+                    hits = []
+                    for log in sorted(logdir.glob(f"{name}-{n}ranks*.log")):
+                        hits += [l for l in log.read_text(errors="replace").splitlines() if re.search(pattern, l)]
+                    done_event["fallback_lines"] = len(hits)
+                    if hits:
+                        vrow["fallback_jobs"].append({"job": f"{name}@{n}", "lines": len(hits),
+                                                      "example": hits[0][:300]})
+                append_line(progress_path, json.dumps(done_event, sort_keys=True))
+                c = summarize(new)
+                label = "" if vname == "default" else f"{vname} "
+                print(f"  [{label}{n} ranks] {name:28} {len(new):5d} checks  " +
+                      "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
+            recs = read_journal(journal, before)
+            dt_n = time.time() - t_n
+            vrow["seconds"] += dt_n
+            run["per_rank_count"].append({"variant": vname, "ranks": n, "seconds": round(dt_n, 2),
+                                          "outcomes": summarize(recs)})
+            write_json_atomic(out / "run.json", run)
     records = read_journal(journal)
+    run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     run["summary"] = summarize(records)
-    (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n")
-    print(f"\n{'ranks':>5} {'seconds':>8}  outcomes")
+    run["variant_outcomes"] = variant_outcomes(records, per_variant)
+    write_json_atomic(out / "run.json", run)
+    print(f"\n{'variant':40} {'ranks':>5} {'seconds':>8}  outcomes")
     for row in run["per_rank_count"]:
-        print(f"{row['ranks']:>5} {row['seconds']:>8.1f}  " +
+        print(f"{row.get('variant', 'default'):40} {row['ranks']:>5} {row['seconds']:>8.1f}  " +
               ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())))
+    if len(chosen) > 1:
+        print("\n" + format_variant_outcomes(run["variant_outcomes"]))
     print(f"total: {len(records)} checks: " + ", ".join(f"{v} {o}" for o, v in sorted(run["summary"].items())))
     table = coverage_table(records)
     (out / "coverage.txt").write_text(table)
@@ -488,6 +767,47 @@ def cmd_run(args):
     write_run_reports(out)
     bad = sum(run["summary"].get(o, 0) for o in ("fail", "crash", "timeout", "corrupt"))
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def write_json_atomic(path, document):
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+    except OSError as e:
+        raise OrdoError(f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
+                        f"`./ordo run --resume {path.parent}` finishes the run", EXIT_INFRA)
+
+
+def variant_outcomes(records, per_variant):
+    """Per variant: its outcomes and the checks that went wrong under it."""
+    rows = {}
+    for r in records:
+        v = r.get("variant") or "default"
+        row = rows.setdefault(v, {"variant": v, "outcomes": {}, "bad": []})
+        o = r.get("outcome")
+        row["outcomes"][o] = row["outcomes"].get(o, 0) + 1
+        if o in ("fail", "crash", "timeout", "corrupt", "waived"):
+            row["bad"].append({"id": r.get("id"), "outcome": o, "ranks": r.get("ranks"), "clause": r.get("clause"),
+                               "waiver": r.get("waiver")})
+    for v, extra in per_variant.items():
+        row = rows.setdefault(v, {"variant": v, "outcomes": {}, "bad": []})
+        row.update({k: extra[k] for k in ("seconds", "fallback_jobs", "skipped_jobs")})
+    return [rows[k] for k in sorted(rows, key=lambda x: (x != "default", x))]
+
+
+def format_variant_outcomes(rows):
+    lines = [f"{'variant':44} {'checks':>7} {'pass':>7} {'waived':>6} {'fail':>5} {'crash':>5} {'timeout':>7}"
+             f"  fell back   failing checks"]
+    for row in rows:
+        o = row["outcomes"]
+        failing = sorted({b["id"].split("#")[0] for b in row["bad"] if b["outcome"] != "waived"})
+        fb = sum(f["lines"] for f in row.get("fallback_jobs", []))
+        lines.append(f"{row['variant']:44} {sum(o.values()):>7} {o.get('pass', 0):>7} {o.get('waived', 0):>6} "
+                     f"{o.get('fail', 0):>5} {o.get('crash', 0):>5} {o.get('timeout', 0):>7}  "
+                     f"{(str(fb) + ' msgs') if fb else '-':10}  " +
+                     (", ".join(failing[:4]) + (f" (+{len(failing) - 4})" if len(failing) > 4 else "")))
+    return "\n".join(lines)
 
 
 # ---- test ----------------------------------------------------------------
@@ -514,15 +834,15 @@ def cmd_test(args):
             failed = [l for l in text.splitlines() if "***Failed" in l or "***Timeout" in l or "(Failed)" in l]
             print("\n".join("  " + l for l in failed[:40]), flush=True)
         results.append((f"ctest {a['name']}", rc, time.time() - t0))
-    t0 = time.time()
-    py = [sys.executable, "-m", "pytest", "-q", str(ROOT / "tools" / "tests")]
-    print("ordo: python tests", flush=True)
-    rc = subprocess.call(py, cwd=str(ROOT))
-    results.append(("pytest tools/tests", rc, time.time() - t0))
     t0 = time.time()  # the mutant vendor: every injected fault must be caught (tools/mutants.py)
     print("ordo: mutants", flush=True)
     rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])
     results.append(("mutants", rc, time.time() - t0))
+    t0 = time.time()  # after the builds: the reliability tests run real jobs in them
+    py = [sys.executable, "-m", "pytest", "-q", "-rs", str(ROOT / "tools" / "tests")]
+    print("ordo: python tests", flush=True)
+    rc = subprocess.call(py, cwd=str(ROOT))
+    results.append(("pytest tools/tests", rc, time.time() - t0))
     print(f"\n{'suite':24} {'result':8} {'seconds':>8}")
     for name, rc, dt in results:
         print(f"{name:24} {'pass' if rc == 0 else 'FAIL':8} {dt:8.1f}")
@@ -576,6 +896,19 @@ def cmd_list(args):
         spec = json.loads((ROOT / "spec" / "clauses.json").read_text())
         for slug, c in sorted(spec["clauses"].items()):
             print(f"{slug:40} §{c['section']:12} {c['paraphrase']}")
+    elif args.what == "variants":
+        import variants as variants_mod
+        adapter = load_adapter(args.vendor)
+        try:
+            found = variants_mod.discover(adapter)
+        except variants_mod.VariantError as e:
+            raise OrdoError(str(e))
+        for v in [variants_mod.DEFAULT] + found:
+            targets = ", ".join(f"{t.get('routine')}/{'+'.join(t.get('modes') or ['*'])}/{t.get('comm', 'any')}"
+                                for t in v.get("targets") or []) or "every case"
+            env = " ".join(f"{k}={val}" for k, val in v.get("env", {}).items())
+            print(f"{v['name']:44} {targets:40} {env}")
+        print(f"{len(found)} variants besides default ({adapter['name']})")
     else:
         return subprocess.call([sys.executable, str(ROOT / "tools" / "lint_clauses.py"), str(ROOT)])
     return EXIT_OK
@@ -619,10 +952,17 @@ def main(argv=None):
     r.add_argument("--seed", type=int, default=1, help="base seed of the inputs (default: 1)")
     r.add_argument("--timeout", type=int, default=600, help="seconds allowed per check executable and rank count")
     r.add_argument("--filter", help="run only the check executables whose name contains this text")
+    r.add_argument("--only", metavar="GLOBS",
+                   help="run only the checks (GoogleTest names, e.g. 'Reduce.*:Scan.*') that match")
     r.add_argument("--case-timeout", type=float, default=120, help="seconds allowed per case (default: 120)")
     r.add_argument("--max-restarts", type=int, default=50,
                    help="resumptions of one executable after crashes or timeouts (default: 50)")
     r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")
+    r.add_argument("--variants", default="default",
+                   help="algorithm variants: default, all, or names/patterns a,b,c (see `ordo list variants`)")
+    r.add_argument("--property-budget", default="20",
+                   help="property phase: N cases per rank count, or Ns seconds in all; 0 turns it off (default: 20)")
+    r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     r.set_defaults(func=cmd_run)
 
     j = sub.add_parser("job", help=argparse.SUPPRESS)  # one executable at one rank count (CTest)
@@ -651,7 +991,8 @@ def main(argv=None):
     rp.set_defaults(func=cmd_replay)
 
     ls = sub.add_parser("list", help="list vendors, clauses or checks")
-    ls.add_argument("what", choices=["vendors", "clauses", "checks"])
+    ls.add_argument("what", choices=["vendors", "clauses", "checks", "variants"])
+    ls.add_argument("--vendor", default="mpich", help="the library whose variants to list (default: mpich)")
     ls.set_defaults(func=cmd_list)
 
     d = sub.add_parser("doctor", help="is the environment ready, and what to install")
@@ -734,6 +1075,11 @@ def cmd_report(args):
     print(f"results: {results_path}")
     for kind in ("html", "markdown", "junit"):
         print(f"{kind + ':':8} {paths[kind]}")
+    corrupt = s["outcomes"].get("corrupt", 0)
+    if corrupt:  # written, and yet not a clean report: say so in the exit code
+        raise OrdoError(f"{corrupt} journal line(s) of {src} could not be read (a write cut short?); the report is "
+                        f"written and marked partial; `./ordo run --resume {src}` sets a cut last line aside and "
+                        f"finishes the run", EXIT_INFRA)
     return EXIT_OK
 
 

@@ -129,6 +129,45 @@ const char* outcome_name(Outcome o) {
   return "?";
 }
 
+namespace {
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = s.find(sep, start);
+    parts.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+void parse_select(const std::string& text) {
+  for (const std::string& t : split(text, ';')) {
+    if (t.empty()) continue;
+    const std::vector<std::string> f = split(t, ':');
+    if (f.size() != 3) {
+      std::fprintf(stderr, "ordo: --ordo-select target '%s' is not ROUTINE:MODE+MODE:COMM\n", t.c_str());
+      std::exit(2);
+    }
+    g_settings.select.push_back({f[0], f[2], split(f[1], '+')});
+  }
+}
+}  // namespace
+
+bool selected(const ref::Case* c) {
+  if (g_settings.select.empty()) return true;
+  if (c == nullptr) return false;
+  const std::string routine(ref::routine_name(c->routine)), mode(ref::mode_name(c->mode));
+  const std::string kind = c->comm.rfind("inter", 0) == 0 ? "inter" : "intra";
+  for (const Settings::Target& t : g_settings.select) {
+    if (t.routine != "*" && t.routine != routine) continue;
+    if (t.comm != "*" && t.comm != "any" && t.comm != kind) continue;
+    for (const std::string& m : t.modes)
+      if (m == "*" || m == mode) return true;
+  }
+  return false;
+}
+
 void init(int* argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
   MPI_Comm_rank(g_comm, &g_rank);
@@ -160,6 +199,8 @@ void init(int* argc, char** argv) {
       g_settings.skip = std::atoll(sk);
     } else if (const char* ct = val("--ordo-case-timeout=")) {
       g_settings.case_timeout = std::atof(ct);
+    } else if (const char* se = val("--ordo-select=")) {
+      parse_select(se);
     } else if (const char* v4 = val("--ordo-seed=")) {
       g_settings.seed = std::strtoull(v4, nullptr, 10);
     } else {
@@ -264,6 +305,7 @@ bool begin_case(const ref::Case* c) {
   ++g_seq;
   g_case_index++;
   if (g_seq <= g_settings.skip) return false;
+  if (!selected(c)) return false;
   if (!g_settings.journal.empty()) {
     // What is in flight, for the runner to record if the job dies here. Every
     // rank writes its own: a rank may already be in the next case while rank 0

@@ -30,7 +30,19 @@ struct Settings {
   std::string replay_clause;  // --ordo-clause=SLUG
   long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
   double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case
+  // --ordo-select=ROUTINE:MODE+MODE:COMM;... : run only the cases one of
+  // these targets matches (an algorithm variant of one routine); '*' matches
+  // anything, COMM is intra, inter or *. Empty: every case.
+  struct Target {
+    std::string routine, comm;
+    std::vector<std::string> modes;
+  };
+  std::vector<Target> select;
 };
+
+// Whether --ordo-select lets this case run (a case-less check runs only
+// when nothing is selected).
+bool selected(const ref::Case* c);
 
 // Called by the main; reads and removes --ordo-* arguments:
 //   --ordo-journal=PATH     append one JSON line per check (rank 0)
@@ -42,6 +54,7 @@ struct Settings {
 //   --ordo-case=JSON --ordo-clause=SLUG   the case the replay executable runs
 //   --ordo-skip=N           resume: skip the first N cases of this executable
 //   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)
+//   --ordo-select=TARGETS   only the cases of these routine:modes:comm targets
 void init(int* argc, char** argv);
 void finalize();
 

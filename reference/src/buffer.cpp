@@ -18,18 +18,18 @@ T load(const std::byte* p) {
 }
 
 // Byte ranges of a leaf that carry value (long double padding excluded).
-std::vector<ByteRange> significant_ranges(Basic b) {
+LeafRanges significant_ranges(Basic b) {
   const BasicInfo& bi = info(b);
   const auto sig = static_cast<std::ptrdiff_t>(significant_size(bi.scalar));
   if (bi.group == TypeGroup::pair) {
     const auto io = static_cast<std::ptrdiff_t>(bi.index_offset);
-    return {{0, sig}, {io, io + static_cast<std::ptrdiff_t>(significant_size(bi.index_scalar))}};
+    return {{{0, sig}, {io, io + static_cast<std::ptrdiff_t>(significant_size(bi.index_scalar))}}, 2};
   }
   if (bi.scalar == Scalar::cf80) {
     const auto half = static_cast<std::ptrdiff_t>(sizeof(long double));
-    return {{0, 10}, {half, half + 10}};
+    return {{{0, 10}, {half, half + 10}}, 2};
   }
-  return {{0, sig}};
+  return {{{0, sig}, {}}, 1};
 }
 
 std::string format_scalar(Scalar s, const std::byte* p) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 
@@ -29,12 +30,12 @@ std::string join_addrs(const std::vector<std::ptrdiff_t>& v) {
 
 }  // namespace
 
-std::vector<ByteRange> leaf_ranges(Basic b) {
+LeafRanges leaf_ranges(Basic b) {
   const BasicInfo& i = info(b);
-  if (i.group != TypeGroup::pair) return {{0, static_cast<std::ptrdiff_t>(i.size)}};
+  if (i.group != TypeGroup::pair) return {{{0, static_cast<std::ptrdiff_t>(i.size)}, {}}, 1};
   const std::ptrdiff_t vsize = static_cast<std::ptrdiff_t>(scalar_size(i.scalar));
   const std::ptrdiff_t ioff = static_cast<std::ptrdiff_t>(i.index_offset);
-  return {{0, vsize}, {ioff, ioff + static_cast<std::ptrdiff_t>(scalar_size(i.index_scalar))}};
+  return {{{0, vsize}, {ioff, ioff + static_cast<std::ptrdiff_t>(scalar_size(i.index_scalar))}}, 2};
 }
 
 Datatype Datatype::build(Node n) { return Datatype(std::make_shared<const Node>(std::move(n))); }
@@ -302,6 +303,15 @@ std::vector<ByteRange> Datatype::data_ranges(int count) const {
 }
 
 bool Datatype::overlaps_itself(int count) const {
+  if (count <= 0 || typemap().empty()) return false;
+  const auto one = data_ranges(1);
+  for (std::size_t i = 1; i < one.size(); ++i)
+    if (one[i].begin < one[i - 1].end) return true;
+  std::ptrdiff_t hi = one.front().end;
+  for (const ByteRange& x : one) hi = std::max(hi, x.end);
+  // Copies k = 0..count-1 lie in windows [lo + k*extent, hi + k*extent): when
+  // a window is no wider than the extent, no two copies meet.
+  if (count == 1 || hi - one.front().begin <= std::abs(extent())) return false;
   const auto r = data_ranges(count);
   for (std::size_t i = 1; i < r.size(); ++i)
     if (r[i].begin < r[i - 1].end) return true;

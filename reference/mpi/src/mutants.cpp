@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
+#include <algorithm>
 
 namespace ordo::refmpi {
 namespace {
@@ -51,17 +54,40 @@ const char* mutant_name(Mutant m) {
 }
 
 #ifdef ORDO_REFMPI_MUTANTS
-Mutant active_mutant() {
-  static const Mutant active = [] {
+namespace {
+const std::vector<Mutant>& active_mutants() {
+  static const std::vector<Mutant> active = [] {
+    std::vector<Mutant> list;
     const char* want = std::getenv("ORDO_MUTANT");
-    if (want == nullptr || *want == '\0') return Mutant::none;
-    for (int i = 0; i < static_cast<int>(Mutant::count_); ++i)
-      if (std::strcmp(want, kNames[i]) == 0) return static_cast<Mutant>(i);
-    // A typo must not pass for a detected mutant: stop with a distinct code.
-    std::fprintf(stderr, "ordo mutant MPI: unknown ORDO_MUTANT '%s'\n", want);
-    std::_Exit(97);
+    std::string all = want ? want : "";
+    std::size_t start = 0;
+    while (start <= all.size() && !all.empty()) {
+      const std::size_t end = std::min(all.find(',', start), all.size());
+      const std::string name = all.substr(start, end - start);
+      start = end + 1;
+      if (name.empty()) continue;
+      int found = -1;
+      for (int i = 0; i < static_cast<int>(Mutant::count_); ++i)
+        if (name == kNames[i]) found = i;
+      if (found < 0) {
+        // A typo must not pass for a detected mutant: stop with a distinct code.
+        std::fprintf(stderr, "ordo mutant MPI: unknown ORDO_MUTANT '%s'\n", name.c_str());
+        std::_Exit(97);
+      }
+      list.push_back(static_cast<Mutant>(found));
+    }
+    return list;
   }();
   return active;
+}
+}  // namespace
+
+Mutant active_mutant() { return active_mutants().empty() ? Mutant::none : active_mutants().front(); }
+
+bool mutant(Mutant m) {
+  for (Mutant a : active_mutants())
+    if (a == m) return true;
+  return false;
 }
 #endif
 

@@ -58,9 +58,11 @@ enum class Mutant {
 const char* mutant_name(Mutant m);
 
 #ifdef ORDO_REFMPI_MUTANTS
-// The mutant of this process (ORDO_MUTANT, read once; an unknown name aborts).
+// The mutants of this process: ORDO_MUTANT, one name or several separated by
+// commas (a library with more than one fault), read once; an unknown name
+// aborts. active_mutant() is the first of them.
 Mutant active_mutant();
-inline bool mutant(Mutant m) { return active_mutant() == m; }
+bool mutant(Mutant m);
 #else
 constexpr Mutant active_mutant() { return Mutant::none; }
 constexpr bool mutant(Mutant) { return false; }

@@ -116,7 +116,18 @@ class Datatype {
   std::shared_ptr<const Node> node_;
 };
 
+// At most two byte ranges, without a heap allocation (the per-leaf loops of
+// the reference run over millions of leaves).
+struct LeafRanges {
+  ByteRange r[2] = {};
+  int n = 0;
+  const ByteRange* begin() const { return r; }
+  const ByteRange* end() const { return r + n; }
+  std::size_t size() const { return static_cast<std::size_t>(n); }
+  const ByteRange& operator[](std::size_t i) const { return r[i]; }
+};
+
 // Leaf data byte ranges of one leaf at displacement 0 (two ranges for a pair).
-std::vector<ByteRange> leaf_ranges(Basic b);
+LeafRanges leaf_ranges(Basic b);
 
 }  // namespace ordo::ref

@@ -1,0 +1,264 @@
+"""Interruptions, full disks, locks and bad folders: `ordo run` loses nothing
+it has recorded, says in one line what went wrong, and finishes with --resume.
+
+The tests marked `mpi` run real jobs in the builds `./ordo test` has made
+(build/mpich, build/mutants); they are skipped with the reason when a build
+is missing."""
+import fcntl
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ORDO = str(ROOT / "ordo")
+BUILD = pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build"))
+# A small run: three fast executables, a few hundred checks, a few seconds.
+SMALL = ["--filter", "reduce_local", "--ranks", "1-3", "--property-budget", "0"]
+
+
+def run(*args, env=None, timeout=600):
+    e = dict(os.environ, ORDO_NO_INSTALL="1")
+    e.update(env or {})
+    return subprocess.run([ORDO, *args], capture_output=True, text=True, env=e, timeout=timeout)
+
+
+def one_line_error(p, codes=(2, 3)):
+    assert p.returncode in codes, (p.returncode, p.stdout[-2000:], p.stderr)
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("ordo: ")
+    return lines[0]
+
+
+def needs_build(vendor):
+    if not (BUILD / vendor / "conformance").is_dir():
+        pytest.skip(f"no build in {BUILD / vendor}: `./ordo test` builds it before these tests")
+
+
+def records(out):
+    return [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines() if line.strip()]
+
+
+def record_set(out):
+    return sorted((r.get("variant"), r.get("ranks"), r.get("id"), r.get("outcome")) for r in records(out))
+
+
+def snapshot(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+# ---- no MPI needed -----------------------------------------------------------
+
+def test_a_second_run_into_a_locked_folder_is_refused(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / ".ordo.lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("pid 4242 on testhost\n")
+        held.flush()
+        line = one_line_error(run("run", "--out", str(out), *SMALL), codes=(2,))
+    assert "another ordo run is writing into" in line and "--out" in line
+    assert not (out / "journal.jsonl").exists()
+
+
+def test_resume_of_a_folder_without_a_run_is_refused(tmp_path):
+    line = one_line_error(run("run", "--resume", str(tmp_path)), codes=(2,))
+    assert "holds no run.json" in line
+
+
+def test_resume_of_a_corrupt_run_file_is_refused_and_the_journal_kept(tmp_path):
+    (tmp_path / "run.json").write_text('{"schema": "ordo.run/1", "sett')
+    (tmp_path / "journal.jsonl").write_text('{"id": "kept"}\n')
+    before = snapshot(tmp_path)
+    line = one_line_error(run("run", "--resume", str(tmp_path)), codes=(2,))
+    assert "run.json is unreadable or corrupt" in line and "ordo report" in line
+    assert snapshot(tmp_path) == before
+
+
+def test_resume_of_a_finished_run_is_refused(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps({"schema": "ordo.run/1", "end": "2026-11-22T06:00:00+00:00",
+                                                   "settings": {"vendor": "mpich"}}))
+    line = one_line_error(run("run", "--resume", str(tmp_path)), codes=(2,))
+    assert "nothing to resume" in line
+
+
+def test_an_unknown_variant_is_refused_in_one_line(tmp_path):
+    line = one_line_error(run("run", "--vendor", "mpich", "--variants", "no-such-algorithm",
+                              "--out", str(tmp_path / "o")), codes=(2,))
+    assert "no-such-algorithm" in line and "list variants" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_missing_launcher_is_named(tmp_path):
+    adapter = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
+    adapter["launcher"]["command"] = "mpiexec.nowhere"
+    path = tmp_path / "adapter.json"
+    path.write_text(json.dumps(adapter))
+    line = one_line_error(run("run", "--vendor", str(path), "--out", str(tmp_path / "o")), codes=(2,))
+    assert "mpiexec.nowhere not found" in line and "apt-get install" in line
+
+
+def test_an_adapter_template_needs_its_environment_variable(tmp_path):
+    adapter = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
+    adapter["launcher"]["flags"] = ["-f", "{env:ORDO_TEST_HOSTFILE}"]
+    path = tmp_path / "adapter.json"
+    path.write_text(json.dumps(adapter))
+    env = {k: v for k, v in os.environ.items() if k != "ORDO_TEST_HOSTFILE"}
+    p = subprocess.run([ORDO, "run", "--vendor", str(path), "--out", str(tmp_path / "o"), *SMALL],
+                       capture_output=True, text=True, env=dict(env, ORDO_NO_INSTALL="1"), timeout=600)
+    line = one_line_error(p, codes=(2,))
+    assert "ORDO_TEST_HOSTFILE" in line
+
+
+def test_a_reproducer_folder_that_cannot_be_written_is_refused_before_anything_runs(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "reproducers").write_text("a file where the folder should be\n")
+    line = one_line_error(run("run", "--out", str(out), "--filter", "reduce_local", "--ranks", "2",
+                              "--property-budget", "5"), codes=(2,))
+    assert "reproducer folder" in line and str(out / "reproducers") in line
+    assert (out / "reproducers").read_text() == "a file where the folder should be\n"
+
+
+def test_a_truncated_journal_line_is_reported_in_one_line_and_nothing_is_lost(tmp_path):
+    import conftest
+    out = tmp_path / "run"
+    out.mkdir()
+    good = [conftest.record(index=i) for i in range(3)]
+    text = "".join(json.dumps(r) + "\n" for r in good) + json.dumps(conftest.record(index=3))[:57]
+    (out / "journal.jsonl").write_text(text)
+    (out / "run.json").write_text(json.dumps(conftest.run_json(end=False)))
+    p = run("report", str(out))
+    line = one_line_error(p, codes=(3,))
+    assert "could not be read" in line and "--resume" in line
+    assert (out / "journal.jsonl").read_text() == text
+    report = json.loads((out / "results.json").read_text())
+    assert report["partial"] and sum(r["outcome"] == "pass" for r in report["records"]) == 3
+
+
+def test_resume_sets_a_cut_last_line_aside():
+    import ordo_cli
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        j = pathlib.Path(d) / "journal.jsonl"
+        j.write_text('{"a": 1}\n{"b": 2}\n{"c": ')
+        assert ordo_cli.repair_journal(j) == len('{"c": ')
+        assert j.read_text() == '{"a": 1}\n{"b": 2}\n'
+        assert (pathlib.Path(d) / "journal.jsonl.damaged").read_text() == '{"c": \n'
+        assert ordo_cli.repair_journal(j) == 0
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 64 KiB tmpfs (root only): a disk that fills up."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.call(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+                                            stderr=subprocess.DEVNULL) != 0:
+        pytest.skip("mounting a small tmpfs needs root (the full-disk tests)")
+    yield mnt
+    subprocess.call(["umount", "-l", str(mnt)])
+
+
+def test_a_full_disk_while_writing_a_report_keeps_the_run(tiny_disk, tmp_path):
+    import conftest
+    src = tmp_path / "run"
+    src.mkdir()
+    recs = [conftest.record(index=i, message="x" * 2000) for i in range(40)]  # more than 64 KiB of report
+    (src / "journal.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (src / "run.json").write_text(json.dumps(conftest.run_json()))
+    before = snapshot(src)
+    line = one_line_error(run("report", str(src), "--out", str(tiny_disk)), codes=(2, 3))
+    assert "No space left on device" in line
+    assert snapshot(src) == before
+
+
+# ---- real jobs -----------------------------------------------------------------
+
+def test_a_run_killed_with_sigkill_and_resumed_has_the_records_of_an_uninterrupted_run(tmp_path):
+    needs_build("mpich")
+    whole = tmp_path / "whole"
+    p = run("run", "--vendor", "mpich", "--out", str(whole), *SMALL)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    n_whole = len(records(whole))
+    assert n_whole > 100
+
+    cut = tmp_path / "cut"
+    e = dict(os.environ, ORDO_NO_INSTALL="1")
+    proc = subprocess.Popen([ORDO, "run", "--vendor", "mpich", "--out", str(cut), *SMALL],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e)
+    deadline = time.time() + 300
+    journal = cut / "journal.jsonl"
+    while time.time() < deadline:  # kill it halfway through its records
+        if journal.exists() and journal.read_bytes().count(b"\n") >= n_whole // 2:
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = len(records(cut)) if journal.read_text().endswith("\n") else None
+    assert partial is None or partial < n_whole, "the run ended before it was killed"
+    run_json = json.loads((cut / "run.json").read_text())
+    assert run_json["end"] is None
+
+    # A report of the partial run says it is partial.
+    rep = run("report", str(cut))
+    assert rep.returncode in (0, 3), rep.stderr
+    assert json.loads((cut / "results.json").read_text())["partial"]
+
+    p = run("run", "--resume", str(cut))
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    assert "resuming" in p.stdout
+    assert record_set(cut) == record_set(whole)
+    assert json.loads((cut / "run.json").read_text())["end"]
+    assert not json.loads((cut / "results.json").read_text())["partial"]
+
+
+def test_a_full_disk_during_a_run_stops_it_in_one_line_and_resume_finishes_it(tiny_disk, tmp_path):
+    needs_build("mpich")
+    whole = tmp_path / "whole"
+    p = run("run", "--vendor", "mpich", "--out", str(whole), *SMALL)
+    assert p.returncode == 0, p.stderr
+    out = tiny_disk / "run"
+    p = run("run", "--vendor", "mpich", "--out", str(out), *SMALL)
+    line = one_line_error(p, codes=(3,))
+    assert "No space left on device" in line or "cannot write" in line
+    kept = (out / "journal.jsonl").read_bytes()
+    assert kept.count(b"\n") > 0
+    subprocess.check_call(["mount", "-o", "remount,size=64m", str(tiny_disk)])
+    p = run("run", "--resume", str(out))
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    assert (out / "journal.jsonl").read_bytes().startswith(kept.rsplit(b"\n", 1)[0])
+    assert record_set(out) == record_set(whole)
+
+
+def test_a_library_that_hangs_in_one_case_and_crashes_in_another_is_run_to_the_end(tmp_path):
+    needs_build("mutants")
+    out = tmp_path / "out"
+    # The mutant MPI with two faults: MPI_Reduce hangs at 4 ranks, MPI_Allreduce
+    # of 1000 elements or more crashes. The check below runs both routines at
+    # 1 and 1000 elements on several types.
+    p = run("run", "--vendor", "mutants", "--env", "ORDO_MUTANT=hang-reduce-at-4-ranks,crash-allreduce-large-count",
+            "--ranks", "4", "--filter", "determinism", "--case-timeout", "3", "--property-budget", "0",
+            "--only", "Reductions.floating_point_results_lie_within_the_error_bound_of_some_summation_order",
+            "--out", str(out), timeout=900)
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr
+    recs = records(out)
+    hangs = [r for r in recs if r["outcome"] == "timeout"]
+    crashes = [r for r in recs if r["outcome"] == "crash"]
+    assert hangs and all(r["case"]["routine"] == "reduce" for r in hangs)
+    assert crashes and all(r["case"]["routine"] == "allreduce" and r["case"]["count"] >= 1000 for r in crashes)
+    # Every other check was run, recorded and passed: the small Allreduce
+    # cases and every case of the other routines.
+    others = [r for r in recs if r["outcome"] not in ("timeout", "crash")]
+    assert all(r["outcome"] == "pass" for r in others), [r["id"] for r in others if r["outcome"] != "pass"]
+    assert {r["case"]["routine"] for r in others} == {"allreduce", "reduce_scatter", "reduce_scatter_block",
+                                                      "scan", "exscan"}
+    assert len(others) + len(hangs) + len(crashes) == len(recs) == recs[-1]["seq"]
+    assert len({r["seq"] for r in recs}) == len(recs), "a case was recorded twice"
+    assert json.loads((out / "run.json").read_text())["end"]
