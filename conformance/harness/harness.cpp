@@ -4,6 +4,7 @@
 #include "ordo/reference/json.h"
 
 #include <fnmatch.h>
+#include <malloc.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -169,6 +170,10 @@ bool selected(const ref::Case* c) {
 }
 
 void init(int* argc, char** argv) {
+  // The large cases allocate and free buffers of many MiB per case: keep them
+  // in the heap (no mmap / munmap and fresh page faults for each).
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
   MPI_Comm_rank(g_comm, &g_rank);
   MPI_Comm_size(g_comm, &g_size);

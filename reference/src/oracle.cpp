@@ -18,12 +18,20 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
-std::uint64_t hash(std::uint64_t seed, int group, int rank, int element, int leaf) {
+// The hash of one leaf of one process's input, in two steps so that the
+// per-buffer part is computed once per buffer.
+std::uint64_t hash_prefix(std::uint64_t seed, int group, int rank) {
   std::uint64_t h = mix(seed);
   h = mix(h ^ static_cast<std::uint64_t>(group + 1));
-  h = mix(h ^ static_cast<std::uint64_t>(rank + 7));
-  h = mix(h ^ static_cast<std::uint64_t>(element));
-  return mix(h ^ static_cast<std::uint64_t>(leaf));
+  return mix(h ^ static_cast<std::uint64_t>(rank + 7));
+}
+
+std::uint64_t hash_leaf(std::uint64_t prefix, int element, int leaf) {
+  return mix(mix(prefix ^ static_cast<std::uint64_t>(element)) ^ static_cast<std::uint64_t>(leaf));
+}
+
+std::uint64_t hash(std::uint64_t seed, int group, int rank, int element, int leaf) {
+  return hash_leaf(hash_prefix(seed, group, rank), element, leaf);
 }
 
 template <class T>
@@ -191,8 +199,9 @@ Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int r
     return b;
   }
   const PredefinedOp op = op_from_name(c.op).value_or(PredefinedOp::SUM);
+  const std::uint64_t prefix = hash_prefix(c.seed, group, rank);
   b.for_each_leaf([&](int k, int leaf, Basic t, std::byte* p) {
-    put_leaf(t, op, hash(c.seed, group, rank, k, leaf), p, c.exact);
+    put_leaf(t, op, hash_leaf(prefix, k, leaf), p, c.exact);
   });
   return b;
 }
