@@ -356,15 +356,18 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         dt = time.time() - t0
         timed_out = rc in (124, 137) or marker.exists()
         tail = " / ".join(log.read_text(errors="replace").splitlines()[-4:])
-        case = None
-        for f in inflight_files(journal):  # the furthest case any rank had begun
+        recorded = {r.get("seq") for r in read_journal(journal, first_record) if r.get("seq")}
+        begun = []
+        for f in inflight_files(journal):
             try:
-                c = json.loads(f.read_text())
+                begun.append(json.loads(f.read_text()))
             except (OSError, ValueError):
                 continue
-            if case is None or c.get("seq", 0) > case.get("seq", 0):
-                case = c
-        recorded = {r.get("seq") for r in read_journal(journal, first_record) if r.get("seq")}
+        # The earliest case a rank had begun and rank 0 had not recorded: ranks
+        # run ahead of rank 0, and a case is not over until rank 0 records it
+        # (a rank already in the next case says nothing about that one).
+        open_cases = sorted((c for c in begun if c.get("seq") not in recorded), key=lambda c: c.get("seq", 0))
+        case = open_cases[0] if open_cases else max(begun, key=lambda c: c.get("seq", 0), default=None)
         record = {"schema": "ordo.check/1", "ranks": n, "vendor": adapter["name"], "variant": variant,
                   "outcome": "timeout" if timed_out else "crash", "duration_s": round(dt, 3), "log": str(log),
                   "failing_ranks": [], "detect": None, "waiver": None, "reproducer": None}
@@ -544,6 +547,28 @@ def select_flag(variant):
     return ["--ordo-select=" + ";".join(parts)]
 
 
+def survey_cases(prefix, adapter, n, exe, out, settings):
+    """Which cases (routine, mode, comm kind) a check executable has at n
+    ranks, without running any: a variant sweep launches only the
+    executables that have cases its algorithm is used for. None if the
+    survey did not finish (then the executable is run)."""
+    path = out / "logs" / f"survey-{pathlib.Path(exe).name}-{n}ranks.txt"
+    path.unlink(missing_ok=True)
+    cmd = (["timeout", "-k", "5", "300"] + prefix +
+           [adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-survey={path}",
+            f"--ordo-vendor={adapter['name']}", f"--ordo-seed={settings['seed']}",
+            f"--ordo-adapter={adapter['_path']}"] +
+           ([f"--gtest_filter={settings['only']}"] if settings.get("only") else []))
+    rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+    if rc not in (0, 1):
+        return None
+    try:
+        lines = path.read_text().splitlines() if path.exists() else []
+    except OSError:
+        return None
+    return sorted({tuple(line.split()) for line in lines if len(line.split()) == 3})
+
+
 def check_writable_dir(path, what, option):
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -680,6 +705,13 @@ def cmd_run(args):
                 if "done" in state:
                     continue
                 targets = variant.get("targets")
+                if targets and exe is not None and (n, name) not in seen:
+                    seen_now = survey_cases(prefix, adapter, n, exe, out, settings)
+                    if seen_now is not None:
+                        seen[(n, name)] = seen_now
+                        append_line(progress_path, json.dumps(
+                            {"job": f"survey/{n}/{name}", "event": "done", "ranks": n, "executable": name,
+                             "seen": sorted(seen_now)}, sort_keys=True))
                 if targets and (n, name) in seen and not any(
                         target_matches(t, *s) for t in targets for s in seen[(n, name)]):
                     vrow["skipped_jobs"] += 1  # the default run had no case this variant selects
@@ -704,10 +736,15 @@ def cmd_run(args):
                     share = budget
                     if budget.endswith("s"):  # seconds in all: shared over the rank counts with properties
                         share = f"{float(budget[:-1]) / max(1, sum(1 for m in ranks if m >= 2)):.1f}s"
-                    props.run_phase(adapter=adapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
-                                    ranks=[n], budget=share, seed=settings["seed"],
-                                    case_timeout=settings["case_timeout"], job_timeout=settings["timeout"],
-                                    run_job=job, variant=vname)
+                    try:
+                        props.run_phase(adapter=adapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
+                                        ranks=[n], budget=share, seed=settings["seed"],
+                                        case_timeout=settings["case_timeout"], job_timeout=settings["timeout"],
+                                        run_job=job, variant=vname)
+                    except FileNotFoundError as e:
+                        raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
+                    except OSError as e:  # the reproducer folder
+                        raise OrdoError(f"{e}; fix it, then `./ordo run --resume {out}` finishes the run")
                 else:
                     base = (["timeout", "-k", "5", str(settings["timeout"])] + vprefix +
                             [adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-journal={journal}",
@@ -954,7 +991,7 @@ def main(argv=None):
     r.add_argument("--filter", help="run only the check executables whose name contains this text")
     r.add_argument("--only", metavar="GLOBS",
                    help="run only the checks (GoogleTest names, e.g. 'Reduce.*:Scan.*') that match")
-    r.add_argument("--case-timeout", type=float, default=120, help="seconds allowed per case (default: 120)")
+    r.add_argument("--case-timeout", type=float, default=60, help="seconds allowed per case (default: 60)")
     r.add_argument("--max-restarts", type=int, default=50,
                    help="resumptions of one executable after crashes or timeouts (default: 50)")
     r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")
@@ -1002,6 +1039,11 @@ def main(argv=None):
     mu = sub.add_parser("mutants", help="run the checks against every mutant of vendors/mutants")
     mutants.add_arguments(mu)
     mu.set_defaults(func=mutants.run)
+
+    import bench  # tools/bench.py: the suite's own benchmarks in one table
+    be = sub.add_parser("bench", help="the suite's benchmarks in one table (fold, properties, runs, mutants)")
+    bench.add_arguments(be)
+    be.set_defaults(func=bench.run)
 
     add_report_parsers(sub)
 

@@ -204,6 +204,8 @@ void init(int* argc, char** argv) {
       g_settings.skip = std::atoll(sk);
     } else if (const char* ct = val("--ordo-case-timeout=")) {
       g_settings.case_timeout = std::atof(ct);
+    } else if (const char* sv = val("--ordo-survey=")) {
+      g_settings.survey = sv;
     } else if (const char* se = val("--ordo-select=")) {
       parse_select(se);
     } else if (const char* v4 = val("--ordo-seed=")) {
@@ -310,6 +312,14 @@ bool begin_case(const ref::Case* c) {
   ++g_seq;
   g_case_index++;
   if (g_seq <= g_settings.skip) return false;
+  if (!g_settings.survey.empty()) {  // which cases there are, for the runner's variant sweeps
+    if (g_rank == 0 && c != nullptr) {
+      std::ofstream f(g_settings.survey, std::ios::app);
+      f << ref::routine_name(c->routine) << ' ' << ref::mode_name(c->mode) << ' '
+        << (c->comm.rfind("inter", 0) == 0 ? "inter" : "intra") << '\n';
+    }
+    return false;
+  }
   if (!selected(c)) return false;
   if (!g_settings.journal.empty()) {
     // What is in flight, for the runner to record if the job dies here. Every
@@ -430,10 +440,6 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
       break;
     }
   }
-  for (int r = 1; r < g_size; ++r) {
-    int o = static_cast<int>(outcome);
-    MPI_Send(&o, 1, MPI_INT, r, kTagOutcome, g_comm);
-  }
   std::ostringstream j;
   j << "{\"schema\":\"ordo.check/1\",\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << index
     << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
@@ -449,7 +455,13 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     << (g_next_reproducer.empty() ? std::string("null") : "\"" + json_escape(g_next_reproducer) + "\"")
     << ",\"replay\":\""
     << json_escape(cp ? replay_command(*cp) : std::string()) << "\",\"time\":\"" << now_iso() << "\"}";
+  // Recorded before the other ranks go on: a rank in the next case means this
+  // one is in the journal (what the runner relies on after a crash).
   append_journal(j.str());
+  for (int r = 1; r < g_size; ++r) {
+    int o = static_cast<int>(outcome);
+    MPI_Send(&o, 1, MPI_INT, r, kTagOutcome, g_comm);
+  }
   g_next_reproducer.clear();
   if (outcome == Outcome::fail)
     ADD_FAILURE() << "[" << g_clause << ", " << level_name(g_level) << "] "

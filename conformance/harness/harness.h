@@ -29,6 +29,7 @@ struct Settings {
   std::string replay_case;    // --ordo-case=JSON (the replay executable)
   std::string replay_clause;  // --ordo-clause=SLUG
   long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
+  std::string survey;         // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
   double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case
   // --ordo-select=ROUTINE:MODE+MODE:COMM;... : run only the cases one of
   // these targets matches (an algorithm variant of one routine); '*' matches
@@ -55,6 +56,7 @@ bool selected(const ref::Case* c);
 //   --ordo-skip=N           resume: skip the first N cases of this executable
 //   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)
 //   --ordo-select=TARGETS   only the cases of these routine:modes:comm targets
+//   --ordo-survey=FILE      run no case; rank 0 writes "routine mode kind" of each to FILE
 void init(int* argc, char** argv);
 void finalize();
 

@@ -1,0 +1,59 @@
+"""Algorithm variants in real runs (build/mpich, build/openmpi as `./ordo test`
+leaves them): a variant runs only the cases its algorithm is used for, its
+records carry its name, and a forced algorithm MPICH cannot apply is seen."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ORDO = str(ROOT / "ordo")
+BUILD = pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build"))
+
+
+def run(*args):
+    return subprocess.run([ORDO, *args], capture_output=True, text=True, timeout=900,
+                          env=dict(os.environ, ORDO_NO_INSTALL="1"))
+
+
+def needs_build(vendor):
+    if not (BUILD / vendor / "conformance").is_dir():
+        pytest.skip(f"no build in {BUILD / vendor}: `./ordo test` builds it before these tests")
+
+
+def records(out):
+    return [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_an_mpich_variant_runs_only_its_routine_and_reports_a_fallback(tmp_path):
+    needs_build("mpich")
+    out = tmp_path / "out"
+    # smp needs a commutative op: MPICH falls back for the non-commutative cases and says so.
+    p = run("run", "--vendor", "mpich", "--variants", "mpich.reduce.intra.smp", "--filter", "noncommutative",
+            "--ranks", "3", "--property-budget", "0", "--out", str(out))
+    assert p.returncode in (0, 1), p.stdout[-3000:] + p.stderr
+    recs = records(out)
+    assert recs, p.stdout[-3000:]
+    assert all(r["variant"] == "mpich.reduce.intra.smp" for r in recs)
+    assert all(r["case"]["routine"] == "reduce" and r["case"]["mode"] == "blocking" and
+               not r["case"]["comm"].startswith("inter") for r in recs)
+    run_json = json.loads((out / "run.json").read_text())
+    row = [v for v in run_json["variant_outcomes"] if v["variant"] == "mpich.reduce.intra.smp"][0]
+    assert row["fallback_jobs"] and "not usable" in row["fallback_jobs"][0]["example"]
+    assert run_json["variant_details"][0]["env"]["MPIR_CVAR_REDUCE_INTRA_ALGORITHM"] == "smp"
+
+
+def test_the_sweep_table_names_every_variant_and_its_failing_checks(tmp_path):
+    needs_build("openmpi")
+    out = tmp_path / "out"
+    p = run("run", "--vendor", "openmpi", "--variants", "default,openmpi.tuned.scan.*", "--filter", "noncommutative",
+            "--ranks", "3", "--property-budget", "0", "--out", str(out))
+    assert p.returncode in (0, 1), p.stdout[-3000:] + p.stderr
+    names = {r["variant"] for r in records(out)}
+    assert "default" in names and any(n.startswith("openmpi.tuned.scan.") for n in names)
+    for n in names:
+        assert n in p.stdout  # the per-variant table
+    scan_records = [r for r in records(out) if r["variant"] != "default"]
+    assert all(r["case"]["routine"] == "scan" for r in scan_records)
