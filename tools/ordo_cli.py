@@ -210,7 +210,9 @@ def library_version(prefix, adapter, bdir):
                              capture_output=True, text=True, timeout=90)
         for line in out.stdout.splitlines():
             if line.startswith("{"):
-                return json.loads(line)
+                version = json.loads(line)
+                # Some libraries pad the string with NULs (Open MPI): keep the text.
+                return {k: v.replace("\x00", "").strip() if isinstance(v, str) else v for k, v in version.items()}
     except (subprocess.TimeoutExpired, ValueError):
         pass
     return {"library": "unknown", "mpi_version": "unknown"}

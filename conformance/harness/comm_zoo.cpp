@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <sstream>
 
 #include "harness.h"
 #include "mpi_types.h"
@@ -55,7 +57,73 @@ void add_inter(const std::string& name, int low_size) {
   shapes()[name] = z;
 }
 
+std::string& current_drawn() {
+  static std::string name;
+  return name;
+}
+
+// A drawn shape (split:..., inter:...): parsed, checked against the world
+// size (absent when it does not fit) and built; the previous one is freed.
+const ZooComm* drawn_shape(const std::string& name) {
+  // Rebuilt for every case, also for the same name (see retire_drawn_shape).
+  std::string& current = current_drawn();
+  const bool split = name.rfind("split:", 0) == 0, inter = name.rfind("inter:", 0) == 0;
+  if (!split && !inter) return nullptr;
+  std::vector<int> v;
+  std::stringstream in(name.substr(6));
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 6)
+      throw ref::UsageError("malformed communicator shape '" + name + "'");
+    v.push_back(std::stoi(item));
+  }
+  const int p = world_size(), me = world_rank();
+  std::vector<int> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  if (v.empty() || (inter && (v.size() != 2 || v[0] < 1 || v[1] < 1)) ||
+      (split && std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()))
+    throw ref::UsageError("malformed communicator shape '" + name + "'");
+  static const ZooComm absent;
+  if ((inter && v[0] + v[1] > p) || (split && sorted.back() >= p)) return &absent;
+  if (!current.empty()) {
+    ZooComm& old = shapes()[current];
+    if (old.comm != MPI_COMM_NULL) MPI_Comm_free(&old.comm);
+    shapes().erase(current);
+  }
+  ZooComm z;
+  z.name = name;
+  z.available = true;
+  if (split) {
+    const auto at = std::find(v.begin(), v.end(), me);
+    MPI_Comm_split(MPI_COMM_WORLD, at == v.end() ? MPI_UNDEFINED : 0, static_cast<int>(at - v.begin()), &z.comm);
+    z.topology.size_low = static_cast<int>(v.size());
+  } else {
+    const int group = me < v[0] ? 0 : (me < v[0] + v[1] ? 1 : MPI_UNDEFINED);
+    MPI_Comm local;
+    MPI_Comm_split(MPI_COMM_WORLD, group, me, &local);
+    if (local != MPI_COMM_NULL) {
+      MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, group == 0 ? v[0] : 0, 7300, &z.comm);
+      MPI_Comm_free(&local);
+      z.role.group = z.color = group;
+    }
+    z.topology = {true, v[0], v[1]};
+  }
+  z.member = z.comm != MPI_COMM_NULL;
+  if (z.member) {
+    MPI_Comm_set_errhandler(z.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(z.comm, &z.role.rank);
+  }
+  current = name;
+  return &(shapes()[name] = z);
+}
+
 }  // namespace
+
+void retire_drawn_shape() {
+  std::string& current = current_drawn();
+  if (current.empty()) return;
+  shapes().erase(current);  // its communicator stays allocated on purpose
+  current.clear();
+}
 
 void build_zoo() {
   const int p = world_size(), me = world_rank();
@@ -111,6 +179,7 @@ void free_zoo() {
 
 const ZooComm& zoo(const std::string& name) {
   static const ZooComm absent;
+  if (const ZooComm* d = drawn_shape(name)) return *d;
   auto it = shapes().find(name);
   if (it != shapes().end()) return it->second;
   static const char* known[] = {"world", "dup", "reversed", "odd-even", "self",

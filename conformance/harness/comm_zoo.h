@@ -10,6 +10,14 @@
 //   inter-n-1     intercommunicator: {0..p-2} and {p-1}              (p >= 3)
 //   inter-halves  intercommunicator: {0..p/2-1} and {p/2..p-1}       (p >= 4)
 // In every intercommunicator the "low" group holds the lower world ranks.
+//
+// Shapes the property tests draw at random, built when a case first asks for
+// them (every rank runs the same case, so every rank asks in the same order),
+// afresh for every case:
+//   split:r0,r1,...  the listed world ranks, in that order (MPI_Comm_split with
+//                    key = position); the other ranks are not members
+//   inter:a,b        intercommunicator: world ranks {0..a-1} and {a..a+b-1};
+//                    the other ranks are not members
 #pragma once
 
 #include <mpi.h>
@@ -37,5 +45,10 @@ void free_zoo();
 const ZooComm& zoo(const std::string& name);
 std::vector<std::string> intra_shapes();  // available at this world size
 std::vector<std::string> inter_shapes();
+// Forgets the drawn shape built last without freeing it, after a case that
+// failed on it: a collective that failed on some ranks can leave messages
+// behind, and a library that reuses the freed communicator's context would
+// deliver them to the next communicator it builds.
+void retire_drawn_shape();
 
 }  // namespace ordo::harness

@@ -324,6 +324,7 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
   const double t0 = MPI_Wtime();
   const int rc = invoke(Args{c, z, plan, mdt, mop, sb, rb, ab});
   out.seconds = MPI_Wtime() - t0;
+  if (options.bare_call) return out;
   // SHOULD: the same call again on every rank, from fresh copies of the buffers.
   std::optional<GuardedBuffer> send2, recv2;
   int rc2 = MPI_SUCCESS;
@@ -428,6 +429,18 @@ std::optional<std::string> missing_feature(const ref::Case& c) {
 #endif
   (void)local;
   return std::nullopt;
+}
+
+double time_bare_call(const ref::Case& c) {
+  const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
+  const ZooComm& z = zoo(local ? "self" : c.comm);
+  if (!z.available || missing_feature(c)) return 0;
+  gather_to_rank0("");  // every rank has arrived ...
+  for (int r = 1; r < world_size() && world_rank() == 0; ++r) MPI_Send(nullptr, 0, MPI_BYTE, r, 31004, harness_comm());
+  if (world_rank() != 0) MPI_Recv(nullptr, 0, MPI_BYTE, 0, 31004, harness_comm(), MPI_STATUS_IGNORE);  // ... and knows it
+  CaseOptions bare;
+  bare.bare_call = true;
+  return z.member ? run_on_rank(c, bare, z).seconds : 0.0;
 }
 
 Outcome run_case(const ref::Case& c, const CaseOptions& options) {

@@ -36,10 +36,20 @@ struct CaseOptions {
   std::function<LocalVerdict(const CaseContext&)> extra;
   // SHOULD: the same call repeated gives a bit-identical result.
   bool repeat = false;
+  // Benchmarks only: stop right after the call (no judgement, no record).
+  bool bare_call = false;
 };
 
 // Collective over MPI_COMM_WORLD: every rank calls it with the same case.
 Outcome run_case(const ref::Case& c, const CaseOptions& options = {});
+
+// The throughput benchmark (bench/property_throughput): the call of a case
+// alone, with the buffers, datatype and op run_case would pass, after a
+// point-to-point barrier; no judgement, no record. Collective over
+// MPI_COMM_WORLD; returns the seconds this rank spent in the call (0 on a
+// rank outside the case's communicator). The level declared for the
+// running check decides whether the case is erroneous (DETECT).
+double time_bare_call(const ref::Case& c);
 
 // Roots a reduce case can take on a shape: the size of the smallest
 // communicator of the shape (intra), or of the given group (inter).

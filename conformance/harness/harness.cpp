@@ -428,6 +428,10 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   if (outcome == Outcome::fail) {
     for (const json::Value& w : g_waivers.items) {
       if (cp == nullptr || !waiver_matches(w, *cp)) continue;
+      // A waiver may also name the failure's message (a glob): the same case
+      // failing in another way is not waived.
+      if (w.get("message") != nullptr && fnmatch(w.get_string("message").c_str(), message.c_str(), 0) != 0)
+        continue;
       const std::string expires = w.get_string("expires");
       if (expires < today()) {
         message += " | the waiver for this check expired on " + expires;

@@ -122,24 +122,67 @@ inline rc::Gen<int> gen_count(std::size_t element_size, int max_count = 1 << 15)
 }
 
 // The topologies a shape has at this world size (odd-even: two communicators
-// of different sizes), as the zoo builds them.
+// of different sizes), as the zoo builds them; drawn shapes (split:, inter:,
+// see comm_zoo.h) carry their sizes in their name.
 inline std::vector<ref::Topology> shape_topologies(const std::string& shape, int p) {
   if (shape == "odd-even") return {{false, (p + 1) / 2, 0}, {false, p / 2, 0}};
   if (shape == "self") return {{false, 1, 0}};
   if (shape == "inter-1-n") return {{true, 1, p - 1}};
   if (shape == "inter-n-1") return {{true, p - 1, 1}};
   if (shape == "inter-halves") return {{true, p / 2, p - p / 2}};
+  if (shape.rfind("split:", 0) == 0)
+    return {{false, static_cast<int>(std::count(shape.begin(), shape.end(), ',')) + 1, 0}};
+  if (shape.rfind("inter:", 0) == 0) {
+    const std::size_t comma = shape.find(',');
+    return {{true, std::stoi(shape.substr(6, comma - 6)), std::stoi(shape.substr(comma + 1))}};
+  }
   return {{false, p, 0}};  // world, dup, reversed
 }
 
-// The zoo's shapes available at this world size, "world" first.
+// A sub-communicator of a random size whose ranks are a random selection of
+// the world ranks in a random order (the split keys): "split:3,0,2".
+inline rc::Gen<std::string> gen_split_shape() {
+  return rc::gen::exec([] {
+    const int p = harness::world_size();
+    const int k = *rc::gen::inRange(1, p + 1);
+    std::vector<int> left(static_cast<std::size_t>(p));
+    std::iota(left.begin(), left.end(), 0);
+    std::string name = "split:";
+    for (int i = 0; i < k; ++i) {  // shrinks towards the world ranks in order
+      const int j = *rc::gen::inRange(0, static_cast<int>(left.size()));
+      name += (i ? "," : "") + std::to_string(left[static_cast<std::size_t>(j)]);
+      left.erase(left.begin() + j);
+    }
+    return name;
+  });
+}
+
+// An intercommunicator of random group sizes a + b <= p: "inter:a,b".
+inline rc::Gen<std::string> gen_inter_shape() {
+  return rc::gen::exec([] {
+    const int p = harness::world_size();
+    const int a = *rc::gen::inRange(1, p);
+    const int b = *rc::gen::inRange(1, p - a + 1);
+    return "inter:" + std::to_string(a) + "," + std::to_string(b);
+  });
+}
+
+// The zoo's shapes available at this world size, "world" first, and the
+// drawn shapes (random sub-communicators and intercommunicators).
 inline rc::Gen<std::string> gen_shape() {
   std::vector<std::string> shapes = harness::intra_shapes();
   for (const auto& s : harness::inter_shapes()) shapes.push_back(s);
   std::stable_partition(shapes.begin(), shapes.end(), [](const std::string& s) { return s == "world"; });
   std::vector<std::pair<int, std::string>> items;
   for (const auto& s : shapes) items.push_back({s == "world" ? 4 : 1, s});
-  return pick(items);
+  if (harness::world_size() < 2) return pick(items);
+  return rc::gen::exec([items] {
+    switch (*pick<int>({{8, 0}, {2, 1}, {2, 2}})) {
+      case 0: return *pick(items);
+      case 1: return *gen_split_shape();
+      default: return *gen_inter_shape();
+    }
+  });
 }
 
 // A root valid on every communicator of the shape (intra), or in the root's group (inter).

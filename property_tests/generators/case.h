@@ -6,6 +6,7 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <numeric>
 #include <ostream>
 #include <string>
@@ -22,8 +23,55 @@ inline void showValue(const Case& c, std::ostream& os) { os << c.describe() << "
 
 namespace ordo::props {
 
+// The kinds of (op, datatype) a case draws, simplest first.
+enum class Kind {
+  predefined,    // a predefined op on a basic type of its group (ordo::ref::validity)
+  witness,       // a witness user op on a derived datatype of 4-int cells
+  pair,          // MPI_MINLOC / MPI_MAXLOC on a C value-index pair type
+  char_integer,  // signed / unsigned char, int8 / uint8 (their edges: the reference's inputs)
+  char_detect,   // MPI_CHAR / MPI_WCHAR in a reduction: erroneous, DETECT
+};
+
+inline const std::vector<std::string>& c_pair_types() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (ref::Basic b : {ref::Basic::TWO_INT, ref::Basic::FLOAT_INT, ref::Basic::DOUBLE_INT, ref::Basic::LONG_INT,
+                         ref::Basic::SHORT_INT, ref::Basic::LONG_DOUBLE_INT})
+      out.emplace_back(ref::info(b).mpi_name);
+    return out;
+  }();
+  return v;
+}
+
+inline bool is_char_integer_type(const std::string& t) {
+  return t == "MPI_SIGNED_CHAR" || t == "MPI_UNSIGNED_CHAR" || t == "MPI_INT8_T" || t == "MPI_UINT8_T";
+}
+
+inline Kind kind_of(const ref::Case& c) {
+  if (c.op.rfind("witness.", 0) == 0) return Kind::witness;
+  if (c.datatype == "MPI_CHAR" || c.datatype == "MPI_WCHAR") return Kind::char_detect;
+  if (is_char_integer_type(c.datatype)) return Kind::char_integer;
+  if (std::find(c_pair_types().begin(), c_pair_types().end(), c.datatype) != c_pair_types().end())
+    return Kind::pair;
+  return Kind::predefined;
+}
+
+inline const char* kind_label(Kind k) {
+  switch (k) {
+    case Kind::predefined: return "predefined op";
+    case Kind::witness: return "witness op, derived datatype";
+    case Kind::pair: return "MINLOC/MAXLOC, C pair type";
+    case Kind::char_integer: return "8-bit integer type";
+    case Kind::char_detect: return "MPI_CHAR/MPI_WCHAR (DETECT)";
+  }
+  return "?";
+}
+
 // Whether the reference accepts the case on every communicator of its shape.
-inline bool valid_everywhere(const ref::Case& c) {
+// A DETECT case (MPI_CHAR / MPI_WCHAR) must be valid but for its datatype.
+inline bool valid_everywhere(const ref::Case& c0) {
+  ref::Case c = c0;
+  if (kind_of(c) == Kind::char_detect) c.datatype = "MPI_SIGNED_CHAR";
   try {
     for (const ref::Topology& t : shape_topologies(c.comm, harness::world_size())) ref::validate_case(c, t);
     return true;
@@ -32,8 +80,32 @@ inline bool valid_everywhere(const ref::Case& c) {
   }
 }
 
+// An erroneous call (DETECT) of MPI_CHAR / MPI_WCHAR: MPI_Allreduce on an
+// intracommunicator (every rank checks the same arguments, so no rank is
+// left waiting) or MPI_Reduce_local.
+inline ref::Case draw_char_detect_case() {
+  ref::Case c;
+  c.routine = *pick<Routine>({{3, Routine::allreduce}, {1, Routine::reduce_local}});
+  c.datatype = *pick<std::string>({{1, "MPI_CHAR"}, {1, "MPI_WCHAR"}});
+  c.op = *pick<std::string>({{2, "MPI_SUM"}, {1, "MPI_MAX"}, {1, "MPI_MIN"}, {1, "MPI_PROD"}, {1, "MPI_LAND"},
+                             {1, "MPI_LOR"}, {1, "MPI_LXOR"}, {1, "MPI_BAND"}, {1, "MPI_BOR"}, {1, "MPI_BXOR"}});
+  c.count = *rc::gen::inRange(1, 4);
+  if (c.routine == Routine::reduce_local) {
+    c.comm = "self";
+  } else {
+    c.comm = *pick<std::string>({{3, "world"}, {1, "dup"}, {1, "reversed"}});
+    if (harness::world_size() >= 2 && *pick<bool>({{3, false}, {1, true}})) c.comm = *gen_split_shape();
+    c.mode = *gen_mode();
+  }
+  c.seed = static_cast<std::uint64_t>(*shrinking_to_zero(rc::gen::inRange(0, 1000)) + 1);
+  return c;
+}
+
 inline rc::Gen<ref::Case> gen_case() {
   auto raw = rc::gen::exec([] {
+    const Kind kind = *pick<Kind>({{8, Kind::predefined}, {6, Kind::witness}, {2, Kind::pair},
+                                   {2, Kind::char_integer}, {1, Kind::char_detect}});
+    if (kind == Kind::char_detect) return draw_char_detect_case();
     ref::Case c;
     c.comm = *gen_shape();
     const int p = harness::world_size();
@@ -42,12 +114,25 @@ inline rc::Gen<ref::Case> gen_case() {
     c.routine = *gen_routine();
     if (inter && (c.routine == Routine::scan || c.routine == Routine::exscan)) c.routine = Routine::allreduce;
     std::size_t element = 4;
-    if (*pick<bool>({{3, false}, {2, true}})) {
+    if (kind == Kind::witness) {
       c.op = *gen_witness_op();
       c.datatype = *gen_derived_datatype(3);
       element = static_cast<std::size_t>(std::max<std::ptrdiff_t>(4, ref::Datatype::parse(c.datatype).extent()));
     } else {
-      const OpAndType ot = *gen_predefined_op_and_type();
+      OpAndType ot;
+      if (kind == Kind::pair) {
+        ot.op = *pick<std::string>({{1, "MPI_MINLOC"}, {1, "MPI_MAXLOC"}});
+        std::vector<std::pair<int, std::string>> types;
+        for (const auto& t : c_pair_types()) types.push_back({1, t});
+        ot.type = *pick(types);
+      } else if (kind == Kind::char_integer) {
+        std::vector<std::pair<int, OpAndType>> items;
+        for (const auto& x : valid_predefined_pairs())
+          if (is_char_integer_type(x.type)) items.push_back({1, x});
+        ot = *pick(items);
+      } else {
+        ot = *gen_predefined_op_and_type();
+      }
       c.op = ot.op;
       c.datatype = ot.type;
       element = ref::info(*ref::basic_from_name(ot.type)).extent;
@@ -58,6 +143,9 @@ inline rc::Gen<ref::Case> gen_case() {
       c.root = *gen_root(c.comm, c.root_in_high_group);
     }
     c.in_place = *gen_in_place(c.routine, inter);
+    // Buffers that are not significant (an intercommunicator root's send
+    // buffer, a non-root's receive buffer): NULL, or valid ones left alone.
+    c.null_insignificant = *pick<bool>({{1, true}, {1, false}});
     c.mode = *gen_mode();
     if (c.routine == Routine::reduce_scatter_block && inter) {
       const int lo = tops[0].size_low, hi = tops[0].size_high, g = std::gcd(lo, hi);
@@ -76,8 +164,12 @@ inline rc::Gen<ref::Case> gen_case() {
 
 // RC_TAG / RC_CLASSIFY labels of a case: by routine, op kind and shape.
 inline std::string routine_label(const ref::Case& c) { return std::string(ref::mpi_routine_name(c.routine, c.mode)); }
-inline std::string op_label(const ref::Case& c) {
-  return c.op.rfind("witness.", 0) == 0 ? "witness op, derived datatype" : "predefined op";
+inline std::string op_label(const ref::Case& c) { return kind_label(kind_of(c)); }
+inline std::string shape_label(const ref::Case& c) {
+  if (c.comm.rfind("split:", 0) == 0) return "random sub-communicator";
+  if (c.comm.rfind("inter:", 0) == 0) return "random intercommunicator";
+  if (c.comm.rfind("inter-", 0) == 0) return "zoo intercommunicator";
+  return "zoo intracommunicator";
 }
 
 }  // namespace ordo::props
