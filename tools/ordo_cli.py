@@ -29,6 +29,8 @@ import subprocess
 import sys
 import time
 
+from journal_io import probe_writable, read_journal
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 DEFAULT_RANKS = "1-8"
@@ -229,25 +231,6 @@ def git_state():
 
 
 # ---- run -----------------------------------------------------------------
-
-def read_journal(path, offset=0):
-    """The records of a journal from a byte offset on (0: all of them). A
-    line that is not JSON (a write cut short) is reported as corrupt."""
-    records = []
-    if path.exists():
-        with open(path, "rb") as f:
-            f.seek(offset)
-            data = f.read().decode("utf-8", errors="replace")
-        for line in data.splitlines():
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                records.append({"outcome": "corrupt", "message": line[:200]})
-    return records
-
 
 def journal_offset(path):
     return path.stat().st_size if path.exists() else 0
@@ -464,6 +447,9 @@ RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout"
                 "only", "plain_launch", "env", "property_budget")
 
 
+HELD_LOCKS = []
+
+
 class OutputLock:
     """One run per output folder: an exclusive lock on DIR/.ordo.lock, held
     for the whole run (released by the kernel when the process ends, kill -9
@@ -573,10 +559,7 @@ def survey_cases(prefix, adapter, n, exe, out, settings):
 
 def check_writable_dir(path, what, option):
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".ordo-write-probe"
-        probe.write_text("ok\n")
-        probe.unlink()
+        probe_writable(path)
     except OSError as e:
         raise OrdoError(f"cannot write the {what} {path}: {e.strerror}; fix it or choose another {option}")
 
@@ -632,7 +615,7 @@ def cmd_run(args):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OrdoError(f"cannot write the output folder {out}: {e.strerror}; choose another --out")
-    lock = OutputLock(out)  # noqa: F841  (held until the process ends)
+    HELD_LOCKS.append(OutputLock(out))  # held until the process ends
     check_writable_dir(out / "logs", "log folder", "--out")
     check_writable_dir(out / "gtest", "folder", "--out")
     reproducers = out / "reproducers"

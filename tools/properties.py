@@ -23,6 +23,8 @@ import pathlib
 import re
 import time
 
+from journal_io import probe_writable, read_journal
+
 PROPERTY_TEST = "Properties.reduce_family_agrees_with_the_reference"
 SUMMARY_CLAUSE = "property.reduce-family"
 EXECUTABLE = pathlib.Path("property_tests") / "ordo_properties"
@@ -69,27 +71,10 @@ def reproducer_dir(out):
     """out/reproducers, created and checked writable; ReproducerDirError otherwise."""
     d = pathlib.Path(out) / "reproducers"
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        probe = d / ".ordo-write-check"
-        probe.write_text("")
-        probe.unlink()
+        probe_writable(d)
     except OSError as e:
         raise ReproducerDirError(e.errno, f"cannot write the reproducer folder {d}: {e.strerror or e}") from None
     return d
-
-
-def _read_new(journal, offset):
-    records = []
-    with open(journal, "rb") as f:
-        f.seek(offset)
-        for line in f.read().decode("utf-8", errors="replace").splitlines():
-            line = line.strip()
-            if line:
-                try:
-                    records.append(json.loads(line))
-                except ValueError:
-                    records.append({"outcome": "corrupt", "message": line[:200]})
-    return records
 
 
 def _size(journal):
@@ -159,7 +144,7 @@ def run_phase(*, adapter, bdir, prefix, out, journal, ranks, budget, seed, case_
         t0 = time.time()
         run_job(base, name, n, out, journal, adapter, 20)
         dt = time.time() - t0
-        records = _read_new(journal, offset)
+        records = read_journal(journal, offset)
         summaries = [r for r in records if r.get("clause") == SUMMARY_CLAUSE and isinstance(r.get("property"), dict)]
         case_records = [r for r in records if r.get("test") == PROPERTY_TEST and r.get("seq")]
         if summaries:

@@ -1,7 +1,9 @@
 """Synthetic output folders of `ordo run` for the report tests (no MPI needed)."""
 import copy
 import json
+import os
 import pathlib
+import subprocess
 import sys
 
 import pytest
@@ -91,3 +93,25 @@ def sample_run(tmp_path):
 @pytest.fixture
 def passing_run(tmp_path):
     return write_run(tmp_path / "pass", [record(index=i, ranks=n) for n in (1, 2, 3) for i in range(3)])
+
+
+# ---- real runs (test_reliability.py, test_variant_runs.py) ---------------------
+
+BUILD = pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build"))
+
+
+def run_ordo(*args, env=None, timeout=900):
+    """./ordo with the given arguments (no package installation)."""
+    e = dict(os.environ, ORDO_NO_INSTALL="1")
+    e.update(env or {})
+    return subprocess.run([str(ROOT / "ordo"), *args], capture_output=True, text=True, env=e, timeout=timeout)
+
+
+def needs_build(vendor):
+    if not (BUILD / vendor / "conformance").is_dir():
+        pytest.skip(f"no build in {BUILD / vendor}: `./ordo test` builds it before these tests")
+
+
+def journal_records(out):
+    return [json.loads(line) for line in (pathlib.Path(out) / "journal.jsonl").read_text().splitlines()
+            if line.strip()]

@@ -3,7 +3,6 @@ and records of run_phase with a stub runner, and a live run through
 ordo_cli.run_job against an MPICH build (skipped, with the reason, when there
 is none)."""
 import json
-import os
 import pathlib
 import sys
 

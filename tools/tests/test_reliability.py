@@ -8,16 +8,15 @@ import fcntl
 import json
 import os
 import pathlib
-import shutil
 import signal
 import subprocess
 import time
 
 import pytest
+from conftest import journal_records as records, needs_build
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDO = str(ROOT / "ordo")
-BUILD = pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build"))
 # A small run: three fast executables, a few hundred checks, a few seconds.
 SMALL = ["--filter", "reduce_local", "--ranks", "1-3", "--property-budget", "0"]
 
@@ -34,15 +33,6 @@ def one_line_error(p, codes=(2, 3)):
     assert len(lines) == 1, p.stderr
     assert lines[0].startswith("ordo: ")
     return lines[0]
-
-
-def needs_build(vendor):
-    if not (BUILD / vendor / "conformance").is_dir():
-        pytest.skip(f"no build in {BUILD / vendor}: `./ordo test` builds it before these tests")
-
-
-def records(out):
-    return [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines() if line.strip()]
 
 
 def record_set(out):

@@ -2,37 +2,19 @@
 leaves them): a variant runs only the cases its algorithm is used for, its
 records carry its name, and a forced algorithm MPICH cannot apply is seen."""
 import json
-import os
 import pathlib
-import subprocess
 
-import pytest
+from conftest import journal_records as records, needs_build, run_ordo
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ORDO = str(ROOT / "ordo")
-BUILD = pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build"))
-
-
-def run(*args):
-    return subprocess.run([ORDO, *args], capture_output=True, text=True, timeout=900,
-                          env=dict(os.environ, ORDO_NO_INSTALL="1"))
-
-
-def needs_build(vendor):
-    if not (BUILD / vendor / "conformance").is_dir():
-        pytest.skip(f"no build in {BUILD / vendor}: `./ordo test` builds it before these tests")
-
-
-def records(out):
-    return [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines() if line.strip()]
 
 
 def test_an_mpich_variant_runs_only_its_routine_and_reports_a_fallback(tmp_path):
     needs_build("mpich")
     out = tmp_path / "out"
     # smp needs a commutative op: MPICH falls back for the non-commutative cases and says so.
-    p = run("run", "--vendor", "mpich", "--variants", "mpich.reduce.intra.smp", "--filter", "noncommutative",
-            "--ranks", "3", "--property-budget", "0", "--out", str(out))
+    p = run_ordo("run", "--vendor", "mpich", "--variants", "mpich.reduce.intra.smp", "--filter", "noncommutative",
+                 "--ranks", "3", "--property-budget", "0", "--out", str(out))
     assert p.returncode in (0, 1), p.stdout[-3000:] + p.stderr
     recs = records(out)
     assert recs, p.stdout[-3000:]
@@ -48,8 +30,8 @@ def test_an_mpich_variant_runs_only_its_routine_and_reports_a_fallback(tmp_path)
 def test_the_sweep_table_names_every_variant_and_its_failing_checks(tmp_path):
     needs_build("openmpi")
     out = tmp_path / "out"
-    p = run("run", "--vendor", "openmpi", "--variants", "default,openmpi.tuned.scan.*", "--filter", "noncommutative",
-            "--ranks", "3", "--property-budget", "0", "--out", str(out))
+    p = run_ordo("run", "--vendor", "openmpi", "--variants", "default,openmpi.tuned.scan.*", "--filter", "noncommutative",
+                 "--ranks", "3", "--property-budget", "0", "--out", str(out))
     assert p.returncode in (0, 1), p.stdout[-3000:] + p.stderr
     names = {r["variant"] for r in records(out)}
     assert "default" in names and any(n.startswith("openmpi.tuned.scan.") for n in names)
