@@ -111,8 +111,12 @@ def run(args):
     if prop is None:
         print("  not measured here: bench/property_throughput/run.sh writes bench/results/property_throughput.json")
     else:
+        print(f"  {'library':9} {'ranks':>5} {'cases':>6} {'cases/s':>9} {'bare us/case':>13} "
+              f"{'harness us/case':>16} {'ratio':>7}")
         for r in prop.get("rows", prop.get("table", [])):
-            print("  " + "  ".join(f"{k}={v}" for k, v in r.items()))
+            print(f"  {r.get('library', '?'):9} {r.get('ranks', 0):>5} {r.get('cases', 0):>6} "
+                  f"{r.get('cases_per_s', 0):>9.1f} {r.get('bare_us_per_case', 0):>13.1f} "
+                  f"{r.get('harness_us_per_case', 0):>16.1f} {r.get('overhead_ratio', 0):>7.2f}")
     print("default run, wall time per rank count")
     if not table["runs"]:
         print("  no runs given (--runs OUT ...)")
