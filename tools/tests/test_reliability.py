@@ -8,12 +8,13 @@ import fcntl
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import time
 
 import pytest
-from conftest import journal_records as records, needs_build
+from conftest import BUILD, journal_records as records, needs_build
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDO = str(ROOT / "ordo")
@@ -252,3 +253,33 @@ def test_a_library_that_hangs_in_one_case_and_crashes_in_another_is_run_to_the_e
     assert len(others) + len(hangs) + len(crashes) == len(recs) == recs[-1]["seq"]
     assert len({r["seq"] for r in recs}) == len(recs), "a case was recorded twice"
     assert json.loads((out / "run.json").read_text())["end"]
+
+
+def test_the_properties_catch_a_mutant_and_its_reproducer_fails_only_on_the_mutant(tmp_path):
+    """Issue #5: against a broken reduction the properties find the fault,
+    shrink it (at most 3 ranks, at most 2 elements) and write a standalone C
+    program that fails against the fault and passes without it."""
+    needs_build("mutants")
+    if shutil.which("mpicc.mpich") is None:
+        pytest.skip("mpicc.mpich is not installed")
+    out = tmp_path / "out"
+    p = run("run", "--vendor", "mutants", "--env", "ORDO_MUTANT=swap-operands", "--filter", "reduce_locals",
+            "--ranks", "3", "--property-budget", "100", "--out", str(out), timeout=900)
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr
+    summaries = [r for r in records(out) if r.get("clause") == "property.reduce-family"]
+    failed = [r for r in summaries if not r["property"]["passed"]]
+    assert failed, summaries
+    shrunk = failed[0]
+    assert shrunk["ranks"] <= 3 and shrunk["case"]["count"] <= 2, shrunk["case"]
+    repro = pathlib.Path(shrunk["reproducer"])
+    assert repro.is_file() and str(repro).startswith(str(out / "reproducers"))
+    exe = tmp_path / "repro"
+    subprocess.check_call(["mpicc.mpich", str(repro), "-o", str(exe)])
+    mutant_lib = BUILD / "mutants" / "vendors" / "mutants" / "libordo_mutmpi.so"
+    base = ["timeout", "60", "mpiexec.mpich", "-n", str(shrunk["ranks"])]
+    with_fault = subprocess.run(base[:3] + ["-genv", "LD_PRELOAD", str(mutant_lib), "-genv", "ORDO_MUTANT",
+                                            "swap-operands"] + base[3:] + [str(exe)],
+                                capture_output=True, text=True)
+    assert with_fault.returncode != 0, with_fault.stdout + with_fault.stderr
+    without = subprocess.run(base + [str(exe)], capture_output=True, text=True)
+    assert without.returncode == 0, without.stdout + without.stderr
