@@ -35,13 +35,13 @@ void add_intra(const std::string& name, MPI_Comm c, int color = 0) {
   shapes()[name] = z;
 }
 
-void add_inter(const std::string& name, int low_size) {
+void add_inter(const std::string& name, int low_size, MPI_Comm parent = MPI_COMM_WORLD) {
   const int p = world_size(), me = world_rank();
   const int group = me < low_size ? 0 : 1;
   MPI_Comm local, inter;
-  MPI_Comm_split(MPI_COMM_WORLD, group, me, &local);
+  MPI_Comm_split(parent, group, me, &local);
   const int remote_leader = group == 0 ? low_size : 0;
-  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 7100 + low_size, &inter);
+  MPI_Intercomm_create(local, 0, parent, remote_leader, 7100 + low_size, &inter);
   MPI_Comm_free(&local);
   MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
   ZooComm z;
@@ -123,6 +123,37 @@ void retire_drawn_shape() {
   if (current.empty()) return;
   shapes().erase(current);  // its communicator stays allocated on purpose
   current.clear();
+}
+
+// After a case that did not pass on a shape (see comm_zoo.h): a collective
+// that failed on some processes only can leave messages behind in a zoo
+// communicator too, not only in a drawn one.
+void renew_shape(const std::string& name) {
+  if (name.rfind("split:", 0) == 0 || name.rfind("inter:", 0) == 0) {
+    retire_drawn_shape();
+    return;
+  }
+  auto it = shapes().find(name);
+  if (it == shapes().end() || name == "self") return;  // self: no other process to leave a message
+  shapes().erase(it);  // its communicator stays allocated on purpose (see retire_drawn_shape)
+  const int p = world_size(), me = world_rank();
+  MPI_Comm parent = harness_comm(), c;
+  if (name == "world" || name == "dup") {
+    MPI_Comm_dup(parent, &c);
+    add_intra(name, c);
+  } else if (name == "reversed") {
+    MPI_Comm_split(parent, 0, p - 1 - me, &c);
+    add_intra(name, c);
+  } else if (name == "odd-even") {
+    MPI_Comm_split(parent, me % 2, me, &c);
+    add_intra(name, c, me % 2);
+  } else if (name == "inter-1-n") {
+    add_inter(name, 1, parent);
+  } else if (name == "inter-n-1") {
+    add_inter(name, p - 1, parent);
+  } else if (name == "inter-halves") {
+    add_inter(name, p / 2, parent);
+  }
 }
 
 void build_zoo() {

@@ -50,5 +50,10 @@ std::vector<std::string> inter_shapes();
 // behind, and a library that reuses the freed communicator's context would
 // deliver them to the next communicator it builds.
 void retire_drawn_shape();
+// After a case that did not pass on it: the shape is built again (from the
+// harness's own communicator, whose context holds no collective traffic),
+// the old communicator is kept allocated for the same reason. "world" becomes
+// a duplicate of MPI_COMM_WORLD from then on. All ranks call it together.
+void renew_shape(const std::string& name);
 
 }  // namespace ordo::harness

@@ -474,7 +474,13 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
       }
     }
   }
-  return record(c, mine.verdict, mine.seconds, comm_size);
+  const Outcome outcome = record(c, mine.verdict, mine.seconds, comm_size);
+  // A collective that failed, or returned an error, on some processes only
+  // may leave messages behind in its communicator that a later case would
+  // receive: the shape is built afresh after any case that did not pass, and
+  // after every erroneous (DETECT) case. Every rank knows the outcome.
+  if (!local && (outcome != Outcome::pass || current_level() == Level::DETECT)) renew_shape(c.comm);
+  return outcome;
 }
 
 }  // namespace ordo::harness

@@ -71,7 +71,7 @@ const Settings& settings();
 
 int world_rank();
 int world_size();
-MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD, point-to-point only
+MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) and the parent of renewed zoo shapes
 
 // Declares the clause (a slug from spec/clauses.json) and level of the
 // running test; every case the test runs is recorded under them.
