@@ -19,6 +19,10 @@ struct PropertyStats {
   double seconds = 0;       // wall time of the property, shrinking included
   bool passed = true;
   std::vector<ref::Case>* generated = nullptr;  // when set, every generated case is kept (benchmark)
+  // With `generated`: each generated case's wall time in the harness and
+  // whether it passed at level MUST (the benchmark times only those alone:
+  // an erroneous or failing call may leave a rank waiting).
+  std::vector<std::pair<double, bool>>* timings = nullptr;
 };
 extern PropertyStats g_stats;
 

@@ -98,7 +98,10 @@ void property(const ordo::ref::Case& c) {
     ++ordo::props::g_stats.shrinks;
   }
   ordo::harness::declare_check(clause, level);
+  const double t0 = MPI_Wtime();
   const Outcome o = run_quietly(c);
+  if (!g_shrinking && ordo::props::g_stats.timings)
+    ordo::props::g_stats.timings->push_back({MPI_Wtime() - t0, o == Outcome::pass && level == Level::MUST});
   if (o != Outcome::pass && o != Outcome::skip) ordo::harness::retire_drawn_shape();
   if (o == Outcome::fail || o == Outcome::crash || o == Outcome::timeout) {
     g_last_failing = c;
@@ -179,12 +182,19 @@ TEST(Properties, reduce_family_agrees_with_the_reference) {
   meta.id = "Properties/reduce_family_agrees_with_the_reference";
   meta.description = "reduce_family_agrees_with_the_reference";
   auto& st = ordo::props::g_stats;
-  st = ordo::props::PropertyStats{0, 0, 0, true, st.generated};
+  st = ordo::props::PropertyStats{0, 0, 0, true, st.generated, st.timings};
   g_labels.clear();
   g_shrinking = false;
   g_last_failing.reset();
   const double t0 = MPI_Wtime();
-  const auto result = rc::detail::checkTestable([](void) { property(*ordo::props::gen_case()); }, meta);
+  const auto result = rc::detail::checkTestable(
+      [](void) {
+        std::optional<ordo::harness::PhaseTimer> generating(std::in_place, ordo::harness::Phase::generation);
+        const ordo::ref::Case c = *ordo::props::gen_case();
+        generating.reset();
+        property(c);
+      },
+      meta);
   st.seconds = MPI_Wtime() - t0;
   const bool root = ordo::harness::world_rank() == 0;
   std::ostringstream msg;

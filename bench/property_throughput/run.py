@@ -8,18 +8,27 @@ MPICH and Open MPI, against the bare time of the calls those cases make.
 Each (library, rank count) is one run of ordo_property_bench
 (bench_main.cpp), launched as `ordo run` launches checks: the adapter's
 launcher and launch settings (MPICH: the yield-when-idle preload), a
-journal, the adapter and the waivers. In the same process it times every
-generated case's call again alone (median of 3, slowest rank), so
+journal, the adapter and the waivers. In the same process it times the
+call of every generated case that passed at level MUST again alone (median
+of 3, slowest rank; an erroneous or failing call is not repeated: it may
+leave a rank waiting), so
 
-    bare us/case     = sum of the bare calls / cases
-    harness us/case  = property wall time / cases - bare us/case
-                       (generation, the reference, buffers and guards, the
-                       verdict exchange, the journal, communicator set-up)
+    bare us/case     = sum of the bare calls / timed cases
+    harness us/case  = the timed cases' wall time in the property (plus an
+                       equal share of generation and RapidCheck) / timed
+                       cases - bare us/case
     overhead ratio   = harness us/case / bare us/case      (goal: <= 2)
+
+and a second table splits rank 0's time per case by harness phase: the
+in-flight note, the communicator (drawn shapes built), the reference,
+buffers and datatypes, the call, the check, the verdict exchange (waiting
+for the slowest rank included), the journal, and what is outside the cases
+(generation, RapidCheck, GoogleTest).
 
 Known library findings are waived for every test here (the vendor's waivers
 with their test names widened), so that the figures measure throughput and
-not shrinking. The table is printed and written, with the date, the host and
+not shrinking, and the cases a crash or timeout waiver names are not run
+(--ordo-avoid-known-fatal: a job that dies would end the RapidCheck run). The table is printed and written, with the date, the host and
 the library versions, to bench/results/property_throughput.json. Builds in
 <build-root>/<vendor> (./ordo's layout; ORDO_BUILD_ROOT) must exist: build
 them with `./ordo test` or `cmake --build <dir> --target ordo_property_bench`.
@@ -43,10 +52,14 @@ COLUMNS = ("library", "ranks", "cases", "cases/s", "bare us/case", "harness us/c
 
 
 def widened_waivers(adapter, dest):
-    """The vendor's waivers, each applying to every test (the property's included)."""
+    """The vendor's waivers that name a case, each applying to every test (the
+    property's included); a waiver that names only a test stays as it is (made
+    to apply everywhere it would waive, or skip, every case)."""
     path = pathlib.Path(adapter["_dir"]) / adapter.get("waivers", "waivers.json")
     doc = json.loads(path.read_text()) if path.is_file() else {"waivers": []}
     for w in doc.get("waivers", []):
+        if not w.get("case"):
+            continue
         w["test"] = "*"
         for key, value in list((w.get("case") or {}).items()):
             if value == "inter-*":
@@ -66,7 +79,8 @@ def measure(adapter, bdir, n, cases, seed, tmp):
            [adapter["launcher"]["np_flag"], str(n), str(exe), f"--ordo-journal={journal}",
             f"--ordo-vendor={adapter['name']}", f"--ordo-seed={seed}", f"--ordo-property-cases={cases}",
             f"--ordo-adapter={adapter['_path']}", f"--ordo-reproducers={tmp}",
-            f"--ordo-waivers={widened_waivers(adapter, tmp / (adapter['name'] + '-waivers.json'))}"])
+            f"--ordo-waivers={widened_waivers(adapter, tmp / (adapter['name'] + '-waivers.json'))}",
+            "--ordo-avoid-known-fatal"])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith('{"bench":"property_throughput"'):
@@ -75,10 +89,12 @@ def measure(adapter, bdir, n, cases, seed, tmp):
     else:
         tail = " / ".join((proc.stdout + proc.stderr).splitlines()[-5:])
         return {"library": adapter["name"], "ranks": n, "error": f"exit code {proc.returncode}: {tail}"}
-    k = max(1, row["cases"])
-    per_case = row["property_seconds"] / k * 1e6
+    k = max(1, row.get("timed_cases", row["cases"]))
+    per_case = row.get("timed_wall_seconds", row["property_seconds"]) / k * 1e6
     bare = row["bare_seconds"] / k * 1e6
     harness = per_case - bare
+    row["phase_us_per_case"] = {name: round(sec / max(1, row["cases"]) * 1e6, 1)
+                                for name, sec in row.get("rank0_phase_seconds", {}).items()}
     row.update({"library": adapter["name"], "cases_per_s": round(row["cases"] / max(row["property_seconds"], 1e-9), 1),
                 "bare_us_per_case": round(bare, 1), "harness_us_per_case": round(harness, 1),
                 "overhead_ratio": round(harness / bare, 2) if bare > 0 else None,
@@ -112,6 +128,24 @@ def table(rows):
     return "\n".join(lines)
 
 
+def phase_table(rows):
+    """Where rank 0's time per case goes (all generated cases), by harness phase."""
+    names = []
+    for r in rows:
+        for name in r.get("phase_us_per_case", {}):
+            if name not in names:
+                names.append(name)
+    lines = ["%-8s %5s " % ("library", "ranks") + " ".join("%14s" % n for n in names) + " %14s" % "outside cases"]
+    for r in rows:
+        if "error" in r or not r.get("phase_us_per_case"):
+            continue
+        ph = r["phase_us_per_case"]
+        outside = r["property_seconds"] / max(1, r["cases"]) * 1e6 - sum(ph.values())
+        lines.append("%-8s %5d " % (r["library"], r["ranks"]) + " ".join("%14.1f" % ph.get(n, 0) for n in names) +
+                     " %14.1f" % outside)
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vendors", default="mpich,openmpi")
@@ -141,16 +175,26 @@ def main(argv=None):
                 print(table([row]).splitlines()[-1], flush=True)
     text = table(rows)
     print("\n" + text)
+    phases = phase_table(rows)
+    print("\nrank 0, us per generated case, by harness phase:\n" + phases)
     result = {
         "schema": "ordo.bench.property_throughput/1",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
         "libraries": versions, "seed": args.seed, "cases_per_run": args.cases,
         "goal": "harness us/case <= 2 x bare us/case",
-        "definitions": {"bare_us_per_case": "sum over cases of the slowest rank's median time in the call alone",
-                        "harness_us_per_case": "property wall time per case minus bare_us_per_case",
+        "definitions": {"timed cases": "the generated cases that passed at level MUST (an erroneous or failing call "
+                                       "is not repeated alone: it may leave a rank waiting)",
+                        "bare_us_per_case": "sum over the timed cases of the slowest rank's median time in the call "
+                                            "alone, per timed case",
+                        "harness_us_per_case": "the timed cases' wall time in the property (plus an equal share of "
+                                               "the time outside the cases: generation, RapidCheck), per timed case, "
+                                               "minus bare_us_per_case",
+                        "phase_table": "rank 0's time per generated case in each harness phase "
+                                       "(ordo::harness::Phase; verdict includes waiting for the slowest rank)",
                         "overhead_ratio": "harness_us_per_case / bare_us_per_case"},
-        "columns": list(COLUMNS) + ["seed"], "table": text.splitlines(), "rows": rows,
+        "columns": list(COLUMNS) + ["seed"], "table": text.splitlines(), "phase_table": phases.splitlines(),
+        "rows": rows,
     }
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "mpi_types.h"
+#include "thresholds.h"
 #include "ordo/reference/errors.h"
 
 namespace ordo::harness {
@@ -62,13 +63,41 @@ std::string& current_drawn() {
   return name;
 }
 
-// A drawn shape (split:..., inter:...): parsed, checked against the world
-// size (absent when it does not fit) and built; the previous one is freed.
+// Drawn shapes are kept for reuse, the most recently used last; beyond
+// kDrawnKept the least recently used one is freed. Every rank runs the same
+// cases in the same order, so every rank keeps and frees the same shapes.
+constexpr std::size_t kDrawnKept = 16;
+std::vector<std::string>& drawn_order() {
+  static std::vector<std::string> order;
+  return order;
+}
+
+// A communicator of the world ranks `ranks`, in that order, built by the
+// members only (MPI_Comm_create_group): the other ranks do not take part.
+MPI_Comm group_comm(const std::vector<int>& ranks, int tag) {
+  MPI_Group world, g;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &g);
+  MPI_Comm c = MPI_COMM_NULL;
+  MPI_Comm_create_group(MPI_COMM_WORLD, g, tag, &c);
+  MPI_Group_free(&g);
+  MPI_Group_free(&world);
+  return c;
+}
+
+// A drawn shape (split:, inter:, see comm_zoo.h): parsed, checked against
+// the world size (absent when it does not fit), then reused or built.
 const ZooComm* drawn_shape(const std::string& name) {
-  // Rebuilt for every case, also for the same name (see retire_drawn_shape).
   std::string& current = current_drawn();
   const bool split = name.rfind("split:", 0) == 0, inter = name.rfind("inter:", 0) == 0;
   if (!split && !inter) return nullptr;
+  auto& order = drawn_order();
+  if (auto it = shapes().find(name); it != shapes().end()) {
+    order.erase(std::find(order.begin(), order.end(), name));
+    order.push_back(name);
+    current = name;
+    return &it->second;
+  }
   std::vector<int> v;
   std::stringstream in(name.substr(6));
   for (std::string item; std::getline(in, item, ',');) {
@@ -83,24 +112,28 @@ const ZooComm* drawn_shape(const std::string& name) {
       (split && std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()))
     throw ref::UsageError("malformed communicator shape '" + name + "'");
   static const ZooComm absent;
-  if ((inter && v[0] + v[1] > p) || (split && sorted.back() >= p)) return &absent;
-  if (!current.empty()) {
-    ZooComm& old = shapes()[current];
+  if ((inter && v[0] + v[1] > p) || (split && sorted.back() >= p)) {
+    current.clear();
+    return &absent;
+  }
+  if (order.size() >= kDrawnKept) {
+    ZooComm& old = shapes()[order.front()];
     if (old.comm != MPI_COMM_NULL) MPI_Comm_free(&old.comm);
-    shapes().erase(current);
+    shapes().erase(order.front());
+    order.erase(order.begin());
   }
   ZooComm z;
   z.name = name;
   z.available = true;
   if (split) {
-    const auto at = std::find(v.begin(), v.end(), me);
-    MPI_Comm_split(MPI_COMM_WORLD, at == v.end() ? MPI_UNDEFINED : 0, static_cast<int>(at - v.begin()), &z.comm);
+    if (std::find(v.begin(), v.end(), me) != v.end()) z.comm = group_comm(v, 7301);
     z.topology.size_low = static_cast<int>(v.size());
   } else {
     const int group = me < v[0] ? 0 : (me < v[0] + v[1] ? 1 : MPI_UNDEFINED);
-    MPI_Comm local;
-    MPI_Comm_split(MPI_COMM_WORLD, group, me, &local);
-    if (local != MPI_COMM_NULL) {
+    if (group != MPI_UNDEFINED) {
+      std::vector<int> members;
+      for (int r = group == 0 ? 0 : v[0]; r < (group == 0 ? v[0] : v[0] + v[1]); ++r) members.push_back(r);
+      MPI_Comm local = group_comm(members, 7302);
       MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, group == 0 ? v[0] : 0, 7300, &z.comm);
       MPI_Comm_free(&local);
       z.role.group = z.color = group;
@@ -113,6 +146,7 @@ const ZooComm* drawn_shape(const std::string& name) {
     MPI_Comm_rank(z.comm, &z.role.rank);
   }
   current = name;
+  order.push_back(name);
   return &(shapes()[name] = z);
 }
 
@@ -122,6 +156,8 @@ void retire_drawn_shape() {
   std::string& current = current_drawn();
   if (current.empty()) return;
   shapes().erase(current);  // its communicator stays allocated on purpose
+  auto& order = drawn_order();
+  order.erase(std::remove(order.begin(), order.end(), current), order.end());
   current.clear();
 }
 
@@ -188,6 +224,9 @@ void start_checks() {
         std::fprintf(stderr, "ordo: the reference's datatype model does not match this library: %s\n", m.c_str());
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
+  // The library's thresholds are read now (MPI_T: about 0.2 s in Open MPI),
+  // not inside the first case that asks for them.
+  thresholds();
   build_zoo();
 }
 
@@ -206,6 +245,8 @@ void free_zoo() {
   for (auto& [name, z] : shapes())
     if (z.comm != MPI_COMM_NULL && z.comm != MPI_COMM_WORLD) MPI_Comm_free(&z.comm);
   shapes().clear();
+  drawn_order().clear();
+  current_drawn().clear();
 }
 
 const ZooComm& zoo(const std::string& name) {

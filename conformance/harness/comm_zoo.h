@@ -11,11 +11,13 @@
 //   inter-halves  intercommunicator: {0..p/2-1} and {p/2..p-1}       (p >= 4)
 // In every intercommunicator the "low" group holds the lower world ranks.
 //
-// Shapes the property tests draw at random, built when a case first asks for
-// them (every rank runs the same case, so every rank asks in the same order),
-// afresh for every case:
-//   split:r0,r1,...  the listed world ranks, in that order (MPI_Comm_split with
-//                    key = position); the other ranks are not members
+// Shapes the property tests draw at random, built by their members when a
+// case first asks for them (every rank runs the same case, so every rank
+// asks in the same order) and kept for the next cases that draw them (the
+// 16 most recently used; retired, never reused, after a case that did not
+// pass on them):
+//   split:r0,r1,...  the listed world ranks, in that order (MPI_Comm_create_group
+//                    of that group); the other ranks are not members
 //   inter:a,b        intercommunicator: world ranks {0..a-1} and {a..a+b-1};
 //                    the other ranks are not members
 #pragma once

@@ -260,6 +260,7 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
   const bool erroneous = current_level() == Level::DETECT;
   ref::RankPlan plan;
   ref::Datatype dt = ref::Datatype::basic(ref::Basic::INT);
+  std::optional<PhaseTimer> phase(std::in_place, Phase::reference);
   try {
     dt = ref::Datatype::parse(c.datatype);
     if (erroneous) {
@@ -276,6 +277,7 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     out.verdict = fail(std::string("ordo: the case is not valid: ") + e.what());
     return out;
   }
+  phase.emplace(Phase::buffers);
   std::string why;
   MPI_Datatype mdt = mpi_datatype(dt, &why);
   if (mdt == MPI_DATATYPE_NULL) {
@@ -321,10 +323,13 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
 
   reset_unknown_datatype_calls();
   reset_recorded_calls();
+  phase.reset();
   const double t0 = MPI_Wtime();
   const int rc = invoke(Args{c, z, plan, mdt, mop, sb, rb, ab});
   out.seconds = MPI_Wtime() - t0;
   if (options.bare_call) return out;
+  add_phase_time(Phase::call, out.seconds);
+  phase.emplace(Phase::check);
   // SHOULD: the same call again on every rank, from fresh copies of the buffers.
   std::optional<GuardedBuffer> send2, recv2;
   int rc2 = MPI_SUCCESS;
@@ -446,9 +451,13 @@ double time_bare_call(const ref::Case& c) {
 Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   if (!begin_case(&c)) return Outcome::skip;
   const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
+  std::optional<PhaseTimer> shape_phase(std::in_place, Phase::shape);
   const ZooComm& z = zoo(local ? "self" : c.comm);
+  shape_phase.reset();
   if (!z.available) return record(c, {S::skip, "communicator shape " + c.comm + " needs more ranks", ""}, 0, 0);
   if (auto why = missing_feature(c)) return record(c, {S::skip, *why, ""}, 0, 0);
+  if (const std::string id = known_fatal_waiver(c); !id.empty())
+    return record(c, {S::skip, "not run (--ordo-avoid-known-fatal): the waiver " + id + " names a crash or hang of this library here", ""}, 0, 0);
   const int comm_size = z.topology.size_low + z.topology.size_high;
   RankResult mine;
   if (z.member) mine = run_on_rank(c, options, z);
@@ -457,6 +466,7 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   // Allreduce with inexact inputs: every rank of a communicator must hold
   // bit-identical results (MPI-4.1 6.9.6), whatever order the library chose.
   if (c.routine == Routine::allreduce && !c.exact && current_level() != Level::DETECT) {
+    PhaseTimer timer(Phase::verdict);
     const std::string payload = std::to_string(z.color) + ":" + mine.observed;
     const auto all = gather_to_rank0(mine.verdict.status == S::pass ? payload : std::string());
     if (world_rank() == 0) {
@@ -479,7 +489,10 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   // may leave messages behind in its communicator that a later case would
   // receive: the shape is built afresh after any case that did not pass, and
   // after every erroneous (DETECT) case. Every rank knows the outcome.
-  if (!local && (outcome != Outcome::pass || current_level() == Level::DETECT)) renew_shape(c.comm);
+  if (!local && (outcome != Outcome::pass || current_level() == Level::DETECT)) {
+    PhaseTimer timer(Phase::shape);
+    renew_shape(c.comm);
+  }
   return outcome;
 }
 

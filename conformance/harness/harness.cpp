@@ -6,11 +6,13 @@
 #include <fnmatch.h>
 #include <malloc.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -68,9 +70,11 @@ void load_waivers(const std::string& path) {
 }
 
 // A waiver matches a test by name (glob) and, field by field, the case.
-bool waiver_matches(const json::Value& w, const ref::Case& c) {
-  // Waivers of crashes and timeouts are applied by the runner, which sees them.
-  if (w.get_string("outcome", "fail") != "fail") return false;
+// Waivers of crashes and timeouts are applied by the runner, which sees
+// them; here they only serve --ordo-avoid-known-fatal.
+bool waiver_matches(const json::Value& w, const ref::Case& c, bool fatal = false) {
+  const std::string outcome = w.get_string("outcome", "fail");
+  if (fatal ? (outcome != "crash" && outcome != "timeout") : outcome != "fail") return false;
   if (fnmatch(w.get_string("test", "-").c_str(), g_test.c_str(), 0) != 0) return false;
   const json::Value* m = w.get("case");
   if (m == nullptr) return true;
@@ -95,18 +99,65 @@ std::string now_iso() {
   return b;
 }
 
+// The journal stays open (O_APPEND): each record is one write(2), in the
+// kernel before the other ranks go on, so a crash right after loses nothing.
+int g_journal_fd = -1;
+
 void append_journal(const std::string& line) {
   if (g_settings.journal.empty()) return;
-  std::ofstream f(g_settings.journal, std::ios::app);
-  f << line << '\n';
-  f.flush();
-  if (!f) {
-    std::fprintf(stderr, "ordo: cannot write the journal %s\n", g_settings.journal.c_str());
+  PhaseTimer timer(Phase::journal);
+  if (g_journal_fd < 0) g_journal_fd = ::open(g_settings.journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  const std::string text = line + '\n';
+  std::size_t done = 0;
+  while (g_journal_fd >= 0 && done < text.size()) {
+    const ssize_t n = ::write(g_journal_fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  if (done != text.size()) {
+    std::fprintf(stderr, "ordo: cannot write the journal %s: %s\n", g_settings.journal.c_str(), std::strerror(errno));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
 }
 
+// The in-flight note (see begin_case): one file per rank, kept open and
+// rewritten in place with pwrite(2); a shorter note is padded with blanks
+// (JSON allows trailing white space), so no truncation and no reopening.
+int g_inflight_fd = -1;
+std::size_t g_inflight_len = 0;
+
+void write_inflight(std::string note) {
+  PhaseTimer timer(Phase::inflight);
+  if (g_inflight_fd < 0) {
+    const std::string path = g_settings.journal + ".inflight." + std::to_string(g_rank);
+    g_inflight_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (g_inflight_fd < 0) {
+      std::fprintf(stderr, "ordo: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  }
+  const std::size_t len = note.size();
+  if (len < g_inflight_len) note.append(g_inflight_len - len, ' ');
+  g_inflight_len = std::max(g_inflight_len, len);
+  if (::pwrite(g_inflight_fd, note.data(), note.size(), 0) != static_cast<ssize_t>(note.size())) {
+    std::fprintf(stderr, "ordo: cannot write the in-flight note of %s: %s\n", g_settings.journal.c_str(),
+                 std::strerror(errno));
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+}
+
+double g_phase_seconds[kPhases] = {};
+
 }  // namespace
+
+const char* phase_name(Phase p) {
+  static const char* names[kPhases] = {"in-flight note", "communicator", "reference", "buffers",   "call",
+                                       "check",          "verdict",      "journal",   "generation"};
+  return names[static_cast<int>(p)];
+}
+void add_phase_time(Phase p, double seconds) { g_phase_seconds[static_cast<int>(p)] += seconds; }
+double phase_seconds(Phase p) { return g_phase_seconds[static_cast<int>(p)]; }
 
 const char* level_name(Level l) {
   switch (l) {
@@ -208,6 +259,8 @@ void init(int* argc, char** argv) {
       g_settings.survey = sv;
     } else if (const char* se = val("--ordo-select=")) {
       parse_select(se);
+    } else if (a == "--ordo-avoid-known-fatal") {
+      g_settings.avoid_known_fatal = true;
     } else if (const char* v4 = val("--ordo-seed=")) {
       g_settings.seed = std::strtoull(v4, nullptr, 10);
     } else {
@@ -299,6 +352,13 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
 
 void set_next_reproducer(const std::string& path) { g_next_reproducer = path; }
 
+std::string known_fatal_waiver(const ref::Case& c) {
+  if (!g_settings.avoid_known_fatal) return "";
+  for (const json::Value& w : g_waivers.items)
+    if (waiver_matches(w, c, true) && w.get_string("expires") >= today()) return w.get_string("id");
+  return "";
+}
+
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size) {
   return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds, comm_size);
 }
@@ -325,12 +385,13 @@ bool begin_case(const ref::Case* c) {
     // What is in flight, for the runner to record if the job dies here. Every
     // rank writes its own: a rank may already be in the next case while rank 0
     // is still recording the last one.
-    std::ofstream f(g_settings.journal + ".inflight." + std::to_string(g_rank), std::ios::trunc);
+    std::ostringstream f;
     f << "{\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << (g_case_index - 1)
       << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
       << "\",\"level\":\"" << level_name(g_level) << "\",\"case\":" << (c ? c->to_json() : "null")
       << ",\"routine\":\"" << (c ? std::string(ref::mpi_routine_name(c->routine, c->mode)) : std::string())
       << "\"}\n";
+    write_inflight(f.str());
   }
   // An erroneous call (DETECT) that only some ranks report can leave the
   // others waiting in the collective: such a case gets a shorter limit.
@@ -348,6 +409,11 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   struct Disarm {
     ~Disarm() { g_deadline.store(0); }
   } disarm;
+  // The verdict phase: this function's time less the journal write in it.
+  struct VerdictTimer {
+    double t0 = MPI_Wtime(), j0 = phase_seconds(Phase::journal);
+    ~VerdictTimer() { add_phase_time(Phase::verdict, MPI_Wtime() - t0 - (phase_seconds(Phase::journal) - j0)); }
+  } verdict_timer;
   if (g_rank != 0) {
     std::string msg = std::to_string(static_cast<int>(mine.status)) + "|" + mine.detect + "|" + mine.message;
     MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kTagVerdict, g_comm);

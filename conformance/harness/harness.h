@@ -39,6 +39,10 @@ struct Settings {
     std::vector<std::string> modes;
   };
   std::vector<Target> select;
+  // --ordo-avoid-known-fatal: a case that a crash or timeout waiver names is
+  // recorded as skipped, not run (the throughput benchmark: a job that dies
+  // ends a RapidCheck run). `ordo run` never sets it.
+  bool avoid_known_fatal = false;
 };
 
 // Whether --ordo-select lets this case run (a case-less check runs only
@@ -57,6 +61,7 @@ bool selected(const ref::Case* c);
 //   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)
 //   --ordo-select=TARGETS   only the cases of these routine:modes:comm targets
 //   --ordo-survey=FILE      run no case; rank 0 writes "routine mode kind" of each to FILE
+//   --ordo-avoid-known-fatal  skip the cases a crash / timeout waiver names
 void init(int* argc, char** argv);
 void finalize();
 
@@ -110,7 +115,29 @@ Outcome record_check(const std::string& subject, const LocalVerdict& mine);
 // field); cleared once written. Used by the property tests.
 void set_next_reproducer(const std::string& path);
 
+// With --ordo-avoid-known-fatal: the id of a crash or timeout waiver that
+// names this case in the running test, else empty.
+std::string known_fatal_waiver(const ref::Case& c);
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);
+
+// Where a case's time goes, summed per phase in this process (the property
+// throughput benchmark prints it): writing the in-flight note, building or
+// renewing the communicator, the reference (parsing and planning the case),
+// buffers and datatype set-up, the call under test, checking the result,
+// combining the verdicts across ranks (waiting for the slowest rank
+// included), writing the journal record, and (property tests) generating
+// the case.
+enum class Phase { inflight, shape, reference, buffers, call, check, verdict, journal, generation };
+constexpr int kPhases = 9;
+const char* phase_name(Phase p);
+void add_phase_time(Phase p, double seconds);
+double phase_seconds(Phase p);
+struct PhaseTimer {  // adds the time from construction to destruction to a phase
+  explicit PhaseTimer(Phase p) : phase(p), t0(MPI_Wtime()) {}
+  ~PhaseTimer() { add_phase_time(phase, MPI_Wtime() - t0); }
+  Phase phase;
+  double t0;
+};
 
 }  // namespace ordo::harness

@@ -9,6 +9,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -31,15 +32,17 @@ using ref::Routine;
 // the simplest first). RapidCheck's elementOf / weightedElement do not shrink.
 template <class T>
 rc::Gen<T> pick(std::vector<std::pair<int, T>> items) {
-  return rc::Gen<T>([items](const rc::Random& random, int) {
-    int total = 0;
-    for (const auto& i : items) total += i.first;
+  // Shared, not copied: a generator and each of its shrinkables hold the list.
+  auto list = std::make_shared<const std::vector<std::pair<int, T>>>(std::move(items));
+  int total = 0;
+  for (const auto& i : *list) total += i.first;
+  return rc::Gen<T>([list, total](const rc::Random& random, int) {
     rc::Random r = random;
     int x = static_cast<int>(r.next() % static_cast<std::uint64_t>(total));
     int idx = 0;
-    while (x >= items[static_cast<std::size_t>(idx)].first) x -= items[static_cast<std::size_t>(idx++)].first;
+    while (x >= (*list)[static_cast<std::size_t>(idx)].first) x -= (*list)[static_cast<std::size_t>(idx++)].first;
     auto s = rc::shrinkable::shrinkRecur(idx, [](int i) { return rc::shrink::towards(i, 0); });
-    return rc::shrinkable::map(std::move(s), [items](int i) { return items[static_cast<std::size_t>(i)].second; });
+    return rc::shrinkable::map(std::move(s), [list](int i) { return (*list)[static_cast<std::size_t>(i)].second; });
   });
 }
 
@@ -92,9 +95,12 @@ inline const std::vector<OpAndType>& valid_predefined_pairs() {
 }
 
 inline rc::Gen<OpAndType> gen_predefined_op_and_type() {
-  std::vector<std::pair<int, OpAndType>> items;
-  for (const auto& p : valid_predefined_pairs()) items.push_back({1, p});
-  return pick(items);
+  static const rc::Gen<OpAndType> gen = [] {  // built once: the table has hundreds of pairs
+    std::vector<std::pair<int, OpAndType>> items;
+    for (const auto& p : valid_predefined_pairs()) items.push_back({1, p});
+    return pick(items);
+  }();
+  return gen;
 }
 
 // Witness user ops (ordo/reference/witness.h): exactly associative and

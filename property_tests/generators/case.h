@@ -126,10 +126,13 @@ inline rc::Gen<ref::Case> gen_case() {
         for (const auto& t : c_pair_types()) types.push_back({1, t});
         ot.type = *pick(types);
       } else if (kind == Kind::char_integer) {
-        std::vector<std::pair<int, OpAndType>> items;
-        for (const auto& x : valid_predefined_pairs())
-          if (is_char_integer_type(x.type)) items.push_back({1, x});
-        ot = *pick(items);
+        static const rc::Gen<OpAndType> char_integer_pairs = [] {
+          std::vector<std::pair<int, OpAndType>> items;
+          for (const auto& x : valid_predefined_pairs())
+            if (is_char_integer_type(x.type)) items.push_back({1, x});
+          return pick(items);
+        }();
+        ot = *char_integer_pairs;
       } else {
         ot = *gen_predefined_op_and_type();
       }

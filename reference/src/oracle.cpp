@@ -382,11 +382,26 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
       recv_count = c.count;
     }
     const int recv_alloc = c.in_place ? send_count : recv_count;
-    const auto send_own = inputs(0, p, send_count);  // as each rank lays it out
+    if (c.routine == Routine::reduce && r != c.root) {
+      // Not the root: no result to expect, only this rank's own buffers.
+      pl.send_count = send_count;
+      pl.recv_count = recv_alloc;
+      pl.recv_compare_elements = recv_count;
+      pl.root_role = RR::other_in_root_group;
+      pl.recv_significant = false;
+      pl.result_defined = true;
+      pl.send_significant = true;
+      pl.send = make_input(c, dt, send_count, 0, r);
+      pl.recv_initial = make_recv_initial(c, dt, recv_alloc, 0, r);
+      return pl;
+    }
+    // Scan / Exscan: rank r's result depends on ranks 0..r only.
+    const int ranks_needed = c.routine == Routine::scan || c.routine == Routine::exscan ? r + 1 : p;
+    const auto send_own = inputs(0, ranks_needed, send_count);  // as each rank lays it out
     auto send = as_root_layout(send_own);
     if (root_dt) send[static_cast<std::size_t>(c.root)] = make_input(c, rdt, send_count, 0, c.root);
     std::vector<Buffer> recv;
-    for (int q = 0; q < p; ++q) {
+    for (int q = 0; q < ranks_needed; ++q) {
       // Each rank's own receive size: with uneven recvcounts, rank q's block
       // need not fit in this rank's buffer.
       const int alloc_q = c.in_place || counts.empty() ? recv_alloc : counts[q];
@@ -397,7 +412,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     }
     pl.recv_initial = recv[r];
     if (root_dt && r == c.root) pl.datatype = c.root_datatype;
-    std::vector<bool> defined(p, true);
+    std::vector<bool> defined(ranks_needed, true);
     if (expect) switch (c.routine) {
       case Routine::reduce: reduce(send, op, c.root, recv, c.in_place); break;
       case Routine::allreduce: allreduce(send, op, recv, c.in_place); break;
@@ -474,8 +489,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     for (int q = 0; q < sizes[g]; ++q) recv[g].push_back(make_recv_initial(c, dt, count_of(g, q), g, q));
   pl.recv_initial = recv[me.group][me.rank];
   if (expect) {
-    if (c.routine == Routine::allreduce)
-      allreduce_intercomm(send[0], send[1], op, recv[0], recv[1]);
+    if (c.routine == Routine::allreduce)  // this rank's part of allreduce_intercomm
+      reduce_intercomm(send[other], op, recv[me.group][me.rank]);
     else
       reduce_scatter_intercomm(send[0], send[1], counts_of[0], counts_of[1], op, recv[0], recv[1]);
     pl.recv_expected = recv[me.group][me.rank];
