@@ -319,14 +319,16 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     told the process (group) of each launch."""
     marker = pathlib.Path(str(journal) + ".timeout")
     done = pathlib.Path(str(journal) + ".done")
+    restart = pathlib.Path(str(journal) + ".restart")  # a restart_job waiver: resume after its case
+    clean_restarts = 0
     logdir = logdir or out / "logs"
     logdir.mkdir(parents=True, exist_ok=True)
     attempt = 0
     first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     while True:
-        for f in [marker, done] + inflight_files(journal):
+        for f in [marker, done, restart] + inflight_files(journal):
             f.unlink(missing_ok=True)
-        log = logdir / f"{name}-{n}ranks{'' if attempt == 0 else f'-resume{attempt}'}.log"
+        log = logdir / f"{name}-{n}ranks{'' if attempt + clean_restarts == 0 else f'-resume{attempt + clean_restarts}'}.log"
         cmd = base + [f"--ordo-skip={skip}",
                       f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{attempt}.xml'}"]
         t0 = time.time()
@@ -338,6 +340,17 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         if rc in (0, 1) and done.exists():
             done.unlink(missing_ok=True)
             return
+        if restart.exists():
+            # The harness ended the job on purpose after a case whose waiver
+            # says the library corrupts memory there: already recorded.
+            try:
+                after = int(restart.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                after = None
+            if after is not None and after > skip:
+                skip = after
+                clean_restarts += 1
+                continue
         dt = time.time() - t0
         timed_out = rc in (124, 137) or marker.exists()
         tail = " / ".join(log.read_text(errors="replace").splitlines()[-4:])

@@ -40,6 +40,17 @@ json::Value g_waivers;  // array of waiver objects (vendors/<name>/waivers.json)
 
 constexpr int kTagVerdict = 31001;
 constexpr int kTagOutcome = 31002;
+constexpr int kRestartFlag = 0x100;  // with the outcome: every rank ends the job (restart_job waiver)
+
+// A waiver with "restart_job": true names a library fault that corrupts the
+// process's memory (a heap overrun that glibc notices cases later): after
+// such a case every rank ends the job, and the runner starts it again after
+// that case (rank 0 wrote <journal>.restart with its seq), so that the next
+// cases run in a clean process and a later crash is not charged to them.
+[[noreturn]] void end_job_for_restart() {
+  std::fflush(nullptr);
+  std::_Exit(75);
+}
 
 std::string json_escape(const std::string& s) { return json::escape(s); }
 
@@ -419,6 +430,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kTagVerdict, g_comm);
     int o = 0;
     MPI_Recv(&o, 1, MPI_INT, 0, kTagOutcome, g_comm, MPI_STATUS_IGNORE);
+    if (o & kRestartFlag) end_job_for_restart();
     outcome = static_cast<Outcome>(o);
     if (outcome == Outcome::fail) ADD_FAILURE() << "see rank 0";
     return outcome;
@@ -491,6 +503,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     any_fail = false;
   }
   std::string waiver;
+  bool restart = false;
   if (outcome == Outcome::fail) {
     for (const json::Value& w : g_waivers.items) {
       if (cp == nullptr || !waiver_matches(w, *cp)) continue;
@@ -505,6 +518,8 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
       }
       outcome = Outcome::waived;
       waiver = w.get_string("id");
+      const json::Value* rj = w.get("restart_job");
+      restart = rj != nullptr && rj->is(json::Value::Kind::boolean) && rj->b && !g_settings.journal.empty();
       message += " | waived until " + expires + ": " + w.get_string("reason") + " (" +
                  w.get_string("upstream") + ")";
       break;
@@ -528,10 +543,12 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   // Recorded before the other ranks go on: a rank in the next case means this
   // one is in the journal (what the runner relies on after a crash).
   append_journal(j.str());
+  if (restart) std::ofstream(g_settings.journal + ".restart") << g_seq << "\n";
   for (int r = 1; r < g_size; ++r) {
-    int o = static_cast<int>(outcome);
+    int o = static_cast<int>(outcome) | (restart ? kRestartFlag : 0);
     MPI_Send(&o, 1, MPI_INT, r, kTagOutcome, g_comm);
   }
+  if (restart) end_job_for_restart();
   g_next_reproducer.clear();
   if (outcome == Outcome::fail)
     ADD_FAILURE() << "[" << g_clause << ", " << level_name(g_level) << "] "
