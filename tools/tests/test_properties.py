@@ -3,7 +3,10 @@ and records of run_phase with a stub runner, and a live run through
 ordo_cli.run_job against an MPICH build (skipped, with the reason, when there
 is none)."""
 import json
+import os
 import pathlib
+import re
+import subprocess
 import sys
 
 import pytest
@@ -210,3 +213,29 @@ def test_live_a_fixed_seed_runs_the_same_cases_and_leaves_a_summary_record(tmp_p
         assert len(generated) >= 6 and all(r["schema"] == "ordo.check/1" for r in generated)
         cases.append([json.dumps(r["case"], sort_keys=True) for r in generated])
     assert cases[0] == cases[1]
+
+
+def test_live_lockstep_every_rank_draws_the_same_seed_and_shrinks_to_the_same_case_at_2_to_8_ranks(tmp_path):
+    """Issue #5: rank 0 decides RC_PARAMS and every rank prints it; against a
+    broken reduction (the mutant MPI, swap-operands) every rank prints the
+    same shrunk case, at every rank count from 2 to 8."""
+    adapter = ordo_cli.load_adapter("mutants")
+    bdir = ordo_cli.build_dir_for(adapter)
+    exe = bdir / "property_tests" / "ordo_properties"
+    if not exe.is_file():
+        pytest.skip(f"no mutant MPI build with the property executable in {bdir} (./ordo test builds it)")
+    env = ordo_cli.launch_env(adapter, bdir, {"ORDO_MUTANT": "swap-operands"}, False)
+    prefix = ordo_cli.launcher_prefix(adapter, bdir, env)
+    for n in range(2, 9):
+        cmd = (["timeout", "-k", "5", "300"] + prefix +
+               ["-n", str(n), str(exe), "--ordo-seed=7", "--ordo-property-cases=100",
+                f"--ordo-journal={tmp_path / f'journal-{n}.jsonl'}", f"--ordo-reproducers={tmp_path}"])
+        p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, RC_PARAMS=""))
+        assert p.returncode == 1, (n, p.stdout[-2000:], p.stderr[-2000:])  # the property found the fault
+        params = re.findall(r"^ordo properties: world rank (\d+) of (\d+): RC_PARAMS=\"(.*)\"$", p.stdout, re.M)
+        assert sorted(int(r) for r, _, _ in params) == list(range(n)), p.stdout[-2000:]
+        assert {(size, text) for _, size, text in params} == {(str(n), "seed=7 max_success=100")}
+        shrunk = re.findall(r"^ordo properties: world rank (\d+): shrunk case: (\{.*\})$", p.stdout, re.M)
+        assert sorted(int(r) for r, _ in shrunk) == list(range(n)), p.stdout[-2000:]
+        assert len({case for _, case in shrunk}) == 1, shrunk
+        assert json.loads(shrunk[0][1])["count"] <= 2
