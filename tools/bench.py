@@ -2,7 +2,7 @@
 
     the reference fold's throughput      (runs build/<vendor>/reference/ordo_fold_bench)
     property cases per second            (bench/results/property_throughput.json, written by
-                                          bench/property_throughput/run.sh)
+                                          bench/property_throughput/run.py)
     the default run's wall time          (run.json of `ordo run` output folders, per rank count)
     the mutant vendor's detection times  (mutants.json of an `ordo mutants` output folder)
 
@@ -109,14 +109,14 @@ def run(args):
         print(f"  {r['op']:10} {r['datatype']:14} p={r['p']:<3} count={r['count']:<9} {r['combines_per_s']:12.3e}")
     print("property cases per second against the bare collectives")
     if prop is None:
-        print("  not measured here: bench/property_throughput/run.sh writes bench/results/property_throughput.json")
+        print("  not measured here: /usr/bin/python3 bench/property_throughput/run.py writes bench/results/property_throughput.json")
     else:
         print(f"  {'library':9} {'ranks':>5} {'cases':>6} {'cases/s':>9} {'bare us/case':>13} "
               f"{'harness us/case':>16} {'ratio':>7}")
         for r in prop.get("rows", prop.get("table", [])):
             print(f"  {r.get('library', '?'):9} {r.get('ranks', 0):>5} {r.get('cases', 0):>6} "
                   f"{r.get('cases_per_s', 0):>9.1f} {r.get('bare_us_per_case', 0):>13.1f} "
-                  f"{r.get('harness_us_per_case', 0):>16.1f} {r.get('overhead_ratio', 0):>7.2f}")
+                  f"{r.get('harness_us_per_case', 0):>16.1f} {r.get('overhead_ratio') or 0:>7.2f}")
     print("default run, wall time per rank count")
     if not table["runs"]:
         print("  no runs given (--runs OUT ...)")
