@@ -5,6 +5,9 @@
 #   tools/install-deps.sh            install what is missing (as root), or
 #                                    print the exact command to run and exit 2
 #   tools/install-deps.sh --check    list what is missing, exit 2 if anything is
+#   tools/install-deps.sh --with-test-tools   also what `./ordo test` needs
+#                                    beyond a run: chromium (the HTML report
+#                                    tested in a headless browser)
 #
 # ORDO_NO_INSTALL=1 turns installing off (same as --check).
 set -u
@@ -15,6 +18,13 @@ packages=(
   openmpi-bin libopenmpi-dev
   python3 python3-jsonschema python3-jinja2 python3-pytest
 )
+check_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --check) check_only=1 ;;
+    --with-test-tools) packages+=(chromium) ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,7 +34,7 @@ done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 cmd="apt-get install -y ${missing[*]}"
-if [[ "${1:-}" == "--check" || "${ORDO_NO_INSTALL:-0}" == "1" ]]; then
+if [[ "$check_only" == "1" || "${ORDO_NO_INSTALL:-0}" == "1" ]]; then
   echo "ordo: missing Debian packages: ${missing[*]} (install them with: sudo $cmd)" >&2
   exit 2
 fi
