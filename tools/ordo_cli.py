@@ -286,6 +286,8 @@ def apply_job_waivers(record, adapter):
             continue
         if not fnmatch.fnmatchcase(record.get("test") or "", w.get("test", "-")):
             continue
+        if "variant" in w and not fnmatch.fnmatchcase(record.get("variant") or "default", w["variant"]):
+            continue
         case = record.get("case") or {}
         if not all(k in case and (fnmatch.fnmatchcase(str(case[k]), v) if isinstance(v, str) else case[k] == v)
                    for k, v in (w.get("case") or {}).items()):
@@ -324,6 +326,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     logdir = logdir or out / "logs"
     logdir.mkdir(parents=True, exist_ok=True)
     attempt = 0
+    unexplained = 0  # restarts after a crash or timeout no waiver names: these count against max_restarts
     first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     while True:
         for f in [marker, done, restart] + inflight_files(journal):
@@ -397,11 +400,16 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 return
             skip = case["seq"]
         attempt += 1
-        if attempt > max_restarts:
+        # A crash or timeout a waiver names is a known fault and costs its one
+        # case; only the others use up the restart budget (each restart
+        # resumes after a recorded case, so the loop ends either way).
+        if record.get("outcome") != "waived":
+            unexplained += 1
+        if unexplained > max_restarts:
             append_record(journal, {"schema": "ordo.check/1", "id": f"{name}@{n}ranks#gave-up", "test": name,
                                     "clause": "harness.job", "level": "MUST", "outcome": "crash", "ranks": n,
-                                    "variant": variant, "message": f"gave up after {max_restarts} restarts",
-                                    "case": None})
+                                    "variant": variant, "message": f"gave up after {max_restarts} restarts after "
+                                    "crashes or timeouts that no waiver names", "case": None})
             return
 
 

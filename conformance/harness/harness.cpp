@@ -87,6 +87,10 @@ bool waiver_matches(const json::Value& w, const ref::Case& c, bool fatal = false
   const std::string outcome = w.get_string("outcome", "fail");
   if (fatal ? (outcome != "crash" && outcome != "timeout") : outcome != "fail") return false;
   if (fnmatch(w.get_string("test", "-").c_str(), g_test.c_str(), 0) != 0) return false;
+  // A waiver may name the algorithm variants it covers (a glob); without
+  // "variant" it covers every variant.
+  if (w.get("variant") != nullptr && fnmatch(w.get_string("variant").c_str(), g_settings.variant.c_str(), 0) != 0)
+    return false;
   const json::Value* m = w.get("case");
   if (m == nullptr) return true;
   const json::Value cj = json::parse(c.to_json());

@@ -3,6 +3,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDO = str(ROOT / "ordo")
@@ -84,3 +85,23 @@ def test_missing_packages_without_root_print_the_command(tmp_path):
                         f"ORDO_NO_INSTALL=1 bash {tmp_path}/d.sh"], capture_output=True, text=True)
     assert p.returncode == 2
     assert "ordo-no-such-package" in p.stderr and "apt-get install -y" in p.stderr
+
+
+def test_a_waiver_that_names_a_variant_applies_to_that_variant_only(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import ordo_cli
+    (tmp_path / "waivers.json").write_text(json.dumps({"waivers": [
+        {"id": "w-variant", "outcome": "crash", "variant": "lib.ireduce.tsp_*", "test": "*",
+         "case": {"routine": "reduce"}, "reason": "r", "upstream": "u", "expires": "2099-12-31"}]}))
+    adapter = {"_dir": str(tmp_path)}
+
+    def outcome(variant, routine="reduce"):
+        record = {"outcome": "crash", "test": "T.t", "variant": variant, "case": {"routine": routine},
+                  "message": "this case ended the job"}
+        return ordo_cli.apply_job_waivers(record, adapter)["outcome"]
+
+    assert outcome("lib.ireduce.tsp_tree") == "waived"
+    assert outcome("lib.ireduce.tsp_ring") == "waived"
+    assert outcome("default") == "crash"
+    assert outcome("lib.ireduce.binomial") == "crash"
+    assert outcome("lib.ireduce.tsp_tree", routine="allreduce") == "crash"
