@@ -1,0 +1,221 @@
+"""Waivers: the one Python matcher (the harness has the one C++ matcher).
+
+A waiver is a claim about one library bug: the trigger it names (test,
+outcome, variant, message, case fields, process counts) and the releases it
+was seen in. Both matchers follow the same rules, and both must pass the
+shared vectors in vendors/waiver-vectors.json; the rules are written down in
+vendors/README.md ("Waivers").
+
+    load(path)            the waivers of a file, validated by vendors/waivers.schema.json
+    locate(adapter)       the waivers file of an adapter (its "waivers" key)
+    match(w, record, ...) "waived" | "no-match" | "expired" | "version"
+    apply(record, ws,...) the record, waived by the first waiver that applies
+"""
+import fnmatch
+import json
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCHEMA_PATH = ROOT / "vendors" / "waivers.schema.json"
+VECTORS_PATH = ROOT / "vendors" / "waiver-vectors.json"
+
+WAIVED, NO_MATCH, EXPIRED, VERSION = "waived", "no-match", "expired", "version"
+
+
+class WaiverFileError(Exception):
+    """A waivers file that cannot be read or does not follow its schema (one line)."""
+
+
+# ---- library versions -------------------------------------------------------
+
+_VERSION_IN_TEXT = re.compile(r"(\d+(?:\.\d+)+)([a-z]+\d*)?")
+
+
+def parse_library_version(text):
+    """The release in an MPI_Get_library_version string: the first dotted
+    number ("MPICH Version:\\t4.0.2 ..." -> "4.0.2", "Open MPI v4.1.4, ..." ->
+    "4.1.4"); "" when there is none."""
+    m = _VERSION_IN_TEXT.search(text or "")
+    return (m.group(1) + (m.group(2) or "")) if m else ""
+
+
+def _numeric(version):
+    """A version's dotted numbers, for comparisons ("4.1a1" -> (4, 1))."""
+    m = re.match(r"\d+(?:\.\d+)*", version or "")
+    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
+
+
+def _compare(a, b):
+    n = max(len(a), len(b))
+    a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+    return (a > b) - (a < b)
+
+
+_OPS = {">=": lambda c: c >= 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, "<": lambda c: c < 0,
+        "==": lambda c: c == 0}
+
+
+def version_matches(spec, version):
+    """One spec against one version: a glob ("4.0.2", "4.0.*") or space
+    separated comparisons that must all hold (">=4.0 <4.1")."""
+    spec = spec.strip()
+    if not spec or not version:
+        return False
+    if spec[0] not in "<>=":
+        return fnmatch.fnmatchcase(version, spec)
+    for part in spec.split():
+        op = next((o for o in (">=", "<=", "==", ">", "<") if part.startswith(o)), None)
+        if op is None or not _OPS[op](_compare(_numeric(version), _numeric(part[len(op):]))):
+            return False
+    return True
+
+
+def versions_of(waiver):
+    v = waiver.get("library_versions")
+    if v is None:
+        return []
+    return [v] if isinstance(v, str) else list(v)
+
+
+# ---- conditions --------------------------------------------------------------
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def value_matches(want, have):
+    """One condition of a waiver against one field of a record:
+    a string is a glob over a string field; a list, any of its elements; an
+    object, a numeric condition {min, max, not, power_of_two}; anything else,
+    equality."""
+    if isinstance(want, str):
+        return isinstance(have, str) and fnmatch.fnmatchcase(have, want)
+    if isinstance(want, list):
+        return any(value_matches(w, have) for w in want)
+    if isinstance(want, dict):
+        if not _is_number(have):
+            return False
+        if "min" in want and have < want["min"]:
+            return False
+        if "max" in want and have > want["max"]:
+            return False
+        if "not" in want and any(_is_number(x) and have == x for x in want["not"]):
+            return False
+        if "power_of_two" in want:
+            pow2 = have > 0 and float(have).is_integer() and (int(have) & (int(have) - 1)) == 0
+            if pow2 != bool(want["power_of_two"]):
+                return False
+        return True
+    if isinstance(want, bool) or isinstance(have, bool):
+        return isinstance(want, bool) and isinstance(have, bool) and want == have
+    if _is_number(want) and _is_number(have):
+        return want == have
+    return want == have
+
+
+def covers(waiver, record):
+    """Does the waiver's trigger name this record (dates and versions aside)?"""
+    if waiver.get("outcome", "fail") != record.get("outcome"):
+        return False
+    if "test" not in waiver or not fnmatch.fnmatchcase(record.get("test") or "", waiver["test"]):
+        return False
+    if "variant" in waiver and not fnmatch.fnmatchcase(record.get("variant") or "default", waiver["variant"]):
+        return False
+    if "message" in waiver and not fnmatch.fnmatchcase(record.get("message") or "", waiver["message"]):
+        return False
+    for key in ("ranks", "comm_size"):
+        if key in waiver and (key not in record or not value_matches(waiver[key], record[key])):
+            return False
+    conditions = waiver.get("case")
+    if conditions:
+        case = record.get("case")
+        if not isinstance(case, dict):
+            return False
+        for key, want in conditions.items():
+            if key not in case or not value_matches(want, case[key]):
+                return False
+    return True
+
+
+def match(waiver, record, *, today, library_version):
+    """'waived' when the waiver applies; 'no-match' when its trigger does not
+    name the record; 'version' when it does but the library's release is not
+    one the waiver was seen in; 'expired' when it does but its date is past."""
+    if not covers(waiver, record):
+        return NO_MATCH
+    versions = versions_of(waiver)
+    if versions and not any(version_matches(s, library_version) for s in versions):
+        return VERSION
+    if str(waiver.get("expires", "")) < str(today):
+        return EXPIRED
+    return WAIVED
+
+
+def apply(record, waivers, *, today, library_version):
+    """Waives the record by the first waiver that applies (in file order); a
+    waiver that names the record but does not apply says why in the message."""
+    for w in waivers:
+        verdict = match(w, record, today=today, library_version=library_version)
+        if verdict == NO_MATCH:
+            continue
+        if verdict == EXPIRED:
+            record["message"] = (record.get("message") or "") + f" | the waiver {w.get('id')} expired on {w.get('expires')}"
+            continue
+        if verdict == VERSION:
+            record["message"] = (record.get("message") or "") + (
+                f" | the waiver {w.get('id')} is for {' or '.join(versions_of(w))}, "
+                f"not {library_version or 'an unknown release'}")
+            continue
+        record["outcome"] = "waived"
+        record["waiver"] = w.get("id")
+        record["message"] = (record.get("message") or "") + (
+            f" | waived until {w.get('expires')}: {w.get('reason')} ({w.get('upstream')})")
+        break
+    return record
+
+
+# ---- files ---------------------------------------------------------------------
+
+def _schema_errors(document):
+    try:
+        import jsonschema
+    except ImportError:  # the runner checks its Python packages at start (reports/deps.py)
+        return []
+    schema = json.loads(SCHEMA_PATH.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    return sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+
+
+def load_document(path, *, validate=True):
+    path = pathlib.Path(path)
+    try:
+        document = json.loads(path.read_text())
+    except OSError as e:
+        raise WaiverFileError(f"cannot read the waivers file {path}: {e.strerror}")
+    except ValueError as e:
+        raise WaiverFileError(f"malformed waivers file {path}: {e}")
+    if validate:
+        errors = _schema_errors(document)
+        if errors:
+            e = errors[0]
+            where = "/".join(str(p) for p in e.absolute_path) or "(top)"
+            raise WaiverFileError(f"the waivers file {path} does not follow vendors/waivers.schema.json "
+                                  f"at {where}: {e.message}")
+    return document
+
+
+def load(path, *, validate=True):
+    """The waivers of a file, in order."""
+    return list(load_document(path, validate=validate).get("waivers", []))
+
+
+def locate(adapter):
+    """The waivers file of an adapter (its "waivers" key, default waivers.json
+    beside adapter.json), or None when there is none."""
+    base = pathlib.Path(adapter.get("_dir") or ".")
+    name = adapter.get("waivers", "waivers.json")
+    if not name:
+        return None
+    path = (base / name).resolve()
+    return path if path.is_file() else None
