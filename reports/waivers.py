@@ -122,7 +122,7 @@ def covers(waiver, record):
         return False
     if "variant" in waiver and not fnmatch.fnmatchcase(record.get("variant") or "default", waiver["variant"]):
         return False
-    if "message" in waiver and not fnmatch.fnmatchcase(record.get("message") or "", waiver["message"]):
+    if "message" in waiver and not value_matches(waiver["message"], record.get("message") or ""):
         return False
     for key in ("ranks", "comm_size"):
         if key in waiver and (key not in record or not value_matches(waiver[key], record[key])):
