@@ -17,7 +17,7 @@ import json
 import pathlib
 import re
 
-from . import results as res
+from . import records as rec, results as res
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -86,12 +86,12 @@ def compare(baseline, new, waivers, today):
         before = old.get(key)
         was = before["outcome"] if before else None
         now = r["outcome"]
-        if now in res.BAD:
-            if was in res.BAD:
+        if now in rec.BAD:
+            if was in rec.BAD:
                 still_bad.append((r, was))
             else:
                 regressions.append((r, was))
-        elif was in res.BAD:
+        elif was in rec.BAD:
             fixed.append((r, was))
         elif now == "waived" and was not in (None, "waived"):
             newly_waived.append((r, was))
@@ -122,7 +122,7 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
                      f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}")
         replay = res.replay_command(r)
         if replay:
-            lines.append(f"            replay: {res.printable(replay)}")
+            lines.append(f"            replay: {rec.printable(replay)}")
     if len(d["regressions"]) > limit:
         lines.append(f"REGRESSION  ... and {len(d['regressions']) - limit} more")
     for p in d["waiver_problems"]:
@@ -145,4 +145,4 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
                  f"{len(d['newly_waived'])} newly waived, {len(d['newly_skipped'])} newly skipped, "
                  f"{d['new_checks']} new checks, {len(d['missing'])} missing")
     lines.append("gate: PASS" if d["passed"] else "gate: FAIL")
-    return "\n".join(res.printable(line) for line in lines)
+    return "\n".join(rec.printable(line) for line in lines)
