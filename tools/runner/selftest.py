@@ -11,6 +11,22 @@ from .build import build
 from .errors import EXIT_FAIL, EXIT_OK
 
 
+LINTED = ("tools", "reports", "bench")
+
+
+def python_files():
+    """Every Python file git tracks under tools/, reports/ and bench/ (every
+    one there, outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--"] + [f"{d}/*.py" for d in LINTED],
+                             capture_output=True, text=True, timeout=30)
+        if out.returncode == 0 and out.stdout.strip():
+            return [ROOT / line for line in out.stdout.splitlines()]
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return sorted(p for d in LINTED for p in (ROOT / d).rglob("*.py"))
+
+
 def cmd_test(args):
     t_all = time.time()
     results = []
@@ -37,6 +53,10 @@ def cmd_test(args):
     print("ordo: mutants", flush=True)
     rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])
     results.append(("mutants", rc, time.time() - t0))
+    t0 = time.time()  # Python lint: Debian's pyflakes3 (installed by install-deps.sh --with-test-tools)
+    print("ordo: python lint (pyflakes3)", flush=True)
+    rc = subprocess.call(["pyflakes3"] + [str(p) for p in python_files()], cwd=str(ROOT))
+    results.append(("pyflakes3", rc, time.time() - t0))
     t0 = time.time()  # after the builds: the reliability tests run real jobs in them
     py = [sys.executable, "-m", "pytest", "-q", "-rs", str(ROOT / "tools" / "tests")]
     print("ordo: python tests", flush=True)
