@@ -17,7 +17,7 @@ import re
 import shlex
 import subprocess
 
-from . import deps, records as rec
+from . import deps, records as rec, waivers
 from .records import BAD, LEVELS, printable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -249,22 +249,35 @@ def _catalogue(commit, used):
     return spec, source
 
 
-def _waivers_of(run):
-    """The waivers file of the adapter the run used, if it can still be found."""
-    adapter_path = run.get("adapter")
-    if not adapter_path or not pathlib.Path(adapter_path).is_file():
-        candidate = ROOT / "vendors" / run.get("vendor", "") / "adapter.json"
-        adapter_path = str(candidate) if candidate.is_file() else None
+def waivers_file_of(run, root=ROOT, checkout_first=False):
+    """The waivers file of the adapter a run used (reports/waivers.py locates it
+    by the adapter's "waivers" key): the run's adapter file, else the vendor's
+    adapter of this checkout (checkout_first: the other way round); None when
+    there is none."""
+    ours = pathlib.Path(root) / "vendors" / (run.get("vendor") or "") / "adapter.json"
+    candidates = [run.get("adapter"), str(ours) if run.get("vendor") else None]
+    if checkout_first:
+        candidates.reverse()
+    adapter_path = next((c for c in candidates if c and pathlib.Path(c).is_file()), None)
     if not adapter_path:
-        return {"source": None, "waivers": []}
+        return None
     try:
         adapter = json.loads(pathlib.Path(adapter_path).read_text())
-        path = pathlib.Path(adapter_path).parent / adapter.get("waivers", "waivers.json")
-        if not path.is_file():
-            return {"source": None, "waivers": []}
-        waivers = json.loads(path.read_text()).get("waivers", [])
-        return {"source": str(path), "waivers": [w for w in waivers if isinstance(w, dict)]}
-    except (OSError, ValueError, AttributeError):
+        adapter["_dir"] = str(pathlib.Path(adapter_path).parent)
+        return waivers.locate(adapter)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def _waivers_of(run):
+    """The waivers file of the adapter the run used, if it can still be found."""
+    path = waivers_file_of(run)
+    if path is None:
+        return {"source": None, "waivers": []}
+    try:
+        found = waivers.load(path, validate=False)
+        return {"source": str(path), "waivers": [w for w in found if isinstance(w, dict)]}
+    except (waivers.WaiverFileError, AttributeError):
         return {"source": None, "waivers": []}
 
 
