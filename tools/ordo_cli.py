@@ -144,7 +144,7 @@ def add_report_parsers(sub):
     gp.add_argument("--baseline", required=True, metavar="OLD", help="the baseline: results.json or output folder")
     gp.add_argument("new", metavar="NEW", help="the new run: results.json or output folder")
     gp.add_argument("--waivers", metavar="FILE",
-                    help="waivers file (default: vendors/<vendor>/waivers.json of the new run's vendor)")
+                    help="waivers file (default: the waivers file of the new run's adapter, its \"waivers\" key)")
     gp.add_argument("--today", metavar="YYYY-MM-DD", help="judge waiver expiry on this date (default: today, UTC)")
     gp.set_defaults(func=cmd_gate)
 
