@@ -97,7 +97,7 @@ def _commands(report, out_dir, dest):
         q(run["command"]) if run["command"] else "# (not recorded: the run did not complete)",
         "",
         "# 3. Each check executable was launched at each rank count N with this launcher",
-        "#    (tools/ordo_cli.py, cmd_run, adds the executable and its --ordo-* and --gtest_output arguments):",
+        "#    (tools/runner/launch.py, job_command, adds the executable and its --ordo-* and --gtest_output arguments):",
         q(run["launcher"]) if run["launcher"] else "# (not recorded)",
     ]
     if run.get("env"):
