@@ -3,15 +3,21 @@ kept every record (`ordo compare --records A B`).
 
 A check is keyed by (variant, ranks, id). Everything a record holds is
 compared except what differs from run to run by nature: its time, duration
-and sequence number, its log file, and any path inside the run's own output
-folder (a string holding the folder is compared with the folder replaced).
+and sequence number (and a property run's measured seconds), its log file and
+the log's last lines that the record of a dead job quotes (which rank the
+library reports first), and any path inside the run's own output folder (a
+string holding the folder is compared with the folder replaced).
 """
 import json
 import pathlib
+import re
 
 from . import records
 
 IGNORED = ("time", "duration_s", "seq", "log")
+IGNORED_PROPERTY = ("seconds",)  # in a property summary's "property"
+# A dead job's record quotes its log: "...; last output: <lines> | <waiver notes>".
+_LOG_TAIL = re.compile(r"(; last output: ).*?(?= \| waived until | \| the waiver |$)", re.S)
 SHOWN = 20
 ABSENT = "<absent>"
 
@@ -32,7 +38,12 @@ def _strip(value, folder):
 
 
 def comparable(record, folder=None):
-    return {k: _strip(v, folder) for k, v in record.items() if k not in IGNORED and not k.startswith("_")}
+    out = {k: _strip(v, folder) for k, v in record.items() if k not in IGNORED and not k.startswith("_")}
+    if isinstance(out.get("message"), str):
+        out["message"] = _LOG_TAIL.sub(r"\1<log>", out["message"])
+    if isinstance(out.get("property"), dict):
+        out["property"] = {k: v for k, v in out["property"].items() if k not in IGNORED_PROPERTY}
+    return out
 
 
 def _diff(a, b, where=""):
@@ -99,6 +110,7 @@ def format_result(result, name_a="A", name_b="B"):
         lines.append(f"{len(diffs)} field(s) differ" + (f" (the first {SHOWN}):" if len(diffs) > SHOWN else ":"))
         for (v, n, i), field, va, vb in diffs[:SHOWN]:
             lines.append(f"  {v} {n} ranks {i}: {field}: {_show(va)} -> {_show(vb)}")
-    lines.append("identical records (ignoring " + ", ".join(IGNORED) + " and the output folders' paths)"
+    lines.append("identical records (ignoring " + ", ".join(IGNORED) + ", property seconds, quoted log lines "
+                 "and the output folders' paths)"
                  if result["same"] else "the records DIFFER")
     return "\n".join(lines)

@@ -103,6 +103,19 @@ def test_identical_runs_differ_only_in_what_is_ignored(tmp_path):
     assert "identical records" in record_diff.format_result(result)
 
 
+def test_the_log_lines_a_dead_job_quotes_and_property_seconds_are_not_compared():
+    a = dict(made()["case_died"], message="this case ended the job (exit code 139); last output: rank 1 died / x"
+             " | waived until 2027-01-01: r (u)")
+    b = dict(a, message=a["message"].replace("rank 1", "rank 0"))
+    assert record_diff.compare_records([a], [b])["same"]
+    c = dict(a, message=a["message"].replace("2027-01-01", "2028-01-01"))
+    assert not record_diff.compare_records([a], [c])["same"]  # the waiver note is not log text
+    s = made()["property_summary"]
+    t = dict(s, property=dict(s["property"], seconds=9.0))
+    assert record_diff.compare_records([s], [t])["same"]
+    assert not record_diff.compare_records([s], [dict(s, property=dict(s["property"], cases=5))])["same"]
+
+
 def test_a_changed_field_a_missing_and_an_extra_check_are_reported(tmp_path):
     base = sample(tmp_path / "a")
     a = run_folder(tmp_path / "a", base)
