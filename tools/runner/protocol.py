@@ -13,6 +13,8 @@ import glob
 import json
 import pathlib
 
+from reports.records import read_journal
+
 
 INFLIGHT = ".inflight."
 DONE = ".done"
@@ -69,7 +71,6 @@ def charged_case(journal, first_offset):
     records start in the journal (seqs count per executable).
 
     Returns (case, recorded): recorded tells whether rank 0 recorded it."""
-    from reports.records import read_journal
     recorded = {r.get("seq") for r in read_journal(journal, first_offset) if r.get("seq")}
     begun = begun_cases(journal)
     open_cases = sorted((c for c in begun if c.get("seq") not in recorded), key=lambda c: c.get("seq", 0))
