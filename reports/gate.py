@@ -13,11 +13,9 @@ It lists, without failing: checks still failing as in the baseline, checks
 fixed, checks newly waived or skipped, and baseline checks the new run lacks.
 """
 import datetime
-import json
-import pathlib
 import re
 
-from . import results as res
+from . import records as rec, results as res, waivers as waiver_files
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -50,12 +48,12 @@ def waiver_problems(waivers, today):
 
 
 def load_waivers(path):
+    """The waivers of a file, read by reports/waivers.py; what the gate judges
+    (a reason, an expiry date) it reports itself, as problems of the new run."""
     try:
-        doc = json.loads(pathlib.Path(path).read_text())
-    except OSError as e:
-        raise res.ReportError(f"cannot read the waivers file {path}: {e.strerror}")
-    except ValueError as e:
-        raise res.ReportError(f"the waivers file {path} is not JSON: {e}")
+        doc = waiver_files.load_document(path, validate=False)
+    except waiver_files.WaiverFileError as e:
+        raise res.ReportError(str(e))
     waivers = doc.get("waivers") if isinstance(doc, dict) else None
     if not isinstance(waivers, list) or not all(isinstance(w, dict) for w in waivers):
         raise res.ReportError(f"the waivers file {path} has no \"waivers\" list of objects")
@@ -63,9 +61,11 @@ def load_waivers(path):
 
 
 def default_waivers(report, root=res.ROOT):
-    """vendors/<vendor>/waivers.json of this checkout, else the copy embedded in the report."""
-    path = pathlib.Path(root) / "vendors" / report["run"]["vendor"] / "waivers.json"
-    if path.is_file():
+    """The waivers file of the new run's adapter (its "waivers" key): the
+    vendor's adapter of this checkout, else the run's own adapter file; else
+    the copy embedded in the report."""
+    path = res.waivers_file_of(report["run"], root, checkout_first=True)
+    if path:
         return load_waivers(path), str(path)
     return report["waivers"]["waivers"], "the waivers embedded in the new report"
 
@@ -86,12 +86,12 @@ def compare(baseline, new, waivers, today):
         before = old.get(key)
         was = before["outcome"] if before else None
         now = r["outcome"]
-        if now in res.BAD:
-            if was in res.BAD:
+        if now in rec.BAD:
+            if was in rec.BAD:
                 still_bad.append((r, was))
             else:
                 regressions.append((r, was))
-        elif was in res.BAD:
+        elif was in rec.BAD:
             fixed.append((r, was))
         elif now == "waived" and was not in (None, "waived"):
             newly_waived.append((r, was))
@@ -122,7 +122,7 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
                      f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}")
         replay = res.replay_command(r)
         if replay:
-            lines.append(f"            replay: {res.printable(replay)}")
+            lines.append(f"            replay: {rec.printable(replay)}")
     if len(d["regressions"]) > limit:
         lines.append(f"REGRESSION  ... and {len(d['regressions']) - limit} more")
     for p in d["waiver_problems"]:
@@ -145,4 +145,4 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
                  f"{len(d['newly_waived'])} newly waived, {len(d['newly_skipped'])} newly skipped, "
                  f"{d['new_checks']} new checks, {len(d['missing'])} missing")
     lines.append("gate: PASS" if d["passed"] else "gate: FAIL")
-    return "\n".join(res.printable(line) for line in lines)
+    return "\n".join(rec.printable(line) for line in lines)

@@ -3,7 +3,7 @@
 Both are one self-contained file: inline CSS and SVG, no script, no request to
 the network (a Content-Security-Policy in the page forbids any). Every string
 is escaped by Jinja2's autoescaping; control characters are made visible first
-(results.printable), so a library's version string or message cannot break
+(rec.printable), so a library's version string or message cannot break
 the page.
 """
 import collections
@@ -11,7 +11,7 @@ import json
 import pathlib
 import re
 
-from . import deps, results as res, tracer
+from . import deps, records as rec, results as res, tracer
 
 TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
 # Worst first: the colour of a heat-map cell is that of its worst outcome.
@@ -26,7 +26,7 @@ def _environment():
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
         # type() is str: Markup (already escaped, e.g. an SVG) is passed through untouched.
-        finalize=lambda v: res.printable(v) if type(v) is str else ("" if v is None else v),
+        finalize=lambda v: rec.printable(v) if type(v) is str else ("" if v is None else v),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -90,7 +90,7 @@ def context(report):
     records = report["records"]
     run = report["run"]
     waivers = {w["id"]: w for w in report["waivers"]["waivers"]}
-    bad = [r for r in records if r["outcome"] in res.BAD]
+    bad = [r for r in records if r["outcome"] in rec.BAD]
     failures = [_failure_view(i + 1, r, waivers) for i, r in _shown(bad)]
     first_failure = {}
     for f in failures:
@@ -112,7 +112,7 @@ def context(report):
         recs = by_clause.get(slug, [])
         info = catalogue.get(slug, {})
         counts = res.count(recs)
-        levels = sorted({r["level"] for r in recs}, key=res.LEVELS.index)
+        levels = sorted({r["level"] for r in recs}, key=rec.LEVELS.index)
         verdict = "not checked" if not recs else res.level_verdict(levels[0] if len(levels) == 1 else "MUST",
                                                                      counts)
         if slug == "harness.job":
@@ -148,12 +148,12 @@ def context(report):
     skips = collections.Counter((r["test"], r.get("message", "")) for r in records if r["outcome"] == "skip")
     info = [r for r in records if r["level"] == "INFO"][:MAX_ROWS]
     return {
-        "report": report, "run": run, "summary": report["summary"], "levels": res.LEVELS,
+        "report": report, "run": run, "summary": report["summary"], "levels": rec.LEVELS,
         "clauses": [c for c in clauses if c["total"]], "unchecked": [c for c in clauses if not c["total"]],
         "ranks": ranks, "heat_rows": rows, "failures": failures,
         "failures_total": len(bad), "waived_groups": waived_groups,
         "skips": [{"test": t, "reason": m, "count": n} for (t, m), n in sorted(skips.items())],
-        "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": res.OUTCOMES,
+        "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": rec.OUTCOMES,
         "library_first_line": res.first_line(run.get("library_version")) or "unknown",
     }
 
@@ -213,8 +213,8 @@ def compare_context(reports, names):
             row["groups"].append(group)
         heat.append(row)
     return {"columns": columns, "differences": differences[:MAX_ROWS], "differences_total": len(differences),
-            "clause_rows": clause_rows, "ranks": ranks, "heat": heat, "levels": res.LEVELS,
-            "first_line": res.first_line, "outcomes": res.OUTCOMES}
+            "clause_rows": clause_rows, "ranks": ranks, "heat": heat, "levels": rec.LEVELS,
+            "first_line": res.first_line, "outcomes": rec.OUTCOMES}
 
 
 def render_compare(reports, names):

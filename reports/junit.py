@@ -7,13 +7,13 @@ reason (a waived check is a known library bug, not a new failure).
 """
 import xml.etree.ElementTree as ET
 
-from . import results as res
+from . import records as rec, results as res
 
 XSD = res.SCHEMA_PATH.parent / "junit.xsd"
 
 
 def _s(value):
-    return res.printable(value)
+    return rec.printable(value)
 
 
 def render(report):

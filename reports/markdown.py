@@ -7,7 +7,7 @@ spans or are escaped, so they cannot inject markup or HTML.
 """
 import re
 
-from . import results as res
+from . import records as rec, results as res
 
 MAX_CHARS = 60000
 MAX_FAILURES = 20
@@ -19,7 +19,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 def text(value, limit=None):
     """Plain text for Markdown: one line, markup characters escaped, HTML made inert."""
-    s = " ".join(res.printable(value).split())
+    s = " ".join(rec.printable(value).split())
     if limit and len(s) > limit:
         s = s[:limit - 1] + "\u2026"
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -28,7 +28,7 @@ def text(value, limit=None):
 
 def code(value, limit=None):
     """An inline code span that holds any text (its fence is longer than any run of backticks in it)."""
-    s = " ".join(res.printable(value).split())
+    s = " ".join(rec.printable(value).split())
     if limit and len(s) > limit:
         s = s[:limit - 1] + "\u2026"
     longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
@@ -49,15 +49,15 @@ def render(report, report_link="report.html"):
     if report["partial"]:
         lines.append("> **Partial report**: " + text("; ".join(report["partial_reasons"])))
         lines.append("")
-    lines.append("| level | verdict | checks | " + " | ".join(res.OUTCOMES) + " |")
-    lines.append("| --- | --- | ---: | " + " | ".join("---:" for _ in res.OUTCOMES) + " |")
-    for level in res.LEVELS:
+    lines.append("| level | verdict | checks | " + " | ".join(rec.OUTCOMES) + " |")
+    lines.append("| --- | --- | ---: | " + " | ".join("---:" for _ in rec.OUTCOMES) + " |")
+    for level in rec.LEVELS:
         lv = summary["levels"][level]
         verdict = f"**{lv['verdict']}**" if lv["verdict"] == "fail" else lv["verdict"]
         lines.append(f"| {level} | {verdict} | {lv['total']} | " +
-                     " | ".join(str(lv["outcomes"].get(o, 0)) for o in res.OUTCOMES) + " |")
+                     " | ".join(str(lv["outcomes"].get(o, 0)) for o in rec.OUTCOMES) + " |")
     lines.append("")
-    bad = [r for r in report["records"] if r["outcome"] in res.BAD]
+    bad = [r for r in report["records"] if r["outcome"] in rec.BAD]
     entries = []
     for r in bad[:MAX_FAILURES]:
         case = res.case_text(r.get("case"))

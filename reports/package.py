@@ -8,7 +8,7 @@
       adapter/              the vendor adapter used (and its waivers, launch settings, findings)
       suite/                the run's commit; commit, `git status` and diff of the packaging checkout
       run/                  the raw output of the run: run.json, journal.jsonl, logs/, gtest/
-      schema/               results-1.schema.json, junit.xsd
+      schema/               results-1.schema.json, record-1.schema.json, junit.xsd
       verify.py             re-checks the checksums and the schema
       SHA256SUMS            checksums of every file above
 """
@@ -19,7 +19,7 @@ import shlex
 import shutil
 import subprocess
 
-from . import results as res, views
+from . import records as rec, results as res, views
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -97,7 +97,7 @@ def _commands(report, out_dir, dest):
         q(run["command"]) if run["command"] else "# (not recorded: the run did not complete)",
         "",
         "# 3. Each check executable was launched at each rank count N with this launcher",
-        "#    (tools/ordo_cli.py, cmd_run, adds the executable and its --ordo-* and --gtest_output arguments):",
+        "#    (tools/runner/launch.py, job_command, adds the executable and its --ordo-* and --gtest_output arguments):",
         q(run["launcher"]) if run["launcher"] else "# (not recorded)",
     ]
     if run.get("env"):
@@ -133,7 +133,7 @@ def _statement(report):
         "",
         f"Result: **{summary['verdict']}** ({summary['total']} checks). "
         + "; ".join(f"{level}: {summary['levels'][level]['verdict']} ({summary['levels'][level]['total']})"
-                    for level in res.LEVELS) + ".",
+                    for level in rec.LEVELS) + ".",
     ]
     if report["partial"]:
         lines += ["", "This run is PARTIAL: " + "; ".join(report["partial_reasons"]) + "."]
@@ -194,7 +194,7 @@ def make(out_dir, dest):
     report = res.load(dest / res.RESULTS_NAME)  # validated as read back
     views.write_all(report, dest)
     (dest / "schema").mkdir()
-    for name in ("results-1.schema.json", "junit.xsd"):
+    for name in ("results-1.schema.json", "record-1.schema.json", "junit.xsd"):
         shutil.copy2(HERE / "schema" / name, dest / "schema" / name)
     shutil.copy2(HERE / "verify_package.py", dest / "verify.py")
     (dest / "verify.py").chmod(0o755)

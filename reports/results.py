@@ -17,17 +17,14 @@ import re
 import shlex
 import subprocess
 
-from . import deps
+from . import deps, records as rec, waivers
+from .records import BAD, LEVELS, printable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMA_ID = "ordo.results/1"
 SCHEMA_PATH = pathlib.Path(__file__).resolve().parent / "schema" / "results-1.schema.json"
 RESULTS_NAME = "results.json"
 
-LEVELS = ("MUST", "SHOULD", "DETECT", "INFO")
-OUTCOMES = ("pass", "fail", "crash", "timeout", "skip", "waived", "corrupt")
-# Outcomes that are findings: a check that did not pass and is not waived.
-BAD = ("fail", "crash", "timeout", "corrupt")
 
 
 class ReportError(Exception):
@@ -35,16 +32,6 @@ class ReportError(Exception):
 
 
 # ---- strings ---------------------------------------------------------------
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def printable(text):
-    """Control characters made visible (\\x00); XML and HTML cannot carry them."""
-    if text is None:
-        return ""
-    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), str(text))
-
 
 def first_line(text):
     text = printable(text).strip()
@@ -118,7 +105,9 @@ def _validator(part=None):
             schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{part}"}
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
-        _validators[part] = cls(schema)
+        # The records' schema (record-1.schema.json) is resolved from this folder, never fetched.
+        resolver = jsonschema.RefResolver.from_schema(schema, store=rec.resolver_store())
+        _validators[part] = cls(schema, resolver=resolver)
     return _validators[part]
 
 
@@ -186,69 +175,17 @@ def summarize(records, partial):
 
 # ---- building --------------------------------------------------------------------
 
-def _corrupt(n, text, why, raw=None):
-    raw = raw if isinstance(raw, dict) else {}
-    ranks = raw.get("ranks") if isinstance(raw.get("ranks"), int) and raw.get("ranks") >= 1 else 1
-    return {"schema": "ordo.check/1", "id": f"journal-line-{n}", "test": "journal", "clause": "harness.journal",
-            "level": "MUST", "routine": None, "case": None, "ranks": ranks,
-            "vendor": str(raw.get("vendor", "unknown")), "variant": str(raw.get("variant", "default")),
-            "outcome": "corrupt", "message": f"journal line {n} {why}: {printable(text)[:300]}"}
-
-
-def _normalize(record, n, vendor):
-    """Fills what a runner's record of a dead job may lack, so that it reads like a harness record."""
-    defaults = {"id": f"journal-line-{n}", "test": "unknown", "clause": "harness.job", "level": "MUST",
-                "vendor": vendor or "unknown", "variant": "default", "message": ""}
-    for key, value in defaults.items():
-        if record.get(key) in (None, ""):
-            record[key] = value
-    return record
+_corrupt = rec.corrupt
 
 
 def read_journal(path, vendor=None):
-    """The journal's records; a line that is not a valid record becomes a 'corrupt' record."""
-    records, corrupt = [], 0
+    """The journal's records (reports/records.py reads it); a line that is not a
+    valid record becomes a 'corrupt' record. Returns (records, corrupt lines)."""
     try:
-        lines = pathlib.Path(path).read_text(errors="replace").splitlines()
+        records = rec.read_journal(path, check=True, vendor=vendor)
     except OSError as e:
         raise ReportError(f"cannot read the journal {path}: {e.strerror}")
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            records.append(_corrupt(n, line, "is not JSON"))
-            corrupt += 1
-            continue
-        problem = _quick_problem(_normalize(record, n, vendor) if isinstance(record, dict) else record)
-        if problem:
-            records.append(_corrupt(n, line, f"is not a check record ({problem})", record))
-            corrupt += 1
-        else:
-            record["_line"] = (n, line)  # for build(), should the schema reject the record
-            records.append(record)
-    return records, corrupt
-
-
-_STRINGS = ("id", "test", "clause", "vendor", "variant", "message")
-
-
-def _quick_problem(record):
-    """What the report needs of a record before the schema sees the whole report (which is slower)."""
-    if not isinstance(record, dict):
-        return "not an object"
-    for key in _STRINGS:
-        if not isinstance(record.get(key), str):
-            return f"'{key}' is not a string"
-    if record.get("outcome") not in OUTCOMES:
-        return f"unknown outcome {record.get('outcome')!r}"
-    if record.get("level") not in LEVELS:
-        return f"unknown level {record.get('level')!r}"
-    ranks = record.get("ranks")
-    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
-        return "'ranks' is not a positive integer"
-    return None
+    return records, sum(1 for r in records if "_line" not in r)
 
 
 def _version():
@@ -312,22 +249,35 @@ def _catalogue(commit, used):
     return spec, source
 
 
-def _waivers_of(run):
-    """The waivers file of the adapter the run used, if it can still be found."""
-    adapter_path = run.get("adapter")
-    if not adapter_path or not pathlib.Path(adapter_path).is_file():
-        candidate = ROOT / "vendors" / run.get("vendor", "") / "adapter.json"
-        adapter_path = str(candidate) if candidate.is_file() else None
+def waivers_file_of(run, root=ROOT, checkout_first=False):
+    """The waivers file of the adapter a run used (reports/waivers.py locates it
+    by the adapter's "waivers" key): the run's adapter file, else the vendor's
+    adapter of this checkout (checkout_first: the other way round); None when
+    there is none."""
+    ours = pathlib.Path(root) / "vendors" / (run.get("vendor") or "") / "adapter.json"
+    candidates = [run.get("adapter"), str(ours) if run.get("vendor") else None]
+    if checkout_first:
+        candidates.reverse()
+    adapter_path = next((c for c in candidates if c and pathlib.Path(c).is_file()), None)
     if not adapter_path:
-        return {"source": None, "waivers": []}
+        return None
     try:
         adapter = json.loads(pathlib.Path(adapter_path).read_text())
-        path = pathlib.Path(adapter_path).parent / adapter.get("waivers", "waivers.json")
-        if not path.is_file():
-            return {"source": None, "waivers": []}
-        waivers = json.loads(path.read_text()).get("waivers", [])
-        return {"source": str(path), "waivers": [w for w in waivers if isinstance(w, dict)]}
-    except (OSError, ValueError, AttributeError):
+        adapter["_dir"] = str(pathlib.Path(adapter_path).parent)
+        return waivers.locate(adapter)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def _waivers_of(run):
+    """The waivers file of the adapter the run used, if it can still be found."""
+    path = waivers_file_of(run)
+    if path is None:
+        return {"source": None, "waivers": []}
+    try:
+        found = waivers.load(path, validate=False)
+        return {"source": str(path), "waivers": [w for w in found if isinstance(w, dict)]}
+    except (waivers.WaiverFileError, AttributeError):
         return {"source": None, "waivers": []}
 
 

@@ -65,10 +65,13 @@ def check_results(pkg, problems):
     try:
         results = json.loads((pkg / "results.json").read_text())
         schema = json.loads((pkg / "schema" / "results-1.schema.json").read_text())
+        record = json.loads((pkg / "schema" / "record-1.schema.json").read_text())
     except (OSError, ValueError) as e:
         problems.append(f"cannot read results.json or its schema: {e}")
         return None
-    validator = jsonschema.validators.validator_for(schema)(schema)
+    # The records' schema is the package's own copy, found by its $id (never fetched).
+    resolver = jsonschema.RefResolver.from_schema(schema, store={record["$id"]: record})
+    validator = jsonschema.validators.validator_for(schema)(schema, resolver=resolver)
     errors = sorted(validator.iter_errors(results), key=lambda e: list(e.absolute_path))
     for e in errors[:5]:
         problems.append(f"results.json does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "

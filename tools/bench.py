@@ -17,7 +17,10 @@ import pathlib
 import platform
 import subprocess
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from runner import ROOT
+from runner.adapters import build_dir_for, load_adapter
+from runner.build import build, git_state
+from runner.errors import EXIT_INFRA, EXIT_OK, OrdoError
 SCHEMA = "ordo.bench/1"
 
 
@@ -30,19 +33,19 @@ def add_arguments(p):
     p.add_argument("--json", metavar="PATH", help="where to keep the table (default: bench/results/suite.json)")
 
 
-def fold_rows(cli, vendor):
-    adapter = cli.load_adapter(vendor)
-    bdir = cli.build_dir_for(adapter)
+def fold_rows(vendor):
+    adapter = load_adapter(vendor)
+    bdir = build_dir_for(adapter)
     exe = bdir / "reference" / "ordo_fold_bench"
     if not exe.exists():
         if not (bdir / "CMakeCache.txt").exists():
-            cli.build(adapter, reference_tests=False, quiet=True)
+            build(adapter, reference_tests=False, quiet=True)
         if subprocess.call(["cmake", "--build", str(bdir), "--target", "ordo_fold_bench"],
                            stdout=subprocess.DEVNULL) != 0:
-            raise cli.OrdoError(f"the fold benchmark did not build in {bdir}", cli.EXIT_INFRA)
+            raise OrdoError(f"the fold benchmark did not build in {bdir}", EXIT_INFRA)
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
-        raise cli.OrdoError(f"{exe} failed: {out.stderr.strip()[:200]}", cli.EXIT_INFRA)
+        raise OrdoError(f"{exe} failed: {out.stderr.strip()[:200]}", EXIT_INFRA)
     rows = []
     for line in out.stdout.splitlines()[1:]:
         f = line.split()
@@ -52,23 +55,23 @@ def fold_rows(cli, vendor):
     return rows
 
 
-def read_json(path, what, cli):
+def read_json(path, what):
     try:
         return json.loads(pathlib.Path(path).read_text())
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
-        raise cli.OrdoError(f"{path} ({what}) is unreadable or corrupt: {e}")
+        raise OrdoError(f"{path} ({what}) is unreadable or corrupt: {e}")
 
 
-def run_rows(cli, runs):
+def run_rows(runs):
     rows = []
     for d in runs:
-        run = read_json(pathlib.Path(d) / "run.json", "a run file", cli)
+        run = read_json(pathlib.Path(d) / "run.json", "a run file")
         if run is None:
-            raise cli.OrdoError(f"{d} holds no run.json: give output folders of `ordo run`")
+            raise OrdoError(f"{d} holds no run.json: give output folders of `ordo run`")
         if not run.get("end"):
-            raise cli.OrdoError(f"the run in {d} is not finished: its wall times would be partial")
+            raise OrdoError(f"the run in {d} is not finished: its wall times would be partial")
         for row in run.get("per_rank_count", []):
             if row.get("variant", "default") != "default":
                 continue
@@ -78,7 +81,7 @@ def run_rows(cli, runs):
     return rows
 
 
-def mutant_rows(cli, folder):
+def mutant_rows(folder):
     if folder is None:
         found = sorted(glob.glob(str(ROOT / "out" / "mutants-*" / "mutants.json")), key=os.path.getmtime)
         if not found:
@@ -86,23 +89,22 @@ def mutant_rows(cli, folder):
         path = pathlib.Path(found[-1])
     else:
         path = pathlib.Path(folder) / "mutants.json"
-    doc = read_json(path, "the mutants report", cli)
+    doc = read_json(path, "the mutants report")
     if doc is None:
-        raise cli.OrdoError(f"{path} not found: give the output folder of `ordo mutants`")
+        raise OrdoError(f"{path} not found: give the output folder of `ordo mutants`")
     return str(path), [{"mutant": m["name"], "detected": m["detected"],
                         "seconds": m.get("seconds"), "by": (m.get("caught_by") or {}).get("check", "")[:80]}
                        for m in doc.get("mutants", [])]
 
 
 def run(args):
-    import ordo_cli as cli
     table = {"schema": SCHEMA, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             "host": platform.node(), "cores": os.cpu_count(), "git": cli.git_state()}
-    table["fold"] = fold_rows(cli, args.vendor)
-    prop = read_json(ROOT / "bench" / "results" / "property_throughput.json", "the property benchmark", cli)
+             "host": platform.node(), "cores": os.cpu_count(), "git": git_state()}
+    table["fold"] = fold_rows(args.vendor)
+    prop = read_json(ROOT / "bench" / "results" / "property_throughput.json", "the property benchmark")
     table["properties"] = prop
-    table["runs"] = run_rows(cli, args.runs)
-    table["mutants_source"], table["mutants"] = mutant_rows(cli, args.mutants)
+    table["runs"] = run_rows(args.runs)
+    table["mutants_source"], table["mutants"] = mutant_rows(args.mutants)
 
     print("reference fold (element-combines per second, best of several)")
     for r in table["fold"]:
@@ -137,6 +139,6 @@ def run(args):
         tmp.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
         os.replace(tmp, dest)
     except OSError as e:
-        raise cli.OrdoError(f"cannot write {dest}: {e.strerror}")
+        raise OrdoError(f"cannot write {dest}: {e.strerror}")
     print(f"table: {dest}")
-    return cli.EXIT_OK
+    return EXIT_OK

@@ -7,47 +7,75 @@
 #   tools/install-deps.sh --check    list what is missing, exit 2 if anything is
 #   tools/install-deps.sh --with-test-tools   also what `./ordo test` needs
 #                                    beyond a run: chromium (the HTML report
-#                                    tested in a headless browser)
+#                                    tested in a headless browser), clang-format
+#                                    and pyflakes3 (its format and lint steps)
 #
 # ORDO_NO_INSTALL=1 turns installing off (same as --check).
+#
+# The MPI libraries' packages are not listed here: they are the "packages" of
+# every adapter tested here (vendors/*/adapter.json with "tested_here": true),
+# read with Debian's python3. On a machine without python3 yet, the packages
+# below (python3 among them) are installed first, then the adapters are read.
 set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 packages=(
   cmake g++ make libgtest-dev librapidcheck-dev
-  mpich libmpich-dev
-  openmpi-bin libopenmpi-dev
   python3 python3-jsonschema python3-jinja2 python3-pytest
 )
 check_only=0
 for arg in "$@"; do
   case "$arg" in
     --check) check_only=1 ;;
-    --with-test-tools) packages+=(chromium) ;;
+    --with-test-tools) packages+=(chromium clang-format pyflakes3) ;;
   esac
 done
 
-missing=()
-for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$p")
-done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+adapter_packages() {
+  /usr/bin/python3 -c '
+import json, sys
+seen = []
+for path in sys.argv[1:]:
+    adapter = json.load(open(path))
+    if adapter.get("tested_here"):
+        seen += [p for p in adapter.get("packages", []) if p not in seen]
+print(" ".join(seen))' "$here"/../vendors/*/adapter.json 2>/dev/null
+}
 
-cmd="apt-get install -y ${missing[*]}"
-if [[ "$check_only" == "1" || "${ORDO_NO_INSTALL:-0}" == "1" ]]; then
-  echo "ordo: missing Debian packages: ${missing[*]} (install them with: sudo $cmd)" >&2
-  exit 2
+# install_missing PACKAGE...: installs those not installed (as root), or says what to run.
+install_missing() {
+  local missing=() p status
+  for p in "$@"; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  local cmd="apt-get install -y ${missing[*]}"
+  if [[ "$check_only" == "1" || "${ORDO_NO_INSTALL:-0}" == "1" ]]; then
+    echo "ordo: missing Debian packages: ${missing[*]} (install them with: sudo $cmd)" >&2
+    return 2
+  fi
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "ordo: missing Debian packages: ${missing[*]}; run: sudo apt-get update && sudo $cmd" >&2
+    return 2
+  fi
+  echo "ordo: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+    # A fresh machine has no package lists yet: fetch them once, then retry.
+    apt-get update -qq >/dev/null || { echo "ordo: apt-get update failed" >&2; return 3; }
+    apt-get install -y -qq "${missing[@]}" >/dev/null ||
+      { echo "ordo: apt-get install ${missing[*]} failed" >&2; return 3; }
+  fi
+  return 0
+}
+
+if [[ -x /usr/bin/python3 ]]; then
+  read -r -a mpi <<< "$(adapter_packages)" || true
+  install_missing "${packages[@]}" "${mpi[@]}"
+  exit $?
 fi
-if [[ $(id -u) -ne 0 ]]; then
-  echo "ordo: missing Debian packages: ${missing[*]}; run: sudo apt-get update && sudo $cmd" >&2
-  exit 2
-fi
-echo "ordo: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
-  # A fresh machine has no package lists yet: fetch them once, then retry.
-  apt-get update -qq >/dev/null || { echo "ordo: apt-get update failed" >&2; exit 3; }
-  apt-get install -y -qq "${missing[@]}" >/dev/null ||
-    { echo "ordo: apt-get install ${missing[*]} failed" >&2; exit 3; }
-fi
-exit 0
+install_missing "${packages[@]}" || exit $?
+[[ -x /usr/bin/python3 ]] || { echo "ordo: /usr/bin/python3 is still missing after installing python3" >&2; exit 3; }
+read -r -a mpi <<< "$(adapter_packages)" || true
+install_missing "${mpi[@]}"

@@ -24,11 +24,15 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import ordo_cli as cli  # noqa: E402
+from runner import ROOT, protocol  # noqa: E402  (first: it puts the reports package on the path)
+from reports.records import BAD as DETECTING, read_journal  # noqa: E402
+from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402
+from runner.arguments import parse_ranks  # noqa: E402
+from runner.build import build, git_state  # noqa: E402
+from runner.errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError  # noqa: E402
+from runner.launch import job_command, ordo_flags  # noqa: E402
 
-ROOT = cli.ROOT
 CATALOGUE = ROOT / "vendors" / "mutants" / "mutants.json"
-DETECTING = ("fail", "crash", "timeout", "corrupt")
 EXIT_UNKNOWN_MUTANT = 97  # the mutant library's exit code for an unknown ORDO_MUTANT
 
 
@@ -36,17 +40,17 @@ def load_catalogue(path=CATALOGUE):
     try:
         doc = json.loads(pathlib.Path(path).read_text())
     except (OSError, ValueError) as e:
-        raise cli.OrdoError(f"cannot read the mutant list {path}: {e}")
+        raise OrdoError(f"cannot read the mutant list {path}: {e}")
     mutants = doc.get("mutants")
     if not isinstance(mutants, list) or not mutants:
-        raise cli.OrdoError(f"{path} has no 'mutants' list")
+        raise OrdoError(f"{path} has no 'mutants' list")
     seen = set()
     for m in mutants:
         for key in ("name", "category", "description", "clause"):
             if not isinstance(m.get(key), str) or not m[key]:
-                raise cli.OrdoError(f"{path}: mutant {m.get('name', '?')} has no '{key}'")
+                raise OrdoError(f"{path}: mutant {m.get('name', '?')} has no '{key}'")
         if m["name"] in seen:
-            raise cli.OrdoError(f"{path}: mutant {m['name']} is listed twice")
+            raise OrdoError(f"{path}: mutant {m['name']} is listed twice")
         seen.add(m["name"])
     return mutants
 
@@ -57,7 +61,7 @@ def library_mutants(bdir):
     env = {k: v for k, v in os.environ.items() if k != "ORDO_MUTANT"}
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30, env=env)
     if out.returncode != 0:
-        raise cli.OrdoError(f"{exe} failed: {out.stderr.strip()}", cli.EXIT_INFRA)
+        raise OrdoError(f"{exe} failed: {out.stderr.strip()}", EXIT_INFRA)
     return {l.strip() for l in out.stdout.splitlines() if l.strip() and l.strip() != "none"}
 
 
@@ -73,23 +77,14 @@ def detection(records, rc, log, journal):
             return {"check": what, "outcome": r.get("outcome"), "message": (r.get("message") or "")[:300],
                     "id": r.get("id")}
     if rc == EXIT_UNKNOWN_MUTANT:
-        raise cli.OrdoError(f"the mutant library refused the mutant name (log: {log})", cli.EXIT_INFRA)
-    done = pathlib.Path(str(journal) + ".done")
-    if rc not in (0, 1) or not done.exists():
-        # The job died (a crash, an abort, a hang): the harness writes
-        # <journal>.done when it ends normally, <journal>.timeout when its
-        # watchdog ended an overrunning case, and <journal>.inflight.<rank>
-        # with the case each rank had begun.
-        outcome = "timeout" if rc in (124, 137) or pathlib.Path(str(journal) + ".timeout").exists() else "crash"
+        raise OrdoError(f"the mutant library refused the mutant name (log: {log})", EXIT_INFRA)
+    if rc not in (0, 1) or not protocol.marker(journal, protocol.DONE).exists():
+        # The job died (a crash, an abort, a hang): charged to its case by the
+        # runner's rule (runner/protocol.py).
+        outcome = "timeout" if protocol.timed_out(journal, rc) else "crash"
         tail = " / ".join(pathlib.Path(log).read_text(errors="replace").splitlines()[-3:])
-        what, seq = pathlib.Path(log).stem, -1
-        for f in glob.glob(str(journal) + ".inflight*"):
-            try:
-                case = json.loads(pathlib.Path(f).read_text())
-            except (OSError, ValueError):
-                continue
-            if case.get("seq", 0) > seq:
-                seq, what = case.get("seq", 0), f"{case.get('test', '?')} [{case.get('clause', '?')}]"
+        case, _ = protocol.charged_case(journal, 0)
+        what = f"{case.get('test', '?')} [{case.get('clause', '?')}]" if case else pathlib.Path(log).stem
         return {"check": f"{what} ({outcome}, exit code {rc})", "outcome": outcome, "message": tail[:300],
                 "id": None}
     return None
@@ -111,18 +106,17 @@ class Runner:
         for f in [journal] + [pathlib.Path(p) for p in glob.glob(str(journal) + ".*")]:
             f.unlink(missing_ok=True)
         user_env = {"ORDO_MUTANT": mutant} if mutant else {}
-        env = cli.launch_env(self.adapter, self.bdir, user_env, False)
-        prefix = cli.launcher_prefix(self.adapter, self.bdir, env)
+        env = launch_env(self.adapter, self.bdir, user_env, False)
+        prefix = launcher_prefix(self.adapter, self.bdir, env)
         timeout = self.job_timeout(name, n)
-        cmd = (["timeout", "-k", "5", str(int(timeout))] + prefix +
-               [self.adapter["launcher"]["np_flag"], str(n), exe, f"--ordo-journal={journal}",
-                f"--ordo-vendor={self.adapter['name']}", f"--ordo-seed={self.seed}",
-                f"--ordo-case-timeout={self.case_timeout}", f"--ordo-adapter={self.adapter['_path']}",
-                f"--gtest_output=xml:{d / f'{name}-{n}ranks.xml'}"] + list(extra))
+        flags = ordo_flags(journal=journal, vendor=self.adapter["name"], seed=self.seed,
+                           case_timeout=self.case_timeout, adapter=self.adapter["_path"])
+        cmd = job_command(self.adapter, prefix, n, exe, timeout=int(timeout),
+                          flags=flags + [f"--gtest_output=xml:{d / f'{name}-{n}ranks.xml'}"] + list(extra))
         t0 = time.time()
         with open(log, "w") as f:
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
-        return cli.read_journal(journal), rc, time.time() - t0, log, journal
+        return read_journal(journal), rc, time.time() - t0, log, journal
 
 
 def order_for(mutant, executables, baseline_seconds):
@@ -134,31 +128,31 @@ def order_for(mutant, executables, baseline_seconds):
 
 
 def cmd_mutants(args):
-    ranks = cli.parse_ranks(args.ranks)
+    ranks = parse_ranks(args.ranks)
     catalogue = load_catalogue()
     if args.only:
         wanted = set(args.only.split(","))
         unknown = wanted - {m["name"] for m in catalogue}
         if unknown:
-            raise cli.OrdoError(f"--only: unknown mutant(s) {', '.join(sorted(unknown))}; "
+            raise OrdoError(f"--only: unknown mutant(s) {', '.join(sorted(unknown))}; "
                                 f"see {CATALOGUE.relative_to(ROOT)}")
         catalogue = [m for m in catalogue if m["name"] in wanted]
-    adapter = cli.load_adapter("mutants")
+    adapter = load_adapter("mutants")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = pathlib.Path(args.out or ROOT / "out" / f"mutants-{stamp}").resolve()
     if (out / "mutants.json").exists():
-        raise cli.OrdoError(f"{out} already holds a mutant run; choose another --out")
+        raise OrdoError(f"{out} already holds a mutant run; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    bdir, _ = cli.build(adapter, reference_tests=False)
+    bdir, _ = build(adapter, reference_tests=False)
     known = library_mutants(bdir)
     listed = {m["name"] for m in load_catalogue()}
     if known != listed:
-        raise cli.OrdoError("vendors/mutants/mutants.json and the mutant library disagree: "
+        raise OrdoError("vendors/mutants/mutants.json and the mutant library disagree: "
                             f"only in the list: {sorted(listed - known)}, only in the library: {sorted(known - listed)}",
-                            cli.EXIT_INFRA)
+                            EXIT_INFRA)
     executables = sorted(glob.glob(str(bdir / "conformance" / "*" / "ordo_check_*")))
     if not executables:
-        raise cli.OrdoError(f"no check executables were built in {bdir}", cli.EXIT_INFRA)
+        raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
 
     t_all = time.time()
     baseline_seconds = {}
@@ -218,12 +212,12 @@ def cmd_mutants(args):
         if not r["detected"]:
             print(f"  escaped: {r['name']}: a check of clause {r['clause']} that exercises it would catch it")
     report = {"schema": "ordo.mutant-run/1", "vendor": adapter["name"], "ranks": ranks, "seed": args.seed,
-              "git": cli.git_state(), "baseline": {"clean": not false_alarms, "failures": false_alarms,
+              "git": git_state(), "baseline": {"clean": not false_alarms, "failures": false_alarms,
                                                     "seconds": round(t_base, 2)},
               "mutants": rows, "seconds": round(total, 2)}
     (out / "mutants.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"report: {out / 'mutants.json'}")
-    return cli.EXIT_OK if detected == len(rows) and not false_alarms else cli.EXIT_FAIL
+    return EXIT_OK if detected == len(rows) and not false_alarms else EXIT_FAIL
 
 
 def print_table(rows):
@@ -251,12 +245,12 @@ def run(args):
     """`ordo mutants`: errors become one line and an exit code."""
     try:
         return cmd_mutants(args)
-    except cli.OrdoError as e:
+    except OrdoError as e:
         print(f"ordo: {e}", file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
         print("ordo: interrupted", file=sys.stderr)
-        return cli.EXIT_INFRA
+        return EXIT_INFRA
 
 
 def main(argv=None):

@@ -46,7 +46,9 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import ordo_cli  # noqa: E402  (adapters and launchers, as ./ordo uses them)
+from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402  (as ./ordo uses them)
+from runner.launch import job_command, ordo_flags  # noqa: E402
+from reports import waivers as waiver_files  # noqa: E402
 
 COLUMNS = ("library", "ranks", "cases", "cases/s", "bare us/case", "harness us/case", "overhead ratio")
 
@@ -55,8 +57,8 @@ def widened_waivers(adapter, dest):
     """The vendor's waivers that name a case, each applying to every test (the
     property's included); a waiver that names only a test stays as it is (made
     to apply everywhere it would waive, or skip, every case)."""
-    path = pathlib.Path(adapter["_dir"]) / adapter.get("waivers", "waivers.json")
-    doc = json.loads(path.read_text()) if path.is_file() else {"waivers": []}
+    path = waiver_files.locate(adapter)
+    doc = waiver_files.load_document(path) if path else {"waivers": []}
     for w in doc.get("waivers", []):
         if not w.get("case"):
             continue
@@ -69,18 +71,17 @@ def widened_waivers(adapter, dest):
 
 
 def measure(adapter, bdir, n, cases, seed, tmp):
-    env = ordo_cli.launch_env(adapter, bdir, {}, False)
-    prefix = ordo_cli.launcher_prefix(adapter, bdir, env)
+    env = launch_env(adapter, bdir, {}, False)
+    prefix = launcher_prefix(adapter, bdir, env)
     exe = bdir / "bench" / "property_throughput" / "ordo_property_bench"
     if not exe.is_file():
         raise SystemExit(f"run.py: {exe} is not built (cmake --build {bdir} --target ordo_property_bench)")
     journal = tmp / f"{adapter['name']}-{n}.jsonl"
-    cmd = (["flock", "/tmp/ordo-mpi.lock", "timeout", "300"] + prefix +
-           [adapter["launcher"]["np_flag"], str(n), str(exe), f"--ordo-journal={journal}",
-            f"--ordo-vendor={adapter['name']}", f"--ordo-seed={seed}", f"--ordo-property-cases={cases}",
-            f"--ordo-adapter={adapter['_path']}", f"--ordo-reproducers={tmp}",
-            f"--ordo-waivers={widened_waivers(adapter, tmp / (adapter['name'] + '-waivers.json'))}",
-            "--ordo-avoid-known-fatal"])
+    flags = ordo_flags(journal=journal, vendor=adapter["name"], seed=seed, property_cases=cases,
+                       adapter=adapter["_path"], reproducers=tmp,
+                       waivers=widened_waivers(adapter, tmp / (adapter["name"] + "-waivers.json")))
+    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(adapter, prefix, n, exe, timeout=300, kill_after=None,
+                                                        flags=flags + ["--ordo-avoid-known-fatal"])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith('{"bench":"property_throughput"'):
@@ -104,8 +105,9 @@ def measure(adapter, bdir, n, cases, seed, tmp):
 
 def library_version(adapter, bdir, env):
     """The first line of MPI_Get_library_version (ordo_replay), under the MPI lock."""
-    cmd = (["flock", "/tmp/ordo-mpi.lock", "timeout", "60"] + ordo_cli.launcher_prefix(adapter, bdir, env) +
-           [adapter["launcher"]["np_flag"], "1", str(bdir / "conformance" / "ordo_replay"), "--ordo-library-version"])
+    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(adapter, launcher_prefix(adapter, bdir, env), 1,
+                                                        bdir / "conformance" / "ordo_replay", timeout=60,
+                                                        kill_after=None, flags=["--ordo-library-version"])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
@@ -159,9 +161,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="ordo-property-bench-") as t:
         tmp = pathlib.Path(t)
         for vendor in args.vendors.split(","):
-            adapter = ordo_cli.load_adapter(vendor)
+            adapter = load_adapter(vendor)
             bdir = pathlib.Path(args.build_root).resolve() / adapter["name"]
-            env = ordo_cli.launch_env(adapter, bdir, {}, False)
+            env = launch_env(adapter, bdir, {}, False)
             versions[adapter["name"]] = library_version(adapter, bdir, env)
             for n in (int(x) for x in args.ranks.split(",")):
                 # A case that brings the library down (a known crash finding)

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-for path in (ROOT, ROOT / "tools"):  # the reports package and ordo_cli
+for path in (ROOT, ROOT / "tools"):  # the reports package, and the runner package and ordo_cli
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 

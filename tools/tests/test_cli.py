@@ -89,8 +89,8 @@ def test_missing_packages_without_root_print_the_command(tmp_path):
 
 def test_a_waiver_that_names_a_variant_applies_to_that_variant_only(tmp_path):
     sys.path.insert(0, str(ROOT / "tools"))
-    import ordo_cli
-    (tmp_path / "waivers.json").write_text(json.dumps({"waivers": [
+    from runner.waivers import JobWaivers
+    (tmp_path / "waivers.json").write_text(json.dumps({"schema": "ordo.waivers/1", "vendor": "x", "waivers": [
         {"id": "w-variant", "outcome": "crash", "variant": "lib.ireduce.tsp_*", "test": "*",
          "case": {"routine": "reduce"}, "reason": "r", "upstream": "u", "expires": "2099-12-31"}]}))
     adapter = {"_dir": str(tmp_path)}
@@ -98,7 +98,7 @@ def test_a_waiver_that_names_a_variant_applies_to_that_variant_only(tmp_path):
     def outcome(variant, routine="reduce"):
         record = {"outcome": "crash", "test": "T.t", "variant": variant, "case": {"routine": routine},
                   "message": "this case ended the job"}
-        return ordo_cli.apply_job_waivers(record, adapter)["outcome"]
+        return JobWaivers(adapter).apply(record)["outcome"]
 
     assert outcome("lib.ireduce.tsp_tree") == "waived"
     assert outcome("lib.ireduce.tsp_ring") == "waived"

@@ -140,6 +140,20 @@ def test_the_default_waivers_are_those_of_the_vendor(tmp_path):
     assert not gate.waiver_problems(waivers, datetime.date(2026, 11, 22))
 
 
+def test_a_site_adapter_names_its_own_waivers_file(tmp_path):
+    """The adapter's "waivers" key is honoured (reports/waivers.py locate), for the gate and the report."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "adapter.json").write_text(json.dumps({"name": "site", "waivers": "known-bugs.json"}))
+    (site / "known-bugs.json").write_text(json.dumps({"schema": "ordo.waivers/1", "vendor": "site", "waivers": [
+        {"id": "site-1", "test": "*", "reason": "r", "upstream": "u", "expires": "2099-12-31"}]}))
+    run = run_json(vendor="site", adapter=str(site / "adapter.json"))
+    report = results.build(write_run(tmp_path / "r", passing(), run=run))
+    waivers, source = gate.default_waivers(report)
+    assert source == str(site / "known-bugs.json") and [w["id"] for w in waivers] == ["site-1"]
+    assert report["waivers"]["source"] == source
+
+
 def test_unreadable_input_is_a_usage_error(tmp_path):
     old, new = runs(tmp_path, passing(), passing())
     for args in ((tmp_path / "nope.json", new), (old, tmp_path / "nope")):

@@ -9,7 +9,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import mutants  # noqa: E402
+import mutants  # noqa: E402  (tools/mutants.py)
 
 LIST = json.loads((ROOT / "vendors" / "mutants" / "mutants.json").read_text())["mutants"]
 
@@ -66,8 +66,12 @@ def test_a_dead_job_is_a_detection_and_the_watchdog_marker_makes_it_a_timeout(tm
     for rank, seq, test in ((0, 3, "Reduce.x"), (1, 2, "Reduce.w")):
         pathlib.Path(f"{j}.inflight.{rank}").write_text(
             json.dumps({"seq": seq, "test": test, "clause": "reduce.values"}))
+    # The runner's rule (runner/protocol.py): the earliest case begun that rank 0 had not recorded.
     found = mutants.detection([], 9, log, j)
-    assert found["outcome"] == "timeout" and found["check"].startswith("Reduce.x [reduce.values]")
+    assert found["outcome"] == "timeout" and found["check"].startswith("Reduce.w [reduce.values]")
+    j.write_text(json.dumps({"seq": 2, "id": "Reduce.w#0", "outcome": "pass"}) + "\n")  # rank 0 recorded case 2
+    found = mutants.detection([], 9, log, j)
+    assert found["check"].startswith("Reduce.x [reduce.values]")
 
 
 def test_an_unknown_mutant_is_refused_in_one_line():

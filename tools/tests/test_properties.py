@@ -1,6 +1,6 @@
-"""The property phase (tools/properties.py): the budget parser, the commands
+"""The property phase (tools/runner/properties.py): the budget parser, the commands
 and records of run_phase with a stub runner, and a live run through
-ordo_cli.run_job against an MPICH build (skipped, with the reason, when there
+run_job against an MPICH build (skipped, with the reason, when there
 is none)."""
 import json
 import os
@@ -13,8 +13,10 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import ordo_cli  # noqa: E402
-import properties  # noqa: E402
+from runner import properties  # noqa: E402
+from runner.adapters import build_dir_for, launch_env, launcher_prefix, load_adapter  # noqa: E402
+from runner.job import run_job  # noqa: E402
+from reports.records import read_journal  # noqa: E402
 
 ADAPTER = {"name": "stubmpi", "launcher": {"np_flag": "-n"}, "_dir": "/nonexistent", "_path": "/x/adapter.json"}
 
@@ -56,7 +58,7 @@ def fake_build(tmp_path):
 
 
 class StubRunner:
-    """Stands for ordo_cli.run_job: notes each command and writes what the
+    """Stands for run_job: notes each command and writes what the
     property executable would (case records and a summary), or nothing."""
 
     def __init__(self, journal, passed=True, write_summary=True, seconds_per_case=0.01):
@@ -123,7 +125,7 @@ def test_a_run_without_its_summary_gets_one_written_with_the_seed_and_the_case_r
     runner = StubRunner(journal, write_summary=False)
     result = properties.run_phase(adapter=ADAPTER, bdir=bdir, prefix=[], out=out, journal=journal, ranks=[2],
                                   budget="4", seed=9, case_timeout=20, job_timeout=60, run_job=runner)
-    summaries = [r for r in ordo_cli.read_journal(journal) if r.get("clause") == properties.SUMMARY_CLAUSE]
+    summaries = [r for r in read_journal(journal) if r.get("clause") == properties.SUMMARY_CLAUSE]
     assert len(summaries) == 1
     s = summaries[0]
     assert s["property"]["seed"] == "9" and s["property"]["cases"] == 4 and s["property"]["passed"] is False
@@ -171,21 +173,21 @@ def test_a_missing_property_executable_is_reported(tmp_path):
 # ---- live: the real run_job and an MPICH build -----------------------------
 
 def mpich_build():
-    adapter = ordo_cli.load_adapter("mpich")
-    bdir = ordo_cli.build_dir_for(adapter)
+    adapter = load_adapter("mpich")
+    bdir = build_dir_for(adapter)
     return adapter, bdir, (bdir / "property_tests" / "ordo_properties").is_file()
 
 
 def live_phase(adapter, bdir, out, seed):
-    env = ordo_cli.launch_env(adapter, bdir, {}, False)
-    prefix = ordo_cli.launcher_prefix(adapter, bdir, env)
+    env = launch_env(adapter, bdir, {}, False)
+    prefix = launcher_prefix(adapter, bdir, env)
     (out / "logs").mkdir(parents=True)
     (out / "gtest").mkdir()
     journal = out / "journal.jsonl"
     journal.touch()
     result = properties.run_phase(adapter=adapter, bdir=bdir, prefix=prefix, out=out, journal=journal, ranks=[1, 2],
-                                  budget="6", seed=seed, case_timeout=20, job_timeout=240, run_job=ordo_cli.run_job)
-    return result, ordo_cli.read_journal(journal)
+                                  budget="6", seed=seed, case_timeout=20, job_timeout=240, run_job=run_job)
+    return result, read_journal(journal)
 
 
 def test_live_a_fixed_seed_runs_the_same_cases_and_leaves_a_summary_record(tmp_path):
@@ -219,13 +221,13 @@ def test_live_lockstep_every_rank_draws_the_same_seed_and_shrinks_to_the_same_ca
     """Issue #5: rank 0 decides RC_PARAMS and every rank prints it; against a
     broken reduction (the mutant MPI, swap-operands) every rank prints the
     same shrunk case, at every rank count from 2 to 8."""
-    adapter = ordo_cli.load_adapter("mutants")
-    bdir = ordo_cli.build_dir_for(adapter)
+    adapter = load_adapter("mutants")
+    bdir = build_dir_for(adapter)
     exe = bdir / "property_tests" / "ordo_properties"
     if not exe.is_file():
         pytest.skip(f"no mutant MPI build with the property executable in {bdir} (./ordo test builds it)")
-    env = ordo_cli.launch_env(adapter, bdir, {"ORDO_MUTANT": "swap-operands"}, False)
-    prefix = ordo_cli.launcher_prefix(adapter, bdir, env)
+    env = launch_env(adapter, bdir, {"ORDO_MUTANT": "swap-operands"}, False)
+    prefix = launcher_prefix(adapter, bdir, env)
     for n in range(2, 9):
         cmd = (["timeout", "-k", "5", "300"] + prefix +
                ["-n", str(n), str(exe), "--ordo-seed=7", "--ordo-property-cases=100",

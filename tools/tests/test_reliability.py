@@ -134,15 +134,15 @@ def test_a_truncated_journal_line_is_reported_in_one_line_and_nothing_is_lost(tm
 
 
 def test_resume_sets_a_cut_last_line_aside():
-    import ordo_cli
+    from runner.journal import repair_journal
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         j = pathlib.Path(d) / "journal.jsonl"
         j.write_text('{"a": 1}\n{"b": 2}\n{"c": ')
-        assert ordo_cli.repair_journal(j) == len('{"c": ')
+        assert repair_journal(j) == len('{"c": ')
         assert j.read_text() == '{"a": 1}\n{"b": 2}\n'
         assert (pathlib.Path(d) / "journal.jsonl.damaged").read_text() == '{"c": \n'
-        assert ordo_cli.repair_journal(j) == 0
+        assert repair_journal(j) == 0
 
 
 @pytest.fixture

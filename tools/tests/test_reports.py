@@ -344,13 +344,13 @@ def test_reports_code_is_pyflakes_clean():
 
 
 def test_the_end_of_a_run_writes_the_report_and_survives_a_broken_one(sample_run, tmp_path, capsys):
-    import ordo_cli
-    paths = ordo_cli.write_run_reports(sample_run)
+    from runner.reporting import write_run_reports
+    paths = write_run_reports(sample_run)
     assert paths and all(p.is_file() for p in paths.values())
     assert "report:" in capsys.readouterr().out
     broken = write_run(tmp_path / "broken", [record(index=0)])
     (broken / "run.json").write_text("{ not json")
-    assert ordo_cli.write_run_reports(broken) is None
+    assert write_run_reports(broken) is None
     assert "the report could not be written" in capsys.readouterr().err
 
 

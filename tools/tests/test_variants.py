@@ -1,4 +1,4 @@
-"""tools/variants.py: discovery from recorded mpivars / ompi_info output, the
+"""tools/runner/variants.py: discovery from recorded mpivars / ompi_info output, the
 adapters' sections, --variants selection. The live test runs only where the
 library's tool is installed."""
 import json
@@ -11,7 +11,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import variants  # noqa: E402
+from runner import variants  # noqa: E402
 
 FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures" / "variants"
 MPIVARS = (FIXTURES / "mpich-4.0.2-mpivars.txt").read_text()

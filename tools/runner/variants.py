@@ -40,10 +40,12 @@ import re
 import shutil
 import subprocess
 
+
 ROUTINES = ("reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan")
 MODES = ("blocking", "nonblocking", "persistent")
 COMMS = ("intra", "inter", "any")
 NAME_RE = re.compile(r"^[a-z0-9._-]+$")
+
 
 DEFAULT = {"name": "default", "env": {}, "targets": None, "source": "the library's own selection",
            "fallback": None}
@@ -272,6 +274,7 @@ def openmpi_variants(text):
 
 
 # ---- the adapter's section ---------------------------------------------------
+
 
 DISCOVERERS = {
     "mpich-mpivars": ["mpivars"],

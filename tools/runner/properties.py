@@ -10,25 +10,27 @@ count, with a budget and a fixed seed.
                            machine's speed: for repeatable CI runs use cases)
     --property-budget 0    no property phase
 
-Each run goes through ordo_cli.run_job, so a crash or a timeout is recorded
+Each run goes through runner.job.run_job, so a crash or a timeout is recorded
 against its case and the run resumes after it, as for every check. The
 property writes one record per case and one summary record per run (clause
 property.reduce-family, level INFO: seed, cases, distribution, and on failure
 the shrunk case, its replay command and reproducer); a run that ended without
 its summary gets one written here.
 """
-import datetime
 import json
 import pathlib
 import re
 import time
 
-from journal_io import probe_writable, read_journal
+from reports import records as records_mod, waivers as waiver_files
+from reports.records import BAD, read_journal
+from .journal import probe_writable
+from .launch import job_command, ordo_flags
+
 
 PROPERTY_TEST = "Properties.reduce_family_agrees_with_the_reference"
 SUMMARY_CLAUSE = "property.reduce-family"
 EXECUTABLE = pathlib.Path("property_tests") / "ordo_properties"
-BAD_OUTCOMES = ("fail", "crash", "timeout", "corrupt")
 # A rank count of 1 has no process to combine with: every routine copies its
 # input (or leaves the buffer alone), there is no rank order to get wrong and
 # no intercommunicator to draw; the curated checks cover 1 rank.
@@ -84,19 +86,10 @@ def _size(journal):
 
 def _fallback_summary(journal, adapter, variant, n, seed, cases, records, seconds):
     """The summary of a property run whose process never wrote one."""
-    bad = [r for r in records if r.get("outcome") in BAD_OUTCOMES]
-    record = {
-        "schema": "ordo.check/1", "seq": None, "id": f"{PROPERTY_TEST}#summary", "test": PROPERTY_TEST,
-        "clause": SUMMARY_CLAUSE, "level": "INFO", "routine": None, "case": None, "ranks": n, "comm_size": n,
-        "vendor": adapter["name"], "variant": variant, "outcome": "pass", "failing_ranks": [], "detect": None,
-        "waiver": None, "duration_s": round(seconds, 3), "reproducer": None, "replay": None,
-        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "message": (f"property run at {n} ranks (seed {seed}) ended without its summary after {cases} case records; "
-                    f"{len(bad)} crash/timeout/failure records above say why"),
-        "property": {"rc_params": None, "seed": str(seed), "cases": cases, "shrink_steps": None,
-                     "passed": False, "seconds": round(seconds, 3), "distribution": [], "labels": {},
-                     "written_by": "tools/properties.py"},
-    }
+    bad = [r for r in records if r.get("outcome") in BAD]
+    record = records_mod.property_summary(test=PROPERTY_TEST, clause=SUMMARY_CLAUSE, ranks=n, vendor=adapter["name"],
+                                          variant=variant, seed=seed, cases=cases, bad=len(bad), seconds=seconds,
+                                          written_by="tools/properties.py")
     with open(journal, "a") as f:
         f.write(json.dumps(record, sort_keys=True) + "\n")
     return record
@@ -122,7 +115,7 @@ def run_phase(*, adapter, bdir, prefix, out, journal, ranks, budget, seed, case_
     out = pathlib.Path(out)
     journal = pathlib.Path(journal)
     repro = reproducer_dir(out)
-    waivers = pathlib.Path(adapter["_dir"]) / adapter.get("waivers", "waivers.json")
+    waivers = waiver_files.locate(adapter)
     counts = [n for n in ranks if n >= 2]
     for n in ranks:
         if n < 2:
@@ -131,14 +124,10 @@ def run_phase(*, adapter, bdir, prefix, out, journal, ranks, budget, seed, case_
 
     def one_run(n, cases, index):
         rc_seed = slice_seed(seed, n, index)
-        base = (["timeout", "-k", "5", str(job_timeout)] + list(prefix) +
-                [adapter["launcher"]["np_flag"], str(n), str(exe), f"--ordo-journal={journal}",
-                 f"--ordo-vendor={adapter['name']}", f"--ordo-variant={variant}", f"--ordo-seed={rc_seed}",
-                 f"--ordo-property-cases={cases}", f"--ordo-property-case-timeout={case_timeout}",
-                 f"--ordo-adapter={adapter['_path']}", f"--ordo-reproducers={repro}"])
-        if waivers.is_file():
-            base.append(f"--ordo-waivers={waivers}")
-        base += list(extra_args)
+        flags = ordo_flags(journal=journal, vendor=adapter["name"], variant=variant, seed=rc_seed,
+                           property_cases=cases, property_case_timeout=case_timeout, adapter=adapter["_path"],
+                           reproducers=repro, waivers=waivers)
+        base = job_command(adapter, prefix, n, exe, timeout=job_timeout, flags=flags + list(extra_args))
         name = exe.name if index == 0 else f"{exe.name}.slice{index + 1}"
         offset = _size(journal)
         t0 = time.time()
@@ -154,7 +143,7 @@ def run_phase(*, adapter, bdir, prefix, out, journal, ranks, budget, seed, case_
             ran = len(case_records)
             inner = dt
             summaries = [_fallback_summary(journal, adapter, variant, n, rc_seed, ran, records, dt)]
-        failed = (any(r.get("outcome") in BAD_OUTCOMES for r in records) or
+        failed = (any(r.get("outcome") in BAD for r in records) or
                   not all(s["property"].get("passed") for s in summaries))
         return {"seed": rc_seed, "cases": ran, "seconds": dt, "property_seconds": inner, "failed": failed}
 

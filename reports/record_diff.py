@@ -1,0 +1,116 @@
+"""Two runs' records, check by check: the proof that a change of structure
+kept every record (`ordo compare --records A B`).
+
+A check is keyed by (variant, ranks, id). Everything a record holds is
+compared except what differs from run to run by nature: its time, duration
+and sequence number (and a property run's measured seconds), its log file and
+the log's last lines that the record of a dead job quotes (which rank the
+library reports first), and any path inside the run's own output folder (a
+string holding the folder is compared with the folder replaced).
+"""
+import json
+import pathlib
+import re
+
+from . import records
+
+IGNORED = ("time", "duration_s", "seq", "log")
+IGNORED_PROPERTY = ("seconds",)  # in a property summary's "property"
+# A dead job's record quotes its log: "...; last output: <lines> | <waiver notes>".
+_LOG_TAIL = re.compile(r"(; last output: ).*?(?= \| waived until | \| the waiver |$)", re.S)
+SHOWN = 20
+ABSENT = "<absent>"
+
+
+def key(record):
+    return (record.get("variant") or "default", record.get("ranks"), record.get("id"))
+
+
+def _strip(value, folder):
+    """value with the output folder's path replaced by <out> wherever it occurs."""
+    if isinstance(value, str):
+        return value.replace(folder, "<out>") if folder else value
+    if isinstance(value, list):
+        return [_strip(v, folder) for v in value]
+    if isinstance(value, dict):
+        return {k: _strip(v, folder) for k, v in value.items()}
+    return value
+
+
+def comparable(record, folder=None):
+    out = {k: _strip(v, folder) for k, v in record.items() if k not in IGNORED and not k.startswith("_")}
+    if isinstance(out.get("message"), str):
+        out["message"] = _LOG_TAIL.sub(r"\1<log>", out["message"])
+    if isinstance(out.get("property"), dict):
+        out["property"] = {k: v for k, v in out["property"].items() if k not in IGNORED_PROPERTY}
+    return out
+
+
+def _diff(a, b, where=""):
+    """The paths at which a and b differ, with both values."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            out += _diff(a.get(k, ABSENT), b.get(k, ABSENT), f"{where}/{k}" if where else k)
+        return out
+    return [] if a == b else [(where, a, b)]
+
+
+def compare_records(a, b, folder_a=None, folder_b=None):
+    """{"count": (len a, len b), "missing": keys only in a, "extra": keys only
+    in b, "duplicates": keys seen twice in one run, "differences": [(key,
+    field, value in a, value in b)], "same": bool}."""
+    def index(recs, folder):
+        out, dup = {}, []
+        for r in recs:
+            k = key(r)
+            if k in out:
+                dup.append(k)
+            out[k] = comparable(r, folder)
+        return out, dup
+    ia, da = index(a, folder_a)
+    ib, db = index(b, folder_b)
+    missing = sorted(set(ia) - set(ib), key=str)
+    extra = sorted(set(ib) - set(ia), key=str)
+    differences = []
+    for k in sorted(set(ia) & set(ib), key=str):
+        differences += [(k, field, va, vb) for field, va, vb in _diff(ia[k], ib[k])]
+    same = len(a) == len(b) and not missing and not extra and not differences and sorted(da) == sorted(db)
+    return {"count": (len(a), len(b)), "missing": missing, "extra": extra, "duplicates": (da, db),
+            "differences": differences, "same": same}
+
+
+def compare_folders(a, b):
+    """The records of two output folders (their journal.jsonl)."""
+    a, b = pathlib.Path(a).resolve(), pathlib.Path(b).resolve()
+    for d in (a, b):
+        if not (d / "journal.jsonl").is_file():
+            raise FileNotFoundError(f"{d} holds no journal.jsonl: not an output folder of `ordo run`")
+    return compare_records(records.read_journal(a / "journal.jsonl"), records.read_journal(b / "journal.jsonl"),
+                           str(a), str(b))
+
+
+def _show(value):
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def format_result(result, name_a="A", name_b="B"):
+    na, nb = result["count"]
+    lines = [f"records: {na} in {name_a}, {nb} in {name_b}" + (" (same count)" if na == nb else " (DIFFERENT count)")]
+    for label, keys in (("missing from " + name_b, result["missing"]), ("extra in " + name_b, result["extra"])):
+        if keys:
+            lines.append(f"{len(keys)} {label}:")
+            lines += [f"  {v} {n} ranks {i}" for v, n, i in keys[:SHOWN]]
+    da, db = result["duplicates"]
+    if sorted(da) != sorted(db):
+        lines.append(f"keys seen twice: {len(da)} in {name_a}, {len(db)} in {name_b}")
+    diffs = result["differences"]
+    if diffs:
+        lines.append(f"{len(diffs)} field(s) differ" + (f" (the first {SHOWN}):" if len(diffs) > SHOWN else ":"))
+        for (v, n, i), field, va, vb in diffs[:SHOWN]:
+            lines.append(f"  {v} {n} ranks {i}: {field}: {_show(va)} -> {_show(vb)}")
+    lines.append("identical records (ignoring " + ", ".join(IGNORED) + ", property seconds, quoted log lines "
+                 "and the output folders' paths)"
+                 if result["same"] else "the records DIFFER")
+    return "\n".join(lines)

@@ -1,0 +1,220 @@
+"""Check records: the one Python module that makes them and reads them back.
+
+A check record is one line of an output folder's journal.jsonl; its single
+definition is schema/record-1.schema.json. The C++ harness and the property
+executable write the records of the checks they run. Python writes only what
+no MPI process could:
+
+    case_died(...)          a case that ended its job (crash) or overran (timeout)
+    died_after_failure(...) a job that died between cases after a failed case
+    job_died(...)           a job that died outside any case
+    gave_up(...)            the restart budget of one executable used up
+    corrupt(...)            a journal line that is not a check record
+    property_summary(...)   a property run that ended without its summary
+
+    read_journal(path)      the one journal reader (the runner's and the report's)
+    schema_errors(record)   what a record breaks of the record schema
+"""
+import datetime
+import json
+import pathlib
+import re
+
+SCHEMA = "ordo.check/1"
+SCHEMA_ID = "urn:ordo:schema:record:1"
+SCHEMA_PATH = pathlib.Path(__file__).resolve().parent / "schema" / "record-1.schema.json"
+
+LEVELS = ("MUST", "SHOULD", "DETECT", "INFO")
+OUTCOMES = ("pass", "fail", "crash", "timeout", "skip", "waived", "corrupt")
+# The outcomes that are findings: a check that did not pass and is not waived.
+BAD = ("fail", "crash", "timeout", "corrupt")
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def is_bad(record):
+    return record.get("outcome") in BAD
+
+
+def printable(text):
+    """Control characters made visible (\\x00); XML and HTML cannot carry them."""
+    if text is None:
+        return ""
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), str(text))
+
+
+# ---- records of a job that died -------------------------------------------------
+
+def _dead_job(*, ranks, vendor, variant, outcome, duration_s, log):
+    return {"schema": SCHEMA, "ranks": ranks, "vendor": vendor, "variant": variant, "outcome": outcome,
+            "duration_s": round(duration_s, 3), "log": str(log), "failing_ranks": [], "detect": None,
+            "waiver": None, "reproducer": None}
+
+
+def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s, log):
+    """The case a job was in when it died: begun is the case a rank had begun
+    (its <journal>.inflight.<rank> file, runner/protocol.py)."""
+    record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
+                       duration_s=duration_s, log=log)
+    record.update({k: begun.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
+    what = "did not finish within the case time limit" if timed_out else "ended the job"
+    record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
+    return record
+
+
+def died_after_failure(prior, *, ranks, vendor, variant, timed_out, rc, tail, duration_s, log):
+    """A job that died between cases (or at its end) after a case that failed:
+    most likely the library corrupted memory during that case; recorded against it."""
+    record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
+                       duration_s=duration_s, log=log)
+    record.update({k: prior.get(k) for k in ("seq", "test", "clause", "level", "case", "routine")})
+    record["id"] = f"{prior.get('id')}~after"
+    record["message"] = (f"the job ended (exit code {rc}) outside any case, after this case had failed: "
+                         f"most likely memory the library corrupted in it; last output: {tail}")
+    return record
+
+
+def job_died(name, *, attempt, ranks, vendor, variant, timed_out, rc, tail, duration_s, log):
+    """A job that died outside any case (before its first, between passing cases)."""
+    record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
+                       duration_s=duration_s, log=log)
+    record.update({"id": f"{name}@{ranks}ranks#job{attempt}" + ("" if variant == "default" else f"@{variant}"),
+                   "test": name, "clause": "harness.job", "level": "MUST", "case": None, "routine": None,
+                   "message": f"{name} at {ranks} ranks ended with exit code {rc} outside a case; last output: {tail}"})
+    return record
+
+
+def gave_up(name, *, ranks, vendor, variant, max_restarts):
+    return {"schema": SCHEMA, "id": f"{name}@{ranks}ranks#gave-up", "test": name, "clause": "harness.job",
+            "level": "MUST", "outcome": "crash", "ranks": ranks, "vendor": vendor, "variant": variant,
+            "message": f"gave up after {max_restarts} restarts after crashes or timeouts that no waiver names",
+            "case": None}
+
+
+# ---- records of the report -------------------------------------------------------
+
+def corrupt(n, text, why, raw=None):
+    """Journal line n, which is not a check record (why: "is not JSON", ...)."""
+    raw = raw if isinstance(raw, dict) else {}
+    ranks = raw.get("ranks") if isinstance(raw.get("ranks"), int) and raw.get("ranks") >= 1 else 1
+    return {"schema": SCHEMA, "id": f"journal-line-{n}", "test": "journal", "clause": "harness.journal",
+            "level": "MUST", "routine": None, "case": None, "ranks": ranks,
+            "vendor": str(raw.get("vendor", "unknown")), "variant": str(raw.get("variant", "default")),
+            "outcome": "corrupt", "message": f"journal line {n} {why}: {printable(text)[:300]}"}
+
+
+def property_summary(*, test, clause, ranks, vendor, variant, seed, cases, bad, seconds, written_by):
+    """The summary of a property run whose process never wrote one (bad: its
+    crash, timeout and failure records)."""
+    return {
+        "schema": SCHEMA, "seq": None, "id": f"{test}#summary", "test": test,
+        "clause": clause, "level": "INFO", "routine": None, "case": None, "ranks": ranks, "comm_size": ranks,
+        "vendor": vendor, "variant": variant, "outcome": "pass", "failing_ranks": [], "detect": None,
+        "waiver": None, "duration_s": round(seconds, 3), "reproducer": None, "replay": None,
+        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "message": (f"property run at {ranks} ranks (seed {seed}) ended without its summary after {cases} case "
+                    f"records; {bad} crash/timeout/failure records above say why"),
+        "property": {"rc_params": None, "seed": str(seed), "cases": cases, "shrink_steps": None,
+                     "passed": False, "seconds": round(seconds, 3), "distribution": [], "labels": {},
+                     "written_by": written_by},
+    }
+
+
+# ---- reading ------------------------------------------------------------------------
+
+_STRINGS = ("id", "test", "clause", "vendor", "variant", "message")
+
+
+def _normalize(record, n, vendor):
+    """Fills what a runner's record of a dead job may lack, so that it reads like a harness record."""
+    defaults = {"id": f"journal-line-{n}", "test": "unknown", "clause": "harness.job", "level": "MUST",
+                "vendor": vendor or "unknown", "variant": "default", "message": ""}
+    for key, value in defaults.items():
+        if record.get(key) in (None, ""):
+            record[key] = value
+    return record
+
+
+def quick_problem(record):
+    """What a reader needs of a record before the schema sees it (the schema is slower)."""
+    if not isinstance(record, dict):
+        return "not an object"
+    for key in _STRINGS:
+        if not isinstance(record.get(key), str):
+            return f"'{key}' is not a string"
+    if record.get("outcome") not in OUTCOMES:
+        return f"unknown outcome {record.get('outcome')!r}"
+    if record.get("level") not in LEVELS:
+        return f"unknown level {record.get('level')!r}"
+    ranks = record.get("ranks")
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
+        return "'ranks' is not a positive integer"
+    return None
+
+
+def read_journal(path, offset=0, *, check=False, vendor=None):
+    """The records of a journal from a byte offset on (0: all of them); [] when
+    there is no journal. A line that is not JSON becomes a corrupt record.
+
+    check=True (the report): a record also gets the defaults a runner's record
+    may lack (vendor: the run's), a line that is not a check record becomes a
+    corrupt record too, and each good record carries "_line": (number, text)
+    for the caller to pop. Raises OSError when the journal cannot be read."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        return []
+    with open(path, "rb") as f:
+        f.seek(offset)
+        data = f.read().decode("utf-8", errors="replace")
+    records = []
+    for n, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            records.append(corrupt(n, line, "is not JSON"))
+            continue
+        if check:
+            problem = quick_problem(_normalize(record, n, vendor) if isinstance(record, dict) else record)
+            if problem:
+                records.append(corrupt(n, line, f"is not a check record ({problem})", record))
+                continue
+            record["_line"] = (n, line)
+        records.append(record)
+    return records
+
+
+# ---- the schema --------------------------------------------------------------------
+
+_validator = None
+
+
+def schema():
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def validator():
+    """The record schema's validator (jsonschema: python3-jsonschema)."""
+    global _validator
+    if _validator is None:
+        import jsonschema
+        doc = schema()
+        cls = jsonschema.validators.validator_for(doc)
+        cls.check_schema(doc)
+        # Its references name it by its $id (urn:ordo:schema:record:1#/$defs/...), resolved here, never fetched.
+        _validator = cls(doc, resolver=jsonschema.RefResolver.from_schema(doc, store=resolver_store()))
+    return _validator
+
+
+def schema_errors(record):
+    """Readable violations of the record schema ("case/count: -1 is less than the minimum of 0")."""
+    errors = sorted(validator().iter_errors(record), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(record)'}: {e.message}" for e in errors]
+
+
+def resolver_store():
+    """The record schema by its $id, for a validator of a schema that refers to
+    it (results-1.schema.json): resolved from this folder, never fetched."""
+    doc = schema()
+    return {doc["$id"]: doc, SCHEMA_PATH.name: doc}

@@ -1,0 +1,79 @@
+"""Building the suite against an adapter (cmake configure and build, logged in
+the build folder), and what a run records of where it ran: the library's
+version string and the suite's git state."""
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+from . import ROOT
+from .adapters import build_dir_for, launch_env, launcher_prefix, require_tools
+from .errors import EXIT_INFRA, OrdoError
+from .launch import job_command
+
+
+def run_logged(cmd, log, cwd=None):
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+        f.flush()
+        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd)
+
+
+def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=False):
+    require_tools(adapter)
+    bdir = build_dir_for(adapter)
+    bdir.mkdir(parents=True, exist_ok=True)
+    log = bdir / "ordo-build.log"
+    env = launch_env(adapter, bdir, user_env or {}, plain_launch)
+    prefix = launcher_prefix(adapter, bdir, env)
+    configure = [
+        "cmake", "-S", str(ROOT), "-B", str(bdir),
+        f"-DMPI_C_COMPILER={shutil.which(adapter['compilers'].get('c', '')) or ''}",
+        f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
+        f"-DMPIEXEC_EXECUTABLE={prefix[0]}",
+        f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
+        f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
+        f"-DORDO_VENDOR={adapter['name']}",
+    ]
+    if reference_tests or not (bdir / "CMakeCache.txt").exists():  # `ordo run` keeps a test build's setting
+        configure.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
+    if not quiet:
+        print(f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
+              flush=True)
+    t0 = time.time()
+    if run_logged(configure, log) != 0 or run_logged(["cmake", "--build", str(bdir), "-j", str(os.cpu_count() or 2)], log) != 0:
+        tail = log.read_text().splitlines()[-15:]
+        print("\n".join(tail), file=sys.stderr)
+        raise OrdoError(f"the build against {adapter['name']} failed (log: {log})", EXIT_INFRA)
+    if not quiet:
+        print(f"ordo: built in {time.time() - t0:.0f} s", flush=True)
+    return bdir, prefix
+
+
+def library_version(prefix, adapter, bdir):
+    exe = bdir / "conformance" / "ordo_replay"
+    try:
+        out = subprocess.run(job_command(adapter, prefix, 1, exe, timeout=60, kill_after=None,
+                                         flags=["--ordo-library-version"]),
+                             capture_output=True, text=True, timeout=90)
+        for line in out.stdout.splitlines():
+            if line.startswith("{"):
+                version = json.loads(line)
+                # Some libraries pad the string with NULs (Open MPI): keep the text.
+                return {k: v.replace("\x00", "").strip() if isinstance(v, str) else v for k, v in version.items()}
+    except (subprocess.TimeoutExpired, ValueError):
+        pass
+    return {"library": "unknown", "mpi_version": "unknown"}
+
+
+def git_state():
+    def git(*args):
+        try:
+            return subprocess.run(["git", "-C", str(ROOT)] + list(args), capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+    return {"commit": git("rev-parse", "HEAD") or "unknown", "dirty": bool(git("status", "--porcelain"))}

@@ -1,0 +1,72 @@
+"""Writing a journal: one record a line, flushed to disk; byte offsets that
+mark where a job's records start; a last line cut short set aside. Records
+are made and read by reports/records.py."""
+import json
+import os
+import pathlib
+
+from reports.records import read_journal
+from .errors import EXIT_INFRA, OrdoError
+
+
+def journal_offset(path):
+    return path.stat().st_size if path.exists() else 0
+
+
+def append_record(path, record):
+    append_line(path, json.dumps(record, sort_keys=True))
+
+
+def append_line(path, line):
+    """One line, flushed to disk; a failure (a full disk) ends the run with one
+    line saying how to finish it: nothing written before is touched."""
+    try:
+        with open(path, "a") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise OrdoError(f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
+                        f"`./ordo run --resume {pathlib.Path(path).parent}` finishes the run", EXIT_INFRA)
+
+
+def summarize(records):
+    """{outcome: count}."""
+    counts = {}
+    for r in records:
+        counts[r.get("outcome", "?")] = counts.get(r.get("outcome", "?"), 0) + 1
+    return counts
+
+
+def last_failed(journal, offset):
+    """The most recent case of this job that failed or was waived (a library
+    that corrupts memory in one case may bring the process down later)."""
+    failed = [r for r in read_journal(journal, offset)
+              if r.get("seq") and r.get("case") is not None and r.get("outcome") in ("fail", "crash", "waived")]
+    return failed[-1] if failed else None
+
+
+def repair_journal(journal):
+    """A journal whose last line was cut short (a write interrupted by a kill
+    or a full disk): the cut bytes move to journal.jsonl.damaged, so that the
+    records go on from a line boundary. Returns the number of bytes moved."""
+    if not journal.exists() or journal.stat().st_size == 0:
+        return 0
+    with open(journal, "rb+") as f:
+        data = f.read()
+        if data.endswith(b"\n"):
+            return 0
+        cut = data.rfind(b"\n") + 1
+        with open(str(journal) + ".damaged", "ab") as d:
+            d.write(data[cut:] + b"\n")
+        f.truncate(cut)
+    return len(data) - cut
+
+
+def probe_writable(path):
+    """Creates the folder and writes a file in it; raises OSError if it cannot."""
+    path = pathlib.Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    probe = path / ".ordo-write-probe"
+    probe.write_text("ok\n")
+    probe.unlink()

@@ -1,0 +1,34 @@
+"""THE command line of a job: every launch of a check, property, survey,
+replay or benchmark executable is built here.
+
+    timeout -k 5 T  <launcher and its flags>  <np flag> N  <executable>  --ordo-... flags
+"""
+import signal
+
+
+def job_command(adapter, prefix, ranks, executable, *, timeout, flags=(), kill_after=5):
+    """The command that runs `executable` at `ranks` processes under the
+    adapter's launcher (prefix: adapters.launcher_prefix), ended by `timeout`
+    after `timeout` seconds (and killed `kill_after` seconds later).
+
+    flags: the executable's own arguments, in order, e.g.
+    ordo_flags(journal=..., vendor=...) + ["--gtest_filter=..."]. None: no
+    timeout (a command for a person to run)."""
+    head = [] if timeout is None else ["timeout"] + (["-k", str(kill_after)] if kill_after else []) + [str(timeout)]
+    return head + list(prefix) + [adapter["launcher"]["np_flag"], str(ranks), str(executable)] + list(flags)
+
+
+def ordo_flags(**settings):
+    """--ordo-<name>=<value> for each setting that is not None, in the given
+    order (journal=..., case_timeout=... -> --ordo-journal=..., --ordo-case-timeout=...)."""
+    return [f"--ordo-{key.replace('_', '-')}={value}" for key, value in settings.items() if value is not None]
+
+
+def die_with_parent():
+    """In the child, before exec: end (SIGTERM) when ordo itself dies, even by
+    kill -9; `timeout` passes the signal on to the MPI job it watches."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass

@@ -1,0 +1,80 @@
+"""The files a job leaves beside its journal (the harness writes them:
+conformance/harness/, the same names), and the one rule for which case a
+job that died is charged to.
+
+    <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test, clause, ...)
+    <journal>.done             the executable ended normally
+    <journal>.timeout          the harness's watchdog ended an overrunning case
+    <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
+                               waiver says the library corrupts memory there (restart_job);
+                               the process exits with RESTART_EXIT_CODE
+"""
+import glob
+import json
+import pathlib
+
+from reports.records import read_journal
+
+
+INFLIGHT = ".inflight."
+DONE = ".done"
+TIMEOUT = ".timeout"
+RESTART = ".restart"
+RESTART_EXIT_CODE = 75
+# The exit codes of `timeout` when it ended the job (TERM, then KILL).
+TIMEOUT_EXIT_CODES = (124, 137)
+
+
+def marker(journal, suffix):
+    return pathlib.Path(str(journal) + suffix)
+
+
+def inflight_files(journal):
+    return [pathlib.Path(p) for p in glob.glob(str(journal) + INFLIGHT + "*")]
+
+
+def clear(journal):
+    """Removes the markers of a previous launch."""
+    for f in [marker(journal, TIMEOUT), marker(journal, DONE), marker(journal, RESTART)] + inflight_files(journal):
+        f.unlink(missing_ok=True)
+
+
+def begun_cases(journal):
+    """The cases the ranks had begun (one per rank that wrote its file)."""
+    begun = []
+    for f in inflight_files(journal):
+        try:
+            begun.append(json.loads(f.read_text()))
+        except (OSError, ValueError):
+            continue
+    return begun
+
+
+def timed_out(journal, rc):
+    return rc in TIMEOUT_EXIT_CODES or marker(journal, TIMEOUT).exists()
+
+
+def restart_after(journal):
+    """The case after which the job ended on purpose (a restart_job waiver), or None."""
+    try:
+        return int(marker(journal, RESTART).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def charged_case(journal, first_offset):
+    """The case a job that died is charged to: the earliest case a rank had
+    begun that rank 0 had not recorded (ranks run ahead of rank 0, and a case
+    is not over until rank 0 records it: a rank already in the next case says
+    nothing about that one); else the highest case begun (which rank 0 did
+    record); None when no rank had begun one. first_offset: where this job's
+    records start in the journal (seqs count per executable).
+
+    Returns (case, recorded): recorded tells whether rank 0 recorded it."""
+    recorded = {r.get("seq") for r in read_journal(journal, first_offset) if r.get("seq")}
+    begun = begun_cases(journal)
+    open_cases = sorted((c for c in begun if c.get("seq") not in recorded), key=lambda c: c.get("seq", 0))
+    if open_cases:
+        return open_cases[0], False
+    case = max(begun, key=lambda c: c.get("seq", 0), default=None)
+    return case, case is not None

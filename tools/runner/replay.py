@@ -1,0 +1,43 @@
+"""`ordo replay`: one case again, from its JSON or from a journal record."""
+import json
+import pathlib
+import subprocess
+
+from reports.records import read_journal
+from .adapters import load_adapter
+from .arguments import parse_env, parse_ranks
+from .build import build
+from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
+from .launch import job_command, ordo_flags
+
+
+def cmd_replay(args):
+    adapter = load_adapter(args.vendor)
+    ranks = parse_ranks(args.ranks)
+    if len(ranks) != 1:
+        raise OrdoError("--ranks takes one rank count for replay")
+    clause = args.clause or "replay"
+    if args.record:
+        path, _, rid = args.record.rpartition(":")
+        records = [r for r in read_journal(pathlib.Path(path)) if r.get("id") == rid]
+        if not records or not records[0].get("case"):
+            raise OrdoError(f"no record with a case and id '{rid}' in {path}")
+        case_json = json.dumps(records[0]["case"])
+        clause = records[0].get("clause", clause)
+        ranks = [records[0].get("ranks", ranks[0])]
+    elif args.case:
+        case_json = args.case
+    else:
+        raise OrdoError("replay needs --case '<json>' or --record JOURNAL:ID")
+    try:
+        if not isinstance(json.loads(case_json), dict):
+            raise ValueError("not an object")
+    except ValueError as e:
+        raise OrdoError(f"--case is not a JSON object: {e}")
+    user_env = parse_env(args.env)
+    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch,
+                         quiet=True)
+    cmd = job_command(adapter, prefix, ranks[0], bdir / "conformance" / "ordo_replay", timeout=args.timeout,
+                      flags=ordo_flags(case=case_json, clause=clause, vendor=adapter["name"]))
+    rc = subprocess.call(cmd)
+    return EXIT_OK if rc == 0 else (EXIT_FAIL if rc == 1 else EXIT_INFRA)

@@ -1,0 +1,147 @@
+"""`ordo report`, `compare`, `gate` and `package`: the commands over reports/,
+and the report written at the end of `ordo run`."""
+import datetime
+import pathlib
+import subprocess
+import sys
+
+from . import ROOT
+from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, EXIT_USAGE, OrdoError
+
+
+def _reports():
+    """The reports package, or one line naming the Debian package that is missing."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from reports import deps
+    try:
+        deps.require("jsonschema", "jinja2")
+    except deps.MissingModule as e:
+        raise OrdoError(str(e))
+    import reports.results
+    import reports.views
+    return reports
+
+
+def _report_error(e):
+    return OrdoError(str(e), EXIT_USAGE)
+
+
+def write_run_reports(out):
+    """At the end of `ordo run`: results.json and every view; a failure here never loses the journal."""
+    try:
+        rep = _reports()
+        report, paths = rep.views.write_for_output_folder(out)
+    except Exception as e:  # the run's own results are safe in journal.jsonl
+        print(f"ordo: the report could not be written ({e}); `ordo report {out}` tries again", file=sys.stderr)
+        return None
+    print(f"report:  {paths['html']} ({report['summary']['verdict']})\n"
+          f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}")
+    return paths
+
+
+def cmd_report(args):
+    rep = _reports()
+    src = pathlib.Path(args.source)
+    try:
+        if src.is_dir() and (src / "journal.jsonl").is_file():
+            dest = pathlib.Path(args.out) if args.out else src
+            dest.mkdir(parents=True, exist_ok=True)
+            report, results_path = rep.results.write(src, dest / rep.results.RESULTS_NAME)
+        else:
+            report = rep.results.load(src)
+            results_path = src / rep.results.RESULTS_NAME if src.is_dir() else src
+            dest = pathlib.Path(args.out) if args.out else results_path.parent
+        paths = rep.views.write_all(report, dest)
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    except OSError as e:
+        raise OrdoError(f"cannot write the report: {e}")
+    s = report["summary"]
+    print(f"ordo: {report['run']['vendor']}: {s['verdict']}" + (" (PARTIAL run)" if report["partial"] else "") +
+          f", {s['total']} checks: " + ", ".join(f"{n} {o}" for o, n in sorted(s["outcomes"].items())))
+    print(f"results: {results_path}")
+    for kind in ("html", "markdown", "junit"):
+        print(f"{kind + ':':8} {paths[kind]}")
+    corrupt = s["outcomes"].get("corrupt", 0)
+    if corrupt:  # written, and yet not a clean report: say so in the exit code
+        raise OrdoError(f"{corrupt} journal line(s) of {src} could not be read (a write cut short?); the report is "
+                        f"written and marked partial; `./ordo run --resume {src}` sets a cut last line aside and "
+                        f"finishes the run", EXIT_INFRA)
+    return EXIT_OK
+
+
+def cmd_compare(args):
+    if args.records:
+        return compare_records(args)
+    rep = _reports()
+    import reports.html
+    if len(args.runs) < 2:
+        raise OrdoError("compare needs at least two runs (output folders or results.json files)")
+    try:
+        loaded = [rep.results.obtain(r) for r in args.runs]
+        page = reports.html.render_compare(loaded, [str(r) for r in args.runs])
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    dest = pathlib.Path(args.out or ROOT / "out" / f"compare-{stamp}")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "compare.html").write_text(page)
+    except OSError as e:
+        raise OrdoError(f"cannot write {dest / 'compare.html'}: {e.strerror}")
+    for r, path in zip(loaded, args.runs):
+        print(f"  {r['run']['vendor']:10} {r['summary']['verdict']:24} {r['summary']['total']:6d} checks  {path}")
+    print(f"comparison: {dest / 'compare.html'}")
+    return EXIT_OK
+
+
+def cmd_gate(args):
+    rep = _reports()
+    import reports.gate
+    try:
+        today = (datetime.date.fromisoformat(args.today) if args.today
+                 else datetime.datetime.now(datetime.timezone.utc).date())
+    except ValueError:
+        raise OrdoError(f"--today '{args.today}' is not a date of the form YYYY-MM-DD")
+    try:
+        baseline = rep.results.obtain(args.baseline)
+        new = rep.results.obtain(args.new)
+        if args.waivers:
+            waivers, source = reports.gate.load_waivers(args.waivers), args.waivers
+        else:
+            waivers, source = reports.gate.default_waivers(new)
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    decision = reports.gate.compare(baseline, new, waivers, today)
+    print(reports.gate.format_decision(decision, args.baseline, args.new, baseline, new, source))
+    return EXIT_OK if decision["passed"] else EXIT_FAIL
+
+
+def cmd_package(args):
+    rep = _reports()
+    import reports.package
+    try:
+        report, files = reports.package.make(args.source, args.dest)
+    except rep.results.ReportError as e:
+        raise _report_error(e)
+    except OSError as e:
+        raise OrdoError(f"cannot write the package: {e}")
+    dest = pathlib.Path(args.dest).resolve()
+    print(f"ordo: package of {report['run']['vendor']} ({report['summary']['verdict']}): {len(files)} files in {dest}")
+    rc = subprocess.call([sys.executable, str(dest / "verify.py"), str(dest)])
+    return EXIT_OK if rc == 0 else EXIT_INFRA
+
+
+def compare_records(args):
+    """`ordo compare --records A B`: two runs' journals, check by check."""
+    _reports()
+    from reports import record_diff
+    if len(args.runs) != 2:
+        raise OrdoError("compare --records takes two output folders of `ordo run`")
+    try:
+        result = record_diff.compare_folders(*args.runs)
+    except FileNotFoundError as e:
+        raise OrdoError(str(e))
+    print(record_diff.format_result(result, args.runs[0], args.runs[1]))
+    return EXIT_OK if result["same"] else EXIT_FAIL

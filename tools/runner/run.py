@@ -1,0 +1,288 @@
+"""`ordo run`: build against a library, then each variant, rank count and
+check executable as one job (runner/job.py), the property phase
+(runner/properties.py), and at the end run.json, the coverage table and the
+report (reports/)."""
+import datetime
+import glob
+import json
+import os
+import pathlib
+import platform
+import re
+import sys
+import time
+
+from reports.records import BAD, read_journal
+from . import ROOT, properties, variants as variants_mod
+from .adapters import launch_env, launcher_prefix, load_adapter, known_vendors, require_tools
+from .arguments import parse_env, parse_ranks
+from .build import build, git_state, library_version
+from .coverage import coverage_table
+from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
+from .job import run_job
+from .journal import append_line, journal_offset, repair_journal, summarize
+from .launch import job_command, ordo_flags
+from .progress import HELD_LOCKS, OutputLock, check_writable_dir, end_stale_job, read_progress, write_json_atomic
+from .reporting import write_run_reports
+from .survey import case_kind, select_flag, survey_cases, target_matches
+from .waivers import JobWaivers, library_release
+
+
+RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
+                "only", "plain_launch", "env", "property_budget")
+
+
+SCHEMA_RUN = "ordo.run/1"
+
+
+def cmd_run(args):
+    if args.resume:
+        out = pathlib.Path(args.resume).resolve()
+        try:
+            run = json.loads((out / "run.json").read_text())
+            settings = run["settings"]
+        except FileNotFoundError:
+            raise OrdoError(f"{out} holds no run.json: not an output folder of `ordo run` that can be resumed")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise OrdoError(f"{out / 'run.json'} is unreadable or corrupt ({e}); it cannot be resumed: "
+                            f"`ordo report {out}` still reports what the journal holds")
+        if run.get("end"):
+            raise OrdoError(f"the run in {out} finished at {run['end']}: nothing to resume")
+    else:
+        settings = {k: getattr(args, k) for k in RUN_SETTINGS}
+    adapter = load_adapter(settings["vendor"])
+    if settings["vendor"] not in known_vendors():  # a site's adapter file: found again on --resume
+        settings["vendor"] = adapter["_path"]
+    ranks = parse_ranks(settings["ranks"])
+    user_env = parse_env(settings["env"])
+    if not 0 <= settings["seed"] < 2 ** 53:
+        raise OrdoError(f"--seed {settings['seed']} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
+    budget = str(settings.get("property_budget") or "0")
+    props = None
+    if budget != "0":
+        try:
+            properties.parse_budget(budget)
+            props = properties
+        except ValueError as e:
+            raise OrdoError(f"--property-budget: {e}")
+    try:
+        discovered = variants_mod.discover(adapter) if settings["variants"] != "default" else []
+        chosen = variants_mod.select(adapter, settings["variants"], discovered)
+    except variants_mod.VariantError as e:
+        raise OrdoError(str(e))
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    if not args.resume:
+        out = pathlib.Path(args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}").resolve()
+    journal, progress_path = out / "journal.jsonl", out / "progress.jsonl"
+    if not args.resume and journal.exists():
+        raise OrdoError(f"{out} already holds a run (journal.jsonl); `./ordo run --resume {out}` finishes it, "
+                        f"or choose another --out")
+    require_tools(adapter)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OrdoError(f"cannot write the output folder {out}: {e.strerror}; choose another --out")
+    HELD_LOCKS.append(OutputLock(out))  # held until the process ends
+    check_writable_dir(out / "logs", "log folder", "--out")
+    check_writable_dir(out / "gtest", "folder", "--out")
+    reproducers = out / "reproducers"
+    if props:
+        check_writable_dir(reproducers, "reproducer folder", "--out")
+    jobs = read_progress(progress_path)
+    if args.resume:
+        moved = repair_journal(journal)
+        if moved:
+            print(f"ordo: the journal's last line was cut short; its {moved} bytes are kept in "
+                  f"{journal.name}.damaged", flush=True)
+        stale = [j for j in jobs.values() if "start" in j and "done" not in j]
+        for j in stale:
+            end_stale_job(j["start"])
+        print(f"ordo: resuming {out}: {sum('done' in j for j in jobs.values())} jobs done", flush=True)
+    else:
+        journal.touch()
+    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"])
+    executables = sorted(glob.glob(str(bdir / "conformance" / "*" / "ordo_check_*")))
+    if settings["filter"]:
+        executables = [e for e in executables if settings["filter"] in pathlib.Path(e).name]
+    if not executables:
+        raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
+    if args.resume:
+        run["resumed"] = run.get("resumed", []) + [datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds")]
+    else:
+        version = library_version(prefix, adapter, bdir)
+        run = {
+            "schema": SCHEMA_RUN, "ordo_version": (ROOT / "VERSION").read_text().strip(),
+            "git": git_state(), "vendor": adapter["name"], "adapter": adapter["_path"],
+            "library_version": version.get("library"), "mpi_version": version.get("mpi_version"),
+            "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
+            "launcher": prefix + [adapter["launcher"]["np_flag"], "N"],
+            "command": ["./ordo"] + sys.argv[1:], "variants": [v["name"] for v in chosen], "ranks": ranks,
+            "seed": settings["seed"], "env": launch_env(adapter, bdir, user_env, settings["plain_launch"]),
+            "start": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "end": None,
+            "per_rank_count": [], "settings": settings,
+            "variant_details": [{k: v.get(k) for k in ("name", "env", "targets", "source")} for v in chosen],
+        }
+    write_json_atomic(out / "run.json", run)
+    # Crashes and timeouts are judged against the release the run recorded (the harness asks the library itself).
+    waivers = JobWaivers(adapter, library_release(run.get("library_version")))
+    lib = (run.get("library_version") or "?").splitlines()[0] if run.get("library_version") else "?"
+    print(f"ordo: {adapter['name']} ({lib}), ranks {','.join(map(str, ranks))}, "
+          f"variants {len(chosen)}, output {out}", flush=True)
+    common = (adapter.get("algorithm_variants") or {}).get("common_env", {})
+    seen = {}  # (n, executable) -> what the default variant ran: [routine, mode, kind]
+    for key, j in jobs.items():
+        if "done" in j and j["done"].get("seen") is not None:
+            seen[(j["done"]["ranks"], j["done"]["executable"])] = [tuple(x) for x in j["done"]["seen"]]
+    per_variant = {}
+    for variant in chosen:
+        vname = variant["name"]
+        venv = dict(user_env)
+        if vname != "default":
+            venv = {**common, **((variant.get("fallback") or {}).get("env") or {}), **variant["env"], **user_env}
+        env = launch_env(adapter, bdir, venv, settings["plain_launch"])
+        vprefix = launcher_prefix(adapter, bdir, env)
+        pattern = (variant.get("fallback") or {}).get("pattern")
+        logdir = out / "logs" if vname == "default" else out / "logs" / vname
+        vrow = per_variant.setdefault(vname, {"variant": vname, "seconds": 0.0, "fallback_jobs": [],
+                                              "skipped_jobs": 0})
+        for n in ranks:
+            t_n = time.time()
+            before = journal_offset(journal)
+            jobs_here = [(pathlib.Path(e).name, e) for e in executables]
+            if vname == "default" and props and n >= 2:
+                jobs_here.append(("properties", None))
+            for name, exe in jobs_here:
+                key = f"{vname}/{n}/{name}"
+                state = jobs.get(key, {})
+                if "done" in state:
+                    continue
+                targets = variant.get("targets")
+                if targets and exe is not None and (n, name) not in seen:
+                    seen_now = survey_cases(prefix, adapter, n, exe, out, settings)
+                    if seen_now is not None:
+                        seen[(n, name)] = seen_now
+                        append_line(progress_path, json.dumps(
+                            {"job": f"survey/{n}/{name}", "event": "done", "ranks": n, "executable": name,
+                             "seen": sorted(seen_now)}, sort_keys=True))
+                if targets and (n, name) in seen and not any(
+                        target_matches(t, *s) for t in targets for s in seen[(n, name)]):
+                    vrow["skipped_jobs"] += 1  # the default run had no case this variant selects
+                    continue
+                skip = 0
+                if "start" in state:  # interrupted in this job: go on after its last record
+                    skip = max((r.get("seq") or 0 for r in read_journal(journal, state["start"]["offset"])),
+                               default=0)
+                k = journal_offset(journal)
+                start_event = {"job": key, "event": "start", "offset": k if "start" not in state
+                               else state["start"]["offset"], "pid": None}
+
+                def on_start(pid, ev=start_event):
+                    ev["pid"] = pid
+                    append_line(progress_path, json.dumps(ev, sort_keys=True))
+
+                t0 = time.time()
+                if exe is None:
+                    def job(base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw):
+                        return run_job(base, jname, jn, jout, jjournal, jadapter, max_restarts, variant=vname,
+                                       skip=skip, logdir=logdir, on_start=on_start, waivers=waivers)
+                    share = budget
+                    if budget.endswith("s"):  # seconds in all: shared over the rank counts with properties
+                        share = f"{float(budget[:-1]) / max(1, sum(1 for m in ranks if m >= 2)):.1f}s"
+                    try:
+                        props.run_phase(adapter=adapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
+                                        ranks=[n], budget=share, seed=settings["seed"],
+                                        case_timeout=settings["case_timeout"], job_timeout=settings["timeout"],
+                                        run_job=job, variant=vname)
+                    except FileNotFoundError as e:
+                        raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
+                    except OSError as e:  # the reproducer folder
+                        raise OrdoError(f"{e}; fix it, then `./ordo run --resume {out}` finishes the run")
+                else:
+                    flags = ordo_flags(journal=journal, vendor=adapter["name"], variant=vname, seed=settings["seed"],
+                                       case_timeout=settings["case_timeout"], adapter=adapter["_path"])
+                    flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
+                                                     else [])
+                    flags += ordo_flags(waivers=waivers.flag())
+                    base = job_command(adapter, vprefix, n, exe, timeout=settings["timeout"], flags=flags)
+                    run_job(base, name, n, out, journal, adapter, settings["max_restarts"], variant=vname,
+                            skip=skip, logdir=logdir, on_start=on_start, waivers=waivers)
+                dt = time.time() - t0
+                new = read_journal(journal, k)
+                done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,
+                              "variant": vname}
+                if vname == "default":
+                    done_event["seen"] = sorted({(r["case"].get("routine"), r["case"].get("mode"),
+                                                  case_kind(r["case"]))
+                                                 for r in read_journal(journal, start_event["offset"])
+                                                 if isinstance(r.get("case"), dict)})
+                    seen[(n, name)] = [tuple(x) for x in done_event["seen"]]
+                if pattern:
+                    hits = []
+                    for log in sorted(logdir.glob(f"{name}-{n}ranks*.log")):
+                        hits += [l for l in log.read_text(errors="replace").splitlines() if re.search(pattern, l)]
+                    done_event["fallback_lines"] = len(hits)
+                    if hits:
+                        vrow["fallback_jobs"].append({"job": f"{name}@{n}", "lines": len(hits),
+                                                      "example": hits[0][:300]})
+                append_line(progress_path, json.dumps(done_event, sort_keys=True))
+                c = summarize(new)
+                label = "" if vname == "default" else f"{vname} "
+                print(f"  [{label}{n} ranks] {name:28} {len(new):5d} checks  " +
+                      "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
+            recs = read_journal(journal, before)
+            dt_n = time.time() - t_n
+            vrow["seconds"] += dt_n
+            run["per_rank_count"].append({"variant": vname, "ranks": n, "seconds": round(dt_n, 2),
+                                          "outcomes": summarize(recs)})
+            write_json_atomic(out / "run.json", run)
+    records = read_journal(journal)
+    run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    run["summary"] = summarize(records)
+    run["variant_outcomes"] = variant_outcomes(records, per_variant)
+    write_json_atomic(out / "run.json", run)
+    print(f"\n{'variant':40} {'ranks':>5} {'seconds':>8}  outcomes")
+    for row in run["per_rank_count"]:
+        print(f"{row.get('variant', 'default'):40} {row['ranks']:>5} {row['seconds']:>8.1f}  " +
+              ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())))
+    if len(chosen) > 1:
+        print("\n" + format_variant_outcomes(run["variant_outcomes"]))
+    print(f"total: {len(records)} checks: " + ", ".join(f"{v} {o}" for o, v in sorted(run["summary"].items())))
+    table = coverage_table(records)
+    (out / "coverage.txt").write_text(table)
+    print("\n" + table)
+    print(f"journal: {journal}\nrun:     {out / 'run.json'}")
+    write_run_reports(out)
+    bad = sum(run["summary"].get(o, 0) for o in BAD)
+    return EXIT_FAIL if bad else EXIT_OK
+
+
+def variant_outcomes(records, per_variant):
+    """Per variant: its outcomes and the checks that went wrong under it."""
+    rows = {}
+    for r in records:
+        v = r.get("variant") or "default"
+        row = rows.setdefault(v, {"variant": v, "outcomes": {}, "bad": []})
+        o = r.get("outcome")
+        row["outcomes"][o] = row["outcomes"].get(o, 0) + 1
+        if o in BAD + ("waived",):
+            row["bad"].append({"id": r.get("id"), "outcome": o, "ranks": r.get("ranks"), "clause": r.get("clause"),
+                               "waiver": r.get("waiver")})
+    for v, extra in per_variant.items():
+        row = rows.setdefault(v, {"variant": v, "outcomes": {}, "bad": []})
+        row.update({k: extra[k] for k in ("seconds", "fallback_jobs", "skipped_jobs")})
+    return [rows[k] for k in sorted(rows, key=lambda x: (x != "default", x))]
+
+
+def format_variant_outcomes(rows):
+    lines = [f"{'variant':44} {'checks':>7} {'pass':>7} {'waived':>6} {'fail':>5} {'crash':>5} {'timeout':>7}"
+             f"  fell back   failing checks"]
+    for row in rows:
+        o = row["outcomes"]
+        failing = sorted({b["id"].split("#")[0] for b in row["bad"] if b["outcome"] != "waived"})
+        fb = sum(f["lines"] for f in row.get("fallback_jobs", []))
+        lines.append(f"{row['variant']:44} {sum(o.values()):>7} {o.get('pass', 0):>7} {o.get('waived', 0):>6} "
+                     f"{o.get('fail', 0):>5} {o.get('crash', 0):>5} {o.get('timeout', 0):>7}  "
+                     f"{(str(fb) + ' msgs') if fb else '-':10}  " +
+                     (", ".join(failing[:4]) + (f" (+{len(failing) - 4})" if len(failing) > 4 else "")))
+    return "\n".join(lines)

@@ -1,0 +1,189 @@
+"""The record contract: every record Python makes (reports/records.py)
+follows schema/record-1.schema.json, and so does every line a real run of the
+C++ harness and of the property executable writes; `ordo compare --records`."""
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
+from reports import record_diff, records  # noqa: E402
+from runner import properties  # noqa: E402
+from runner.adapters import build_dir_for, launch_env, launcher_prefix, load_adapter  # noqa: E402
+from runner.job import run_job  # noqa: E402
+from runner.launch import job_command, ordo_flags  # noqa: E402
+
+CASE = {"routine": "reduce", "op": "MPI_SUM", "datatype": "MPI_INT", "count": 3, "recvcounts": [], "root": 0,
+        "comm": "world", "root_in_high_group": False, "in_place": False, "null_insignificant": True,
+        "mode": "blocking", "seed": 1}
+BEGUN = {"seq": 4, "id": "Reduce.x#3", "test": "Reduce.x", "clause": "reduce.values", "level": "MUST",
+         "case": CASE, "routine": "MPI_Reduce"}
+HOW = {"ranks": 2, "vendor": "mpich", "variant": "default", "timed_out": False, "rc": 139, "tail": "a / b",
+       "duration_s": 1.23456, "log": "/o/logs/x.log"}
+
+
+def made():
+    """One record of each kind Python makes."""
+    return {
+        "case_died": records.case_died(BEGUN, **HOW),
+        "case_timed_out": records.case_died(BEGUN, **dict(HOW, timed_out=True)),
+        "died_after_failure": records.died_after_failure(dict(BEGUN, outcome="fail"), **HOW),
+        "job_died": records.job_died("ordo_check_reduce", attempt=1, **HOW),
+        "job_died_in_a_variant": records.job_died("ordo_check_reduce", attempt=0, **dict(HOW, variant="v.a")),
+        "gave_up": records.gave_up("ordo_check_reduce", ranks=2, vendor="mpich", variant="default",
+                                   max_restarts=50),
+        "corrupt_not_json": records.corrupt(7, '{"id": "cut', "is not JSON"),
+        "corrupt_not_a_record": records.corrupt(8, '{"ranks": 3}', "is not a check record (x)", {"ranks": 3}),
+        "property_summary": records.property_summary(test=properties.PROPERTY_TEST, clause=properties.SUMMARY_CLAUSE,
+                                                     ranks=2, vendor="mpich", variant="default", seed=3, cases=4,
+                                                     bad=1, seconds=2.5, written_by="tools/properties.py"),
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(made()))
+def test_every_record_python_makes_follows_the_record_schema(kind):
+    record = made()[kind]
+    assert records.schema_errors(record) == [], kind
+    assert records.quick_problem(record) is None
+
+
+def test_the_records_of_a_dead_job_say_what_happened():
+    r = made()
+    assert r["case_died"]["outcome"] == "crash" and r["case_died"]["id"] == "Reduce.x#3"
+    assert "ended the job (exit code 139)" in r["case_died"]["message"]
+    assert r["case_timed_out"]["outcome"] == "timeout"
+    assert r["died_after_failure"]["id"] == "Reduce.x#3~after"
+    assert r["job_died"]["id"] == "ordo_check_reduce@2ranks#job1"
+    assert r["job_died_in_a_variant"]["id"] == "ordo_check_reduce@2ranks#job0@v.a"
+    assert r["case_died"]["duration_s"] == 1.235
+
+
+def test_the_schema_rejects_what_is_not_a_record():
+    bad = dict(made()["case_died"], outcome="maybe", ranks=0)
+    errors = records.schema_errors(bad)
+    assert any(e.startswith("outcome") for e in errors) and any(e.startswith("ranks") for e in errors)
+
+
+def test_the_one_reader_reads_from_an_offset_and_marks_a_cut_line(tmp_path):
+    j = tmp_path / "journal.jsonl"
+    good = made()["case_died"]
+    j.write_text(json.dumps(good) + "\n" + json.dumps(dict(good, id="second")) + "\n" + '{"cut')
+    all_ = records.read_journal(j)
+    assert [r["outcome"] for r in all_] == ["crash", "crash", "corrupt"]
+    assert [r["id"] for r in records.read_journal(j, len(json.dumps(good)) + 1)][:1] == ["second"]
+    checked = records.read_journal(j, check=True, vendor="mpich")
+    assert "_line" in checked[0] and "_line" not in checked[2]
+    assert records.read_journal(tmp_path / "none.jsonl") == []
+
+
+# ---- ordo compare --records ------------------------------------------------------
+
+def run_folder(path, recs):
+    path.mkdir()
+    (path / "journal.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def sample(folder):
+    a = dict(made()["case_died"], log=f"{folder}/logs/x.log", time="t1", seq=4)
+    b = dict(made()["job_died"], reproducer=f"{folder}/reproducers/r.cpp")
+    return [a, b]
+
+
+def test_identical_runs_differ_only_in_what_is_ignored(tmp_path):
+    a = run_folder(tmp_path / "a", sample(tmp_path / "a"))
+    b_recs = sample(tmp_path / "b")
+    b_recs[0].update(time="t2", seq=9, duration_s=7.0)
+    b = run_folder(tmp_path / "b", b_recs)
+    result = record_diff.compare_folders(a, b)
+    assert result["same"], record_diff.format_result(result)
+    assert "identical records" in record_diff.format_result(result)
+
+
+def test_the_log_lines_a_dead_job_quotes_and_property_seconds_are_not_compared():
+    a = dict(made()["case_died"], message="this case ended the job (exit code 139); last output: rank 1 died / x"
+             " | waived until 2027-01-01: r (u)")
+    b = dict(a, message=a["message"].replace("rank 1", "rank 0"))
+    assert record_diff.compare_records([a], [b])["same"]
+    c = dict(a, message=a["message"].replace("2027-01-01", "2028-01-01"))
+    assert not record_diff.compare_records([a], [c])["same"]  # the waiver note is not log text
+    s = made()["property_summary"]
+    t = dict(s, property=dict(s["property"], seconds=9.0))
+    assert record_diff.compare_records([s], [t])["same"]
+    assert not record_diff.compare_records([s], [dict(s, property=dict(s["property"], cases=5))])["same"]
+
+
+def test_a_changed_field_a_missing_and_an_extra_check_are_reported(tmp_path):
+    base = sample(tmp_path / "a")
+    a = run_folder(tmp_path / "a", base)
+    changed = sample(tmp_path / "b")
+    changed[0]["message"] = "other"
+    changed[1]["id"] = "renamed"
+    b = run_folder(tmp_path / "b", changed)
+    result = record_diff.compare_folders(a, b)
+    assert not result["same"]
+    assert result["missing"] == [("default", 2, "ordo_check_reduce@2ranks#job1")]
+    assert result["extra"] == [("default", 2, "renamed")]
+    assert [(d[1], d[3]) for d in result["differences"]] == [("message", "other")]
+    text = record_diff.format_result(result, "A", "B")
+    assert "1 missing from B" in text and "1 extra in B" in text and "message" in text and "DIFFER" in text
+
+
+def test_the_same_id_at_another_rank_count_or_variant_is_another_check():
+    r = made()["case_died"]
+    result = record_diff.compare_records([r], [dict(r, ranks=3)])
+    assert result["missing"] and result["extra"]
+    assert not record_diff.compare_records([r], [dict(r, variant="v")])["same"]
+
+
+def test_ordo_compare_records_exits_0_when_identical_and_1_otherwise(tmp_path):
+    a = run_folder(tmp_path / "a", sample(tmp_path / "a"))
+    b = run_folder(tmp_path / "b", sample(tmp_path / "b"))
+    c = run_folder(tmp_path / "c", sample(tmp_path / "c")[:1])
+    cli = [sys.executable, str(ROOT / "tools" / "ordo_cli.py"), "compare", "--records"]
+    same = subprocess.run(cli + [str(a), str(b)], capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0, same.stdout + same.stderr
+    other = subprocess.run(cli + [str(a), str(c)], capture_output=True, text=True, timeout=60)
+    assert other.returncode == 1 and "records: 2 in" in other.stdout and "1 missing" in other.stdout
+
+
+# ---- a real run: every line the harness writes -------------------------------------
+
+def built(vendor):
+    adapter = load_adapter(vendor)
+    bdir = build_dir_for(adapter)
+    exe = bdir / "conformance" / "reduce" / "ordo_check_reduce"
+    props = bdir / properties.EXECUTABLE
+    return adapter, bdir, exe if exe.is_file() else None, props.is_file()
+
+
+def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
+    """One check executable and the property executable at 2 ranks (run pytest
+    under flock /tmp/ordo-mpi.lock: this launches MPI jobs)."""
+    for vendor in ("openmpi", "mpich"):
+        adapter, bdir, exe, props = built(vendor)
+        if exe and props:
+            break
+    else:
+        pytest.skip("no build with ordo_check_reduce and ordo_properties (./ordo run or ./ordo test builds one)")
+    prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, {}, False))
+    (tmp_path / "gtest").mkdir()
+    journal = tmp_path / "journal.jsonl"
+    journal.touch()
+    base = job_command(adapter, prefix, 2, exe, timeout=240,
+                       flags=ordo_flags(journal=journal, vendor=adapter["name"], variant="default", seed=3,
+                                        case_timeout=60, adapter=adapter["_path"]) +
+                       ["--gtest_filter=Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root"])
+    run_job(base, exe.name, 2, tmp_path, journal, adapter, 2)
+    properties.run_phase(adapter=adapter, bdir=bdir, prefix=prefix, out=tmp_path, journal=journal, ranks=[2],
+                         budget="5", seed=3, case_timeout=30, job_timeout=240, run_job=run_job)
+    lines = [line for line in journal.read_text().splitlines() if line.strip()]
+    parsed = [json.loads(line) for line in lines]
+    assert any(r.get("test", "").startswith("Reduce.") for r in parsed), "the check executable wrote no record"
+    assert any(r.get("clause") == properties.SUMMARY_CLAUSE and r.get("property", {}).get("written_by") != "tools/properties.py"
+               for r in parsed), "the property executable wrote no summary of its own"
+    problems = [(r.get("id"), records.schema_errors(r)) for r in parsed if records.schema_errors(r)]
+    assert not problems, problems[:3]
