@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "check_main.h"
 #include "harness.h"
 
 namespace ordo::props {

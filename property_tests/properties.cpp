@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -25,7 +24,7 @@
 #include "generators/case.h"
 #include "harness.h"
 #include "lockstep.h"
-#include "ordo/reference/json.h"
+#include "record.h"
 #include "reproducer.h"
 
 namespace {
@@ -110,15 +109,6 @@ void property(const ordo::ref::Case& c) {
   RC_ASSERT(o != Outcome::fail);
 }
 
-std::string quoted(const std::string& s) { return "\"" + ordo::json::escape(s) + "\""; }
-
-std::string now_iso() {
-  char b[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return b;
-}
-
 // The seed RapidCheck ran with (RC_PARAMS' seed=), or empty.
 std::string rc_seed() {
   const std::string& p = ordo::props::g_rc_params;
@@ -129,47 +119,45 @@ std::string rc_seed() {
 // The summary record of this run (rank 0), appended to the journal.
 void write_summary(const rc::detail::TestResult& result, const std::string& test, const std::string& message,
                    const std::string& reproducer) {
+  using ordo::harness::Json;
   const auto& s = ordo::harness::settings();
   if (ordo::harness::world_rank() != 0 || s.journal.empty()) return;
   const auto& st = ordo::props::g_stats;
-  std::ostringstream j;
-  j << "{\"property\":{\"rc_params\":" << quoted(ordo::props::g_rc_params) << ",\"seed\":"
-    << (rc_seed().empty() ? "null" : quoted(rc_seed())) << ",\"cases\":" << st.cases
-    << ",\"shrink_steps\":" << st.shrinks << ",\"passed\":" << (st.passed ? "true" : "false")
-    << ",\"seconds\":" << st.seconds << ",\"distribution\":[";
-  if (result.template is<rc::detail::SuccessResult>()) {
-    bool first = true;
-    for (const auto& [tags, n] : result.template get<rc::detail::SuccessResult>().distribution) {
-      j << (first ? "" : ",") << "{\"tags\":[";
-      for (std::size_t i = 0; i < tags.size(); ++i) j << (i ? "," : "") << quoted(tags[i]);
-      j << "],\"cases\":" << n << "}";
-      first = false;
-    }
-  }
-  j << "],\"labels\":{";
-  bool first = true;
+  Json distribution = Json::array();
+  if (result.template is<rc::detail::SuccessResult>())
+    for (const auto& [tags, n] : result.template get<rc::detail::SuccessResult>().distribution)
+      distribution.push_back(Json{{"tags", tags}, {"cases", n}});
+  Json labels = Json::object();
   for (const auto& [dim, m] : g_labels) {
-    j << (first ? "" : ",") << quoted(dim) << ":{";
-    bool f2 = true;
-    for (const auto& [label, n] : m) {
-      j << (f2 ? "" : ",") << quoted(label) << ":" << n;
-      f2 = false;
-    }
-    j << "}";
-    first = false;
+    Json counts = Json::object();
+    for (const auto& [label, n] : m) counts[label] = n;
+    labels[dim] = std::move(counts);
   }
-  j << "}},\"schema\":\"ordo.check/1\",\"seq\":null,\"id\":" << quoted(test + "#summary")
-    << ",\"test\":" << quoted(test) << ",\"clause\":\"property.reduce-family\",\"level\":\"INFO\""
-    << ",\"routine\":null,\"case\":" << (g_last_failing ? g_last_failing->to_json() : "null")
-    << ",\"ranks\":" << ordo::harness::world_size() << ",\"comm_size\":" << ordo::harness::world_size()
-    << ",\"vendor\":" << quoted(s.vendor) << ",\"variant\":" << quoted(s.variant)
-    << ",\"outcome\":\"pass\",\"message\":" << quoted(message) << ",\"failing_ranks\":[],\"detect\":null"
-    << ",\"waiver\":null,\"duration_s\":" << st.seconds
-    << ",\"reproducer\":" << (reproducer.empty() ? "null" : quoted(reproducer)) << ",\"replay\":"
-    << (g_last_failing ? quoted(ordo::harness::replay_command(*g_last_failing)) : "null")
-    << ",\"time\":" << quoted(now_iso()) << "}";
+  ordo::harness::Record r;
+  r.property = {{"rc_params", ordo::props::g_rc_params},
+                {"seed", rc_seed().empty() ? Json(nullptr) : Json(rc_seed())},
+                {"cases", st.cases},
+                {"shrink_steps", st.shrinks},
+                {"passed", st.passed},
+                {"seconds", st.seconds},
+                {"distribution", std::move(distribution)},
+                {"labels", std::move(labels)}};
+  r.id = test + "#summary";
+  r.test = test;
+  r.clause = "property.reduce-family";
+  r.level = "INFO";
+  r.case_json = g_last_failing ? Json::parse(g_last_failing->to_json()) : Json(nullptr);
+  r.ranks = r.comm_size = ordo::harness::world_size();
+  r.vendor = s.vendor;
+  r.variant = s.variant;
+  r.outcome = "pass";
+  r.message = message;
+  r.duration_s = st.seconds;
+  if (!reproducer.empty()) r.reproducer = reproducer;
+  if (g_last_failing) r.replay = ordo::harness::replay_command(*g_last_failing);
+  r.time = ordo::harness::now_iso();
   std::ofstream f(s.journal, std::ios::app);
-  f << j.str() << '\n';
+  f << ordo::harness::to_line(r) << '\n';
   f.flush();
   if (!f) std::fprintf(stderr, "ordo: cannot write the journal %s\n", s.journal.c_str());
 }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "check_main.h"
 #include "executor.h"
 #include "generators/case.h"
 #include "harness.h"

@@ -9,7 +9,8 @@
 #include <sstream>
 
 #include "mpi_types.h"
-#include "mpix_reduce_locals.h"
+#include "mpix_reduce_locals_portable.h"
+#include "record.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/witness.h"
 
@@ -166,8 +167,32 @@ std::string where(const ZooComm& z) {
   return o.str();
 }
 
+// The tracer's explanation as the record's data: what the cell says, the
+// element, and where this rank sits (as where() writes it).
+std::string tracer_item(const ref::witness::Trace& t, int element, const ZooComm& z) {
+  Json item;
+  item["kind"] = ref::witness::trace_kind_name(t.kind);
+  const bool combine = t.kind != ref::witness::Trace::Kind::in_order &&
+                       t.kind != ref::witness::Trace::Kind::wrong_cover;
+  if (combine) {
+    item["invec"] = {t.invec[0], t.invec[1]};
+    item["inoutvec"] = {t.inoutvec[0], t.inoutvec[1]};
+    item["why"] = ref::witness::trace_why(t.kind);
+  } else {
+    item["covers"] = {t.covers[0], t.covers[1]};
+  }
+  item["expected"] = {t.expected[0], t.expected[1]};
+  item["element"] = element;
+  item["group"] = z.topology.inter ? Json(z.role.group == 0 ? "low" : "high") : Json(nullptr);
+  item["rank"] = z.role.rank;
+  item["size"] = z.topology.inter && z.role.group != 0 ? z.topology.size_high : z.topology.size_low;
+  return item.dump();
+}
+
+// What differs, in words; a witness.tracer case also names the first wrong
+// combine, and its explanation goes to *tracer as data.
 std::string describe_difference(const ref::Case& c, const ref::Difference& d, const ref::Buffer& expected,
-                                 const ref::Buffer& observed) {
+                                 const ref::Buffer& observed, const ZooComm& z, std::string* tracer) {
   std::ostringstream o;
   if (d.in_hole) {
     o << "a hole of the receive datatype was written at byte " << d.byte << ": expected untouched "
@@ -180,8 +205,11 @@ std::string describe_difference(const ref::Case& c, const ref::Difference& d, co
     const auto cells = ref::witness::read_cells(observed.element(d.element), observed.type());
     const auto want = ref::witness::read_cells(expected.element(d.element), expected.type());
     const std::size_t cell = static_cast<std::size_t>(d.leaf) / 4;
-    if (cell < cells.size())
-      o << "; tracer: " << ref::witness::explain_tracer(cells[cell], want[cell].v[0], want[cell].v[1]);
+    if (cell < cells.size()) {
+      const ref::witness::Trace t = ref::witness::trace(cells[cell], want[cell].v[0], want[cell].v[1]);
+      o << "; tracer: " << ref::witness::explain(t);
+      *tracer = tracer_item(t, static_cast<int>(d.element), z);
+    }
   }
   return o.str();
 }
@@ -382,7 +410,9 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     if (c.exact) {
       const ref::Difference d = ref::first_difference(expected, observed);
       if (d.any) {
-        out.verdict = fail(describe_difference(c, d, expected, observed) + " (" + where(z) + ")");
+        std::string tracer;
+        out.verdict = fail(describe_difference(c, d, expected, observed, z, &tracer) + " (" + where(z) + ")");
+        out.verdict.tracer = std::move(tracer);
         return out;
       }
     } else {

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ordo/reference/case.h"
@@ -65,13 +66,6 @@ bool selected(const ref::Case* c);
 void init(int* argc, char** argv);
 void finalize();
 
-// The two ends of a check executable's main, after InitGoogleTest: only rank
-// 0 prints and writes XML; the datatype model is checked against the library
-// (exit 3 on a mismatch); the communicator zoo is built. finish_checks
-// writes the completion marker for the runner, frees everything, finalizes
-// MPI and returns rc.
-void start_checks();
-int finish_checks(int rc);
 const Settings& settings();
 
 int world_rank();
@@ -85,10 +79,16 @@ void declare_check(const char* clause, Level level);
 
 // What one rank saw.
 struct LocalVerdict {
-  enum class Status { pass, fail, skip, absent } status = Status::pass;
+  enum class Status { pass, fail, skip, absent };
+  LocalVerdict(Status s = Status::pass, std::string m = {}, std::string d = {})
+      : status(s), message(std::move(m)), detect(std::move(d)) {}
+  Status status = Status::pass;
   std::string message;
   // DETECT checks: "reported" (an error code came back) or "accepted".
   std::string detect;
+  // A witness.tracer failure: the explanation in the message as a JSON
+  // object (the record's "tracer" items), else empty.
+  std::string tracer;
 };
 
 // Starts a case: counts it, skips it when resuming past it (returns false:

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "check_main.h"
 #include "comm_zoo.h"
 #include "harness.h"
 #include "mpi_types.h"

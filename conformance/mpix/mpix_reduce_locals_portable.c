@@ -1,4 +1,4 @@
-#include "mpix_reduce_locals.h"
+#include "mpix_reduce_locals_portable.h"
 
 #include <stdlib.h>
 #include <string.h>
