@@ -107,4 +107,16 @@ inline bool routine_allowed_on(Routine r, const std::string& shape) {
   return !(inter && (r == Routine::scan || r == Routine::exscan || r == Routine::reduce_local));
 }
 
+// An MPI_Reduce case of a witness op on whole cells (MPI_UINT32_T cells for
+// the matrix, MPI_INT for the others), root 0 on world; callers set the rest.
+inline Case reduce_witness_case(const std::string& op, int count) {
+  Case c;
+  c.routine = Routine::reduce;
+  c.op = op;
+  c.datatype = op == "witness.matrix" ? "contiguous(4,MPI_UINT32_T)" : "contiguous(4,MPI_INT)";
+  c.count = count;
+  c.seed = harness::settings().seed;
+  return c;
+}
+
 }  // namespace ordo::catalogue
