@@ -20,14 +20,15 @@ using ref::Routine;
 
 // The collective routines (Reduce_local and Reduce_locals are local).
 inline const std::vector<Routine>& collectives() {
-  static const std::vector<Routine> v = {Routine::reduce, Routine::allreduce, Routine::reduce_scatter,
-                                         Routine::reduce_scatter_block, Routine::scan, Routine::exscan};
+  static const std::vector<Routine> v = {Routine::reduce,         Routine::allreduce,
+                                         Routine::reduce_scatter, Routine::reduce_scatter_block,
+                                         Routine::scan,           Routine::exscan};
   return v;
 }
 inline const std::vector<Routine>& collectives_and_local() {
-  static const std::vector<Routine> v = {Routine::reduce, Routine::allreduce, Routine::reduce_scatter,
-                                         Routine::reduce_scatter_block, Routine::scan, Routine::exscan,
-                                         Routine::reduce_local};
+  static const std::vector<Routine> v = {
+      Routine::reduce, Routine::allreduce, Routine::reduce_scatter, Routine::reduce_scatter_block,
+      Routine::scan,   Routine::exscan,    Routine::reduce_local};
   return v;
 }
 inline const std::vector<Mode>& modes() {

@@ -24,7 +24,9 @@ void start_checks() {
   if (!mismatches.empty()) {
     if (world_rank() == 0)
       for (const auto& m : mismatches)
-        std::fprintf(stderr, "ordo: the reference's datatype model does not match this library: %s\n", m.c_str());
+        std::fprintf(stderr,
+                     "ordo: the reference's datatype model does not match this library: %s\n",
+                     m.c_str());
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
   // The library's thresholds are read now (MPI_T: about 0.2 s in Open MPI),

@@ -1,27 +1,27 @@
 #include "harness.h"
 
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
 #include "job_protocol.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/json.h"
 #include "record.h"
 #include "waivers.h"
-
-#include <malloc.h>
-#include <gtest/gtest.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <thread>
-#include <ctime>
-#include <fstream>
-#include <sstream>
-#include <vector>
 
 namespace ordo::harness {
 namespace {
@@ -32,18 +32,19 @@ int g_rank = 0, g_size = 1;
 std::string g_clause = "unset";
 Level g_level = Level::MUST;
 int g_case_index = 0;
-long long g_seq = 0;                     // cases begun in this process, across tests
-std::atomic<double> g_deadline{0};       // MPI_Wtime() by which the case in flight must end
+long long g_seq = 0;                // cases begun in this process, across tests
+std::atomic<double> g_deadline{0};  // MPI_Wtime() by which the case in flight must end
 
 std::string g_test;
 std::string g_next_reproducer;  // set_next_reproducer
 
-std::vector<Json> g_waivers;  // vendors/<name>/waivers.json, in file order
+std::vector<Json> g_waivers;    // vendors/<name>/waivers.json, in file order
 std::string g_library_version;  // the release MPI_Get_library_version names (library_versions)
 
 constexpr int kTagVerdict = 31001;
 constexpr int kTagOutcome = 31002;
-constexpr int kRestartFlag = 0x100;  // with the outcome: every rank ends the job (restart_job waiver)
+constexpr int kRestartFlag =
+    0x100;  // with the outcome: every rank ends the job (restart_job waiver)
 
 // A waiver with "restart_job": true names a library fault that corrupts the
 // process's memory (a heap overrun that glibc notices cases later): after
@@ -73,7 +74,9 @@ int g_journal_fd = -1;
 void append_journal(const std::string& line) {
   if (g_settings.journal.empty()) return;
   PhaseTimer timer(Phase::journal);
-  if (g_journal_fd < 0) g_journal_fd = ::open(g_settings.journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (g_journal_fd < 0)
+    g_journal_fd =
+        ::open(g_settings.journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   const std::string text = line + '\n';
   std::size_t done = 0;
   while (g_journal_fd >= 0 && done < text.size()) {
@@ -83,7 +86,8 @@ void append_journal(const std::string& line) {
     done += static_cast<std::size_t>(n);
   }
   if (done != text.size()) {
-    std::fprintf(stderr, "ordo: cannot write the journal %s: %s\n", g_settings.journal.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "ordo: cannot write the journal %s: %s\n", g_settings.journal.c_str(),
+                 std::strerror(errno));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
 }
@@ -108,8 +112,8 @@ void write_inflight(std::string note) {
   if (len < g_inflight_len) note.append(g_inflight_len - len, ' ');
   g_inflight_len = std::max(g_inflight_len, len);
   if (::pwrite(g_inflight_fd, note.data(), note.size(), 0) != static_cast<ssize_t>(note.size())) {
-    std::fprintf(stderr, "ordo: cannot write the in-flight note of %s: %s\n", g_settings.journal.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "ordo: cannot write the in-flight note of %s: %s\n",
+                 g_settings.journal.c_str(), std::strerror(errno));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
 }
@@ -119,8 +123,9 @@ double g_phase_seconds[kPhases] = {};
 }  // namespace
 
 const char* phase_name(Phase p) {
-  static const char* names[kPhases] = {"in-flight note", "communicator", "reference", "buffers",   "call",
-                                       "check",          "verdict",      "journal",   "generation"};
+  static const char* names[kPhases] = {"in-flight note", "communicator", "reference",
+                                       "buffers",        "call",         "check",
+                                       "verdict",        "journal",      "generation"};
   return names[static_cast<int>(p)];
 }
 void add_phase_time(Phase p, double seconds) { g_phase_seconds[static_cast<int>(p)] += seconds; }
@@ -128,22 +133,32 @@ double phase_seconds(Phase p) { return g_phase_seconds[static_cast<int>(p)]; }
 
 const char* level_name(Level l) {
   switch (l) {
-    case Level::MUST: return "MUST";
-    case Level::SHOULD: return "SHOULD";
-    case Level::DETECT: return "DETECT";
-    case Level::INFO: return "INFO";
+    case Level::MUST:
+      return "MUST";
+    case Level::SHOULD:
+      return "SHOULD";
+    case Level::DETECT:
+      return "DETECT";
+    case Level::INFO:
+      return "INFO";
   }
   return "?";
 }
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::pass: return "pass";
-    case Outcome::fail: return "fail";
-    case Outcome::crash: return "crash";
-    case Outcome::timeout: return "timeout";
-    case Outcome::skip: return "skip";
-    case Outcome::waived: return "waived";
+    case Outcome::pass:
+      return "pass";
+    case Outcome::fail:
+      return "fail";
+    case Outcome::crash:
+      return "crash";
+    case Outcome::timeout:
+      return "timeout";
+    case Outcome::skip:
+      return "skip";
+    case Outcome::waived:
+      return "waived";
   }
   return "?";
 }
@@ -165,7 +180,8 @@ void parse_select(const std::string& text) {
     if (t.empty()) continue;
     const std::vector<std::string> f = split(t, ':');
     if (f.size() != 3) {
-      std::fprintf(stderr, "ordo: --ordo-select target '%s' is not ROUTINE:MODE+MODE:COMM\n", t.c_str());
+      std::fprintf(stderr, "ordo: --ordo-select target '%s' is not ROUTINE:MODE+MODE:COMM\n",
+                   t.c_str());
       std::exit(2);
     }
     g_settings.select.push_back({f[0], f[2], split(f[1], '+')});
@@ -199,7 +215,8 @@ void init(int* argc, char** argv) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;
     MPI_Get_library_version(lib, &n);
-    g_library_version = waivers::parse_library_version(std::string(lib, static_cast<std::size_t>(n)));
+    g_library_version =
+        waivers::parse_library_version(std::string(lib, static_cast<std::size_t>(n)));
   }
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
@@ -245,7 +262,8 @@ void init(int* argc, char** argv) {
     const std::string dir = g_settings.journal.substr(0, g_settings.journal.find_last_of('/'));
     if (dir != g_settings.journal) {
       std::string cmd = "mkdir -p '" + dir + "'";
-      if (std::system(cmd.c_str()) != 0) {}
+      if (std::system(cmd.c_str()) != 0) {
+      }
     }
     if (g_settings.fresh_journal) std::ofstream(g_settings.journal, std::ios::trunc);
   }
@@ -259,11 +277,13 @@ void init(int* argc, char** argv) {
     while (true) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       const double deadline = g_deadline.load();
-      const double now = w0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double now =
+          w0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (deadline > 0 && now > deadline) {
-        std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.0f s; ending the job\n", g_rank, g_seq,
-                     g_settings.case_timeout);
-        if (!g_settings.journal.empty()) std::ofstream(g_settings.journal + kTimeoutSuffix) << g_seq << "\n";
+        std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.0f s; ending the job\n",
+                     g_rank, g_seq, g_settings.case_timeout);
+        if (!g_settings.journal.empty())
+          std::ofstream(g_settings.journal + kTimeoutSuffix) << g_seq << "\n";
         std::fflush(nullptr);
         std::_Exit(124);
       }
@@ -307,15 +327,17 @@ std::vector<std::string> gather_to_rank0(const std::string& bytes) {
     int n = 0;
     MPI_Get_count(&st, MPI_BYTE, &n);
     all[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(n));
-    MPI_Recv(all[static_cast<std::size_t>(r)].data(), n, MPI_BYTE, r, kTagGather, g_comm, MPI_STATUS_IGNORE);
+    MPI_Recv(all[static_cast<std::size_t>(r)].data(), n, MPI_BYTE, r, kTagGather, g_comm,
+             MPI_STATUS_IGNORE);
   }
   return all;
 }
 
 std::string replay_command(const ref::Case& c) {
   std::string j = c.to_json();
-  return "./ordo replay --vendor " + (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) +
-         " --ranks " + std::to_string(g_size) + " --case '" + j + "'";
+  return "./ordo replay --vendor " +
+         (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) + " --ranks " +
+         std::to_string(g_size) + " --case '" + j + "'";
 }
 
 namespace {
@@ -328,8 +350,11 @@ void set_next_reproducer(const std::string& path) { g_next_reproducer = path; }
 std::string known_fatal_waiver(const ref::Case& c) {
   if (!g_settings.avoid_known_fatal) return "";
   // The record this case would get if the job died in it.
-  Json record = {{"test", g_test},        {"variant", g_settings.variant}, {"message", ""},
-                 {"ranks", g_size},       {"case", Json::parse(c.to_json())}};
+  Json record = {{"test", g_test},
+                 {"variant", g_settings.variant},
+                 {"message", ""},
+                 {"ranks", g_size},
+                 {"case", Json::parse(c.to_json())}};
   const std::string date = today();
   for (const Json& w : g_waivers) {
     for (const char* fatal : {"crash", "timeout"}) {
@@ -342,7 +367,8 @@ std::string known_fatal_waiver(const ref::Case& c) {
 }
 
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size) {
-  return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds, comm_size);
+  return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds,
+                     comm_size);
 }
 
 Outcome record_check(const std::string& subject, const LocalVerdict& mine) {
@@ -371,8 +397,8 @@ bool begin_case(const ref::Case* c) {
     f << "{\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << (g_case_index - 1)
       << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
       << "\",\"level\":\"" << level_name(g_level) << "\",\"case\":" << (c ? c->to_json() : "null")
-      << ",\"routine\":\"" << (c ? std::string(ref::mpi_routine_name(c->routine, c->mode)) : std::string())
-      << "\"}\n";
+      << ",\"routine\":\""
+      << (c ? std::string(ref::mpi_routine_name(c->routine, c->mode)) : std::string()) << "\"}\n";
     write_inflight(f.str());
   }
   // An erroneous call (DETECT) that only some ranks report can leave the
@@ -394,7 +420,9 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   // The verdict phase: this function's time less the journal write in it.
   struct VerdictTimer {
     double t0 = MPI_Wtime(), j0 = phase_seconds(Phase::journal);
-    ~VerdictTimer() { add_phase_time(Phase::verdict, MPI_Wtime() - t0 - (phase_seconds(Phase::journal) - j0)); }
+    ~VerdictTimer() {
+      add_phase_time(Phase::verdict, MPI_Wtime() - t0 - (phase_seconds(Phase::journal) - j0));
+    }
   } verdict_timer;
   if (g_rank != 0) {
     std::string msg = std::to_string(static_cast<int>(mine.status)) + "|" + mine.detect + "|" +
@@ -436,7 +464,8 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
         any_fail = true;
         failing.push_back(r);
         if (failing.size() <= 3) {
-          message += (message.empty() ? "" : " | ") + std::string("on rank ") + std::to_string(r) + ": " + all[r].message;
+          message += (message.empty() ? "" : " | ") + std::string("on rank ") + std::to_string(r) +
+                     ": " + all[r].message;
           if (!all[r].tracer.empty()) {  // the tracer's explanation in this rank's message, as data
             Json item = Json::parse(all[r].tracer);
             item["on_rank"] = r;
@@ -444,12 +473,15 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
           }
         }
         break;
-      case S::pass: any_pass = true; break;
+      case S::pass:
+        any_pass = true;
+        break;
       case S::skip:
         any_skip = true;
         if (message.empty()) message = all[r].message;
         break;
-      case S::absent: break;
+      case S::absent:
+        break;
     }
   }
   if (failing.size() > 3) message += " | and " + std::to_string(failing.size() - 3) + " more ranks";
@@ -481,8 +513,10 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   outcome = any_fail ? Outcome::fail : (any_pass || !any_skip ? Outcome::pass : Outcome::skip);
   if (g_level == Level::INFO) {
     // Implementation-defined behaviour: recorded, never judged.
-    if (outcome == Outcome::fail) message = "differs from the reference (not judged): " + message;
-    else if (outcome == Outcome::pass) message = all[0].message;
+    if (outcome == Outcome::fail)
+      message = "differs from the reference (not judged): " + message;
+    else if (outcome == Outcome::pass)
+      message = all[0].message;
     if (outcome == Outcome::fail) outcome = Outcome::pass;
     any_fail = false;
   }
@@ -514,7 +548,8 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
       outcome = Outcome::waived;
       rec.waiver = j["waiver"].is_string() ? j["waiver"].get<std::string>() : std::string();
       const auto rj = w->find("restart_job");
-      restart = rj != w->end() && rj->is_boolean() && rj->get<bool>() && !g_settings.journal.empty();
+      restart =
+          rj != w->end() && rj->is_boolean() && rj->get<bool>() && !g_settings.journal.empty();
     }
     rec.outcome = outcome_name(outcome);
     rec.message = message = j["message"].get<std::string>();

@@ -30,7 +30,7 @@ struct Settings {
   std::string replay_case;    // --ordo-case=JSON (the replay executable)
   std::string replay_clause;  // --ordo-clause=SLUG
   long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
-  std::string survey;         // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
+  std::string survey;  // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
   double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case
   // --ordo-select=ROUTINE:MODE+MODE:COMM;... : run only the cases one of
   // these targets matches (an algorithm variant of one routine); '*' matches
@@ -70,7 +70,8 @@ const Settings& settings();
 
 int world_rank();
 int world_size();
-MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) and the parent of renewed zoo shapes
+MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) and the parent of
+                          // renewed zoo shapes
 
 // Declares the clause (a slug from spec/clauses.json) and level of the
 // running test; every case the test runs is recorded under them.

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,15 +16,15 @@ namespace ordo::harness {
 using Json = nlohmann::ordered_json;
 
 struct Record {
-  std::optional<long long> seq;  // the case's number in its process; none for a summary
-  std::string id;                // <test>#<case index> or <test>#summary
-  std::string test;              // GoogleTest Suite.name
-  std::string clause;            // slug from spec/clauses.json
-  std::string level;             // MUST | SHOULD | DETECT | INFO
+  std::optional<long long> seq;        // the case's number in its process; none for a summary
+  std::string id;                      // <test>#<case index> or <test>#summary
+  std::string test;                    // GoogleTest Suite.name
+  std::string clause;                  // slug from spec/clauses.json
+  std::string level;                   // MUST | SHOULD | DETECT | INFO
   std::optional<std::string> routine;  // MPI routine or the subject of a case-less check
-  Json case_json;                // the case (ordo::ref::Case::to_json) or null
-  int ranks = 1;                 // processes in the job
-  int comm_size = 1;             // processes in the case's communicator
+  Json case_json;                      // the case (ordo::ref::Case::to_json) or null
+  int ranks = 1;                       // processes in the job
+  int comm_size = 1;                   // processes in the case's communicator
   std::string vendor;
   std::string variant = "default";
   std::string outcome;  // pass | fail | crash | timeout | skip | waived

@@ -74,10 +74,14 @@ std::string shown(const Json& waiver, const char* key) {
 
 const char* match_name(Match m) {
   switch (m) {
-    case Match::waived: return "waived";
-    case Match::no_match: return "no-match";
-    case Match::expired: return "expired";
-    case Match::version: return "version";
+    case Match::waived:
+      return "waived";
+    case Match::no_match:
+      return "no-match";
+    case Match::expired:
+      return "expired";
+    case Match::version:
+      return "version";
   }
   return "?";
 }
@@ -106,14 +110,19 @@ bool version_matches(const std::string& spec_text, const std::string& version) {
       }
     if (op.empty()) return false;
     const int c = compare(numeric(version), numeric(part.substr(op.size())));
-    const bool holds = op == ">=" ? c >= 0 : op == "<=" ? c <= 0 : op == "==" ? c == 0 : op == ">" ? c > 0 : c < 0;
+    const bool holds = op == ">="   ? c >= 0
+                       : op == "<=" ? c <= 0
+                       : op == "==" ? c == 0
+                       : op == ">"  ? c > 0
+                                    : c < 0;
     if (!holds) return false;
   }
   return true;
 }
 
 bool value_matches(const Json& want, const Json& have) {
-  if (want.is_string()) return have.is_string() && glob(want.get<std::string>(), have.get<std::string>());
+  if (want.is_string())
+    return have.is_string() && glob(want.get<std::string>(), have.get<std::string>());
   if (want.is_array()) {
     for (const Json& w : want)
       if (value_matches(w, have)) return true;
@@ -122,15 +131,19 @@ bool value_matches(const Json& want, const Json& have) {
   if (want.is_object()) {
     if (!is_number(have)) return false;
     const double h = have.get<double>();
-    if (want.contains("min") && is_number(want["min"]) && h < want["min"].get<double>()) return false;
-    if (want.contains("max") && is_number(want["max"]) && h > want["max"].get<double>()) return false;
+    if (want.contains("min") && is_number(want["min"]) && h < want["min"].get<double>())
+      return false;
+    if (want.contains("max") && is_number(want["max"]) && h > want["max"].get<double>())
+      return false;
     if (want.contains("not") && want["not"].is_array())
       for (const Json& x : want["not"])
         if (is_number(x) && h == x.get<double>()) return false;
     if (want.contains("power_of_two")) {
-      const bool pow2 = h > 0 && std::floor(h) == h &&
-                        (static_cast<unsigned long long>(h) & (static_cast<unsigned long long>(h) - 1)) == 0;
-      if (pow2 != (want["power_of_two"].is_boolean() && want["power_of_two"].get<bool>())) return false;
+      const bool pow2 =
+          h > 0 && std::floor(h) == h &&
+          (static_cast<unsigned long long>(h) & (static_cast<unsigned long long>(h) - 1)) == 0;
+      if (pow2 != (want["power_of_two"].is_boolean() && want["power_of_two"].get<bool>()))
+        return false;
     }
     return true;
   }
@@ -145,9 +158,11 @@ bool covers(const Json& waiver, const Json& record) {
   if (!waiver.contains("test") || !waiver["test"].is_string() ||
       !glob(waiver["test"].get<std::string>(), string_or(record, "test", "")))
     return false;
-  if (waiver.contains("variant") && !glob(string_or(waiver, "variant", ""), string_or(record, "variant", "default")))
+  if (waiver.contains("variant") &&
+      !glob(string_or(waiver, "variant", ""), string_or(record, "variant", "default")))
     return false;
-  if (waiver.contains("message") && !glob(string_or(waiver, "message", ""), string_or(record, "message", "")))
+  if (waiver.contains("message") &&
+      !glob(string_or(waiver, "message", ""), string_or(record, "message", "")))
     return false;
   for (const char* key : {"ranks", "comm_size"})
     if (waiver.contains(key) && (!record.contains(key) || !value_matches(waiver[key], record[key])))
@@ -172,7 +187,9 @@ Match match(const Json& waiver, const Json& record, const std::string& today,
     if (!any) return Match::version;
   }
   const auto expires = waiver.find("expires");
-  const std::string date = expires == waiver.end() ? "" : expires->is_string() ? expires->get<std::string>() : expires->dump();
+  const std::string date = expires == waiver.end() ? ""
+                           : expires->is_string()  ? expires->get<std::string>()
+                                                   : expires->dump();
   if (date < today) return Match::expired;
   return Match::waived;
 }
@@ -190,14 +207,16 @@ const Json* apply(Json& record, const std::vector<Json>& waivers, const std::str
       continue;
     }
     if (m == Match::version) {
-      message += " | the waiver " + shown(w, "id") + " is for " + join(versions_of(w), " or ") + ", not " +
+      message += " | the waiver " + shown(w, "id") + " is for " + join(versions_of(w), " or ") +
+                 ", not " +
                  (library_version.empty() ? std::string("an unknown release") : library_version);
       record["message"] = message;
       continue;
     }
     record["outcome"] = "waived";
     record["waiver"] = w.contains("id") ? w["id"] : Json(nullptr);
-    message += " | waived until " + shown(w, "expires") + ": " + shown(w, "reason") + " (" + shown(w, "upstream") + ")";
+    message += " | waived until " + shown(w, "expires") + ": " + shown(w, "reason") + " (" +
+               shown(w, "upstream") + ")";
     record["message"] = message;
     applied = &w;
     break;

@@ -22,9 +22,9 @@
 extern "C" {
 #endif
 
-int ordo_portable_reduce_locals(const void *inbuf, const void *argbuf, void *inoutbuf, int count,
+int ordo_portable_reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op);
-int MPIX_Reduce_locals(const void *inbuf, const void *argbuf, void *inoutbuf, int count,
+int MPIX_Reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int count,
                        MPI_Datatype datatype, MPI_Op op);
 
 #ifdef __cplusplus

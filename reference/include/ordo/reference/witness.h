@@ -54,11 +54,11 @@ void write_cells(std::byte* element, const Datatype& dt, const std::vector<Cell>
 // What a tracer cell says of the combines that made it, as data.
 struct Trace {
   enum class Kind {
-    in_order,      // the cell covers the expected ranks: every combine was right
-    swapped,       // first wrong combine: invec holds ranks above inoutvec's
-    overlapping,   // first wrong combine: the operands share ranks
-    gap,           // first wrong combine: ranks missing between the operands
-    wrong_cover,   // no wrong combine, but the cell covers other ranks than expected
+    in_order,     // the cell covers the expected ranks: every combine was right
+    swapped,      // first wrong combine: invec holds ranks above inoutvec's
+    overlapping,  // first wrong combine: the operands share ranks
+    gap,          // first wrong combine: ranks missing between the operands
+    wrong_cover,  // no wrong combine, but the cell covers other ranks than expected
   };
   Kind kind = Kind::in_order;
   // The rank intervals [lo, hi]: swapped / overlapping / gap: the operands
