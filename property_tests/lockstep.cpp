@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "check_main.h"
 #include "harness.h"
 
 namespace ordo::props {
@@ -30,9 +31,18 @@ int start_lockstep(int argc, char** argv) {
   storage.reserve(4);
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--ordo-reproducers=", 0) == 0) { g_reproducer_dir = a.substr(19); continue; }
-    if (a.rfind("--ordo-property-case-timeout=", 0) == 0) { case_timeout = a.substr(29); continue; }
-    if (a.rfind("--ordo-property-cases=", 0) == 0) { cases_flag = a.substr(22); continue; }
+    if (a.rfind("--ordo-reproducers=", 0) == 0) {
+      g_reproducer_dir = a.substr(19);
+      continue;
+    }
+    if (a.rfind("--ordo-property-case-timeout=", 0) == 0) {
+      case_timeout = a.substr(29);
+      continue;
+    }
+    if (a.rfind("--ordo-property-cases=", 0) == 0) {
+      cases_flag = a.substr(22);
+      continue;
+    }
     if (a.rfind("--ordo-seed=", 0) == 0) seed_flag = a.substr(12);
     args.push_back(argv[i]);
   }
@@ -54,7 +64,8 @@ int start_lockstep(int argc, char** argv) {
   if (rank == 0) {
     const char* user = std::getenv("RC_PARAMS");
     params = user ? user : "";
-    if (params.find("seed=") == std::string::npos && params.find("reproduce=") == std::string::npos) {
+    if (params.find("seed=") == std::string::npos &&
+        params.find("reproduce=") == std::string::npos) {
       unsigned long long seed = 0;
       if (!seed_flag.empty()) {
         seed = std::strtoull(seed_flag.c_str(), nullptr, 10);
@@ -69,18 +80,21 @@ int start_lockstep(int argc, char** argv) {
       params += " max_success=" + std::to_string(std::strtoll(cases_flag.c_str(), nullptr, 10));
     }
     for (int r = 1; r < size; ++r)
-      MPI_Send(params.data(), static_cast<int>(params.size()), MPI_CHAR, r, 31101, ordo::harness::harness_comm());
+      MPI_Send(params.data(), static_cast<int>(params.size()), MPI_CHAR, r, 31101,
+               ordo::harness::harness_comm());
   } else {
     MPI_Status st;
     MPI_Probe(0, 31101, ordo::harness::harness_comm(), &st);
     int len = 0;
     MPI_Get_count(&st, MPI_CHAR, &len);
     params.resize(static_cast<std::size_t>(len));
-    MPI_Recv(params.data(), len, MPI_CHAR, 0, 31101, ordo::harness::harness_comm(), MPI_STATUS_IGNORE);
+    MPI_Recv(params.data(), len, MPI_CHAR, 0, 31101, ordo::harness::harness_comm(),
+             MPI_STATUS_IGNORE);
   }
   setenv("RC_PARAMS", params.c_str(), 1);
   g_rc_params = params;
-  std::printf("ordo properties: world rank %d of %d: RC_PARAMS=\"%s\"\n", rank, size, params.c_str());
+  std::printf("ordo properties: world rank %d of %d: RC_PARAMS=\"%s\"\n", rank, size,
+              params.c_str());
   std::fflush(stdout);
 
   ::testing::InitGoogleTest(&n, args.data());

@@ -14,11 +14,12 @@ extern std::string g_rc_params;       // the RC_PARAMS every rank runs with
 
 // What the last property run did (set on every rank by the property).
 struct PropertyStats {
-  long long cases = 0;      // generated cases run before any failure (shrink steps not counted)
-  long long shrinks = 0;    // cases run while shrinking
-  double seconds = 0;       // wall time of the property, shrinking included
+  long long cases = 0;    // generated cases run before any failure (shrink steps not counted)
+  long long shrinks = 0;  // cases run while shrinking
+  double seconds = 0;     // wall time of the property, shrinking included
   bool passed = true;
-  std::vector<ref::Case>* generated = nullptr;  // when set, every generated case is kept (benchmark)
+  std::vector<ref::Case>* generated =
+      nullptr;  // when set, every generated case is kept (benchmark)
   // With `generated`: each generated case's wall time in the harness and
   // whether it passed at level MUST (the benchmark times only those alone:
   // an erroneous or failing call may leave a rank waiting).

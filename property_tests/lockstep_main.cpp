@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "check_main.h"
 #include "harness.h"
 #include "lockstep.h"
 

@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -25,7 +24,7 @@
 #include "generators/case.h"
 #include "harness.h"
 #include "lockstep.h"
-#include "ordo/reference/json.h"
+#include "record.h"
 #include "reproducer.h"
 
 namespace {
@@ -33,7 +32,8 @@ namespace {
 using ordo::harness::Level;
 using ordo::harness::Outcome;
 
-std::optional<ordo::ref::Case> g_last_failing;  // the last failing case: after shrinking, the minimal one
+std::optional<ordo::ref::Case>
+    g_last_failing;  // the last failing case: after shrinking, the minimal one
 std::string g_last_message;
 bool g_shrinking = false;  // a case failed: the calls that follow are shrink steps
 std::map<std::string, std::map<std::string, long long>> g_labels;  // dimension -> label -> cases
@@ -48,7 +48,8 @@ Outcome run_quietly(const ordo::ref::Case& c) {
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &captured);
     o = ordo::harness::run_case(c);
   }
-  if (captured.size() > 0) g_last_message = captured.GetTestPartResult(captured.size() - 1).message();
+  if (captured.size() > 0)
+    g_last_message = captured.GetTestPartResult(captured.size() - 1).message();
   return o;
 }
 
@@ -57,20 +58,31 @@ std::pair<const char*, Level> clause_of(const ordo::ref::Case& c) {
   using R = ordo::ref::Routine;
   using K = ordo::props::Kind;
   switch (ordo::props::kind_of(c)) {
-    case K::char_detect: return {"op.char-types-excluded", Level::DETECT};
-    case K::char_integer: return {"op.char-types-integer", Level::MUST};
-    case K::pair: return {"op.minloc-maxloc-pair-types", Level::MUST};
-    default: break;
+    case K::char_detect:
+      return {"op.char-types-excluded", Level::DETECT};
+    case K::char_integer:
+      return {"op.char-types-integer", Level::MUST};
+    case K::pair:
+      return {"op.minloc-maxloc-pair-types", Level::MUST};
+    default:
+      break;
   }
   const bool inter = c.comm.rfind("inter", 0) == 0;
   switch (c.routine) {
-    case R::reduce: return {inter ? "reduce.intercomm-root" : "reduce.values", Level::MUST};
-    case R::allreduce: return {"allreduce.values", Level::MUST};
-    case R::reduce_scatter: return {"reduce-scatter.values", Level::MUST};
-    case R::reduce_scatter_block: return {"reduce-scatter-block.values", Level::MUST};
-    case R::scan: return {"scan.values", Level::MUST};
-    case R::exscan: return {"exscan.values", Level::MUST};
-    default: return {"reduce-local.values", Level::MUST};
+    case R::reduce:
+      return {inter ? "reduce.intercomm-root" : "reduce.values", Level::MUST};
+    case R::allreduce:
+      return {"allreduce.values", Level::MUST};
+    case R::reduce_scatter:
+      return {"reduce-scatter.values", Level::MUST};
+    case R::reduce_scatter_block:
+      return {"reduce-scatter-block.values", Level::MUST};
+    case R::scan:
+      return {"scan.values", Level::MUST};
+    case R::exscan:
+      return {"exscan.values", Level::MUST};
+    default:
+      return {"reduce-local.values", Level::MUST};
   }
 }
 
@@ -83,7 +95,8 @@ void property(const ordo::ref::Case& c) {
   const auto [clause, level] = clause_of(c);
   RC_TAG(ordo::props::routine_label(c));
   RC_CLASSIFY(ordo::props::kind_of(c) != ordo::props::Kind::predefined, ordo::props::op_label(c));
-  RC_CLASSIFY(c.comm.rfind("split:", 0) == 0 || c.comm.rfind("inter:", 0) == 0, ordo::props::shape_label(c));
+  RC_CLASSIFY(c.comm.rfind("split:", 0) == 0 || c.comm.rfind("inter:", 0) == 0,
+              ordo::props::shape_label(c));
   RC_CLASSIFY(c.routine == ordo::ref::Routine::reduce && c.comm.rfind("inter", 0) == 0,
               c.root_in_high_group ? "root in the high group" : "root in the low group");
   if (!g_shrinking) {
@@ -101,7 +114,8 @@ void property(const ordo::ref::Case& c) {
   const double t0 = MPI_Wtime();
   const Outcome o = run_quietly(c);
   if (!g_shrinking && ordo::props::g_stats.timings)
-    ordo::props::g_stats.timings->push_back({MPI_Wtime() - t0, o == Outcome::pass && level == Level::MUST});
+    ordo::props::g_stats.timings->push_back(
+        {MPI_Wtime() - t0, o == Outcome::pass && level == Level::MUST});
   if (o != Outcome::pass && o != Outcome::skip) ordo::harness::retire_drawn_shape();
   if (o == Outcome::fail || o == Outcome::crash || o == Outcome::timeout) {
     g_last_failing = c;
@@ -110,66 +124,56 @@ void property(const ordo::ref::Case& c) {
   RC_ASSERT(o != Outcome::fail);
 }
 
-std::string quoted(const std::string& s) { return "\"" + ordo::json::escape(s) + "\""; }
-
-std::string now_iso() {
-  char b[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return b;
-}
-
 // The seed RapidCheck ran with (RC_PARAMS' seed=), or empty.
 std::string rc_seed() {
   const std::string& p = ordo::props::g_rc_params;
   const auto at = p.find("seed=");
-  return at == std::string::npos ? std::string() : p.substr(at + 5, p.find_first_of(" \t", at) - at - 5);
+  return at == std::string::npos ? std::string()
+                                 : p.substr(at + 5, p.find_first_of(" \t", at) - at - 5);
 }
 
 // The summary record of this run (rank 0), appended to the journal.
-void write_summary(const rc::detail::TestResult& result, const std::string& test, const std::string& message,
-                   const std::string& reproducer) {
+void write_summary(const rc::detail::TestResult& result, const std::string& test,
+                   const std::string& message, const std::string& reproducer) {
+  using ordo::harness::Json;
   const auto& s = ordo::harness::settings();
   if (ordo::harness::world_rank() != 0 || s.journal.empty()) return;
   const auto& st = ordo::props::g_stats;
-  std::ostringstream j;
-  j << "{\"property\":{\"rc_params\":" << quoted(ordo::props::g_rc_params) << ",\"seed\":"
-    << (rc_seed().empty() ? "null" : quoted(rc_seed())) << ",\"cases\":" << st.cases
-    << ",\"shrink_steps\":" << st.shrinks << ",\"passed\":" << (st.passed ? "true" : "false")
-    << ",\"seconds\":" << st.seconds << ",\"distribution\":[";
-  if (result.template is<rc::detail::SuccessResult>()) {
-    bool first = true;
-    for (const auto& [tags, n] : result.template get<rc::detail::SuccessResult>().distribution) {
-      j << (first ? "" : ",") << "{\"tags\":[";
-      for (std::size_t i = 0; i < tags.size(); ++i) j << (i ? "," : "") << quoted(tags[i]);
-      j << "],\"cases\":" << n << "}";
-      first = false;
-    }
-  }
-  j << "],\"labels\":{";
-  bool first = true;
+  Json distribution = Json::array();
+  if (result.template is<rc::detail::SuccessResult>())
+    for (const auto& [tags, n] : result.template get<rc::detail::SuccessResult>().distribution)
+      distribution.push_back(Json{{"tags", tags}, {"cases", n}});
+  Json labels = Json::object();
   for (const auto& [dim, m] : g_labels) {
-    j << (first ? "" : ",") << quoted(dim) << ":{";
-    bool f2 = true;
-    for (const auto& [label, n] : m) {
-      j << (f2 ? "" : ",") << quoted(label) << ":" << n;
-      f2 = false;
-    }
-    j << "}";
-    first = false;
+    Json counts = Json::object();
+    for (const auto& [label, n] : m) counts[label] = n;
+    labels[dim] = std::move(counts);
   }
-  j << "}},\"schema\":\"ordo.check/1\",\"seq\":null,\"id\":" << quoted(test + "#summary")
-    << ",\"test\":" << quoted(test) << ",\"clause\":\"property.reduce-family\",\"level\":\"INFO\""
-    << ",\"routine\":null,\"case\":" << (g_last_failing ? g_last_failing->to_json() : "null")
-    << ",\"ranks\":" << ordo::harness::world_size() << ",\"comm_size\":" << ordo::harness::world_size()
-    << ",\"vendor\":" << quoted(s.vendor) << ",\"variant\":" << quoted(s.variant)
-    << ",\"outcome\":\"pass\",\"message\":" << quoted(message) << ",\"failing_ranks\":[],\"detect\":null"
-    << ",\"waiver\":null,\"duration_s\":" << st.seconds
-    << ",\"reproducer\":" << (reproducer.empty() ? "null" : quoted(reproducer)) << ",\"replay\":"
-    << (g_last_failing ? quoted(ordo::harness::replay_command(*g_last_failing)) : "null")
-    << ",\"time\":" << quoted(now_iso()) << "}";
+  ordo::harness::Record r;
+  r.property = {{"rc_params", ordo::props::g_rc_params},
+                {"seed", rc_seed().empty() ? Json(nullptr) : Json(rc_seed())},
+                {"cases", st.cases},
+                {"shrink_steps", st.shrinks},
+                {"passed", st.passed},
+                {"seconds", st.seconds},
+                {"distribution", std::move(distribution)},
+                {"labels", std::move(labels)}};
+  r.id = test + "#summary";
+  r.test = test;
+  r.clause = "property.reduce-family";
+  r.level = "INFO";
+  r.case_json = g_last_failing ? Json::parse(g_last_failing->to_json()) : Json(nullptr);
+  r.ranks = r.comm_size = ordo::harness::world_size();
+  r.vendor = s.vendor;
+  r.variant = s.variant;
+  r.outcome = "pass";
+  r.message = message;
+  r.duration_s = st.seconds;
+  if (!reproducer.empty()) r.reproducer = reproducer;
+  if (g_last_failing) r.replay = ordo::harness::replay_command(*g_last_failing);
+  r.time = ordo::harness::now_iso();
   std::ofstream f(s.journal, std::ios::app);
-  f << j.str() << '\n';
+  f << ordo::harness::to_line(r) << '\n';
   f.flush();
   if (!f) std::fprintf(stderr, "ordo: cannot write the journal %s\n", s.journal.c_str());
 }
@@ -189,7 +193,8 @@ TEST(Properties, reduce_family_agrees_with_the_reference) {
   const double t0 = MPI_Wtime();
   const auto result = rc::detail::checkTestable(
       [](void) {
-        std::optional<ordo::harness::PhaseTimer> generating(std::in_place, ordo::harness::Phase::generation);
+        std::optional<ordo::harness::PhaseTimer> generating(std::in_place,
+                                                            ordo::harness::Phase::generation);
         const ordo::ref::Case c = *ordo::props::gen_case();
         generating.reset();
         property(c);
@@ -202,8 +207,9 @@ TEST(Properties, reduce_family_agrees_with_the_reference) {
   if (result.template is<rc::detail::SuccessResult>()) {
     if (root) std::cout << msg.str() << std::endl;
     write_summary(result, test,
-                  "property passed: " + std::to_string(st.cases) + " generated cases agreed with the reference (" +
-                      ordo::props::g_rc_params + ")",
+                  "property passed: " + std::to_string(st.cases) +
+                      " generated cases agreed with the reference (" + ordo::props::g_rc_params +
+                      ")",
                   "");
     return;
   }
@@ -215,12 +221,14 @@ TEST(Properties, reduce_family_agrees_with_the_reference) {
   }
   const ordo::ref::Case& c = *g_last_failing;
   // Every rank prints the shrunk case it ended on: the lockstep shows in the output.
-  std::printf("ordo properties: world rank %d: shrunk case: %s\n", ordo::harness::world_rank(), c.to_json().c_str());
+  std::printf("ordo properties: world rank %d: shrunk case: %s\n", ordo::harness::world_rank(),
+              c.to_json().c_str());
   std::fflush(stdout);
   std::string path, why;
   if (root) {
     try {  // only rank 0 writes it: it must not throw past the lockstep
-      path = ordo::props::write_reproducer(c, ordo::harness::world_size(), ordo::props::g_reproducer_dir, &why);
+      path = ordo::props::write_reproducer(c, ordo::harness::world_size(),
+                                           ordo::props::g_reproducer_dir, &why);
     } catch (const std::exception& e) {
       path.clear();
       why = e.what();
@@ -238,8 +246,10 @@ TEST(Properties, reduce_family_agrees_with_the_reference) {
                     " steps to: " + c.describe() + "; " + g_last_message +
                     (path.empty() ? "; no reproducer (" + why + ")" : ""),
                 path);
-  FAIL() << msg.str() << "\nshrunk case: " << c.describe() << "\n  json: " << c.to_json()
-         << "\n  " << g_last_message << "\n  replay: " << ordo::harness::replay_command(c)
-         << "\n  reproducer: " << (path.empty() ? "none (" + why + ")" : path + "  (mpicc " + path +
-                                       " -o repro && mpiexec -n " + std::to_string(ordo::harness::world_size()) + " ./repro)");
+  FAIL() << msg.str() << "\nshrunk case: " << c.describe() << "\n  json: " << c.to_json() << "\n  "
+         << g_last_message << "\n  replay: " << ordo::harness::replay_command(c)
+         << "\n  reproducer: "
+         << (path.empty() ? "none (" + why + ")"
+                          : path + "  (mpicc " + path + " -o repro && mpiexec -n " +
+                                std::to_string(ordo::harness::world_size()) + " ./repro)");
 }

@@ -21,7 +21,8 @@ std::string c_string_comment(std::string s) {
 }
 
 void emit_bytes(std::ostringstream& o, const std::string& name, const std::vector<std::byte>& b) {
-  o << "static const unsigned char " << name << "[" << std::max<std::size_t>(1, b.size()) << "] = {";
+  o << "static const unsigned char " << name << "[" << std::max<std::size_t>(1, b.size())
+    << "] = {";
   if (b.empty()) o << "0";
   for (std::size_t i = 0; i < b.size(); ++i) {
     if (i % 24 == 0) o << "\n  ";
@@ -46,13 +47,16 @@ std::string emit_type(const ref::Datatype& d, std::ostringstream& o, int& n) {
   };
   o << "  MPI_Datatype " << t << ";\n  {\n";
   switch (d.kind()) {
-    case K::contiguous: o << "    MPI_Type_contiguous(" << in[0] << ", " << kids[0] << ", &" << t << ");\n"; break;
+    case K::contiguous:
+      o << "    MPI_Type_contiguous(" << in[0] << ", " << kids[0] << ", &" << t << ");\n";
+      break;
     case K::vector:
-      o << "    MPI_Type_vector(" << in[0] << ", " << in[1] << ", " << in[2] << ", " << kids[0] << ", &" << t << ");\n";
+      o << "    MPI_Type_vector(" << in[0] << ", " << in[1] << ", " << in[2] << ", " << kids[0]
+        << ", &" << t << ");\n";
       break;
     case K::hvector:
-      o << "    MPI_Type_create_hvector(" << in[0] << ", " << in[1] << ", " << ad[0] << ", " << kids[0] << ", &" << t
-        << ");\n";
+      o << "    MPI_Type_create_hvector(" << in[0] << ", " << in[1] << ", " << ad[0] << ", "
+        << kids[0] << ", &" << t << ");\n";
       break;
     case K::indexed: {
       const std::size_t k = in.size() / 2;
@@ -61,23 +65,28 @@ std::string emit_type(const ref::Datatype& d, std::ostringstream& o, int& n) {
       break;
     }
     case K::hindexed:
-      o << "    int bl[] = {" << list(in, 0, in.size()) << "};\n    MPI_Aint di[] = {" << list(ad, 0, ad.size())
-        << "};\n    MPI_Type_create_hindexed(" << in.size() << ", bl, di, " << kids[0] << ", &" << t << ");\n";
+      o << "    int bl[] = {" << list(in, 0, in.size()) << "};\n    MPI_Aint di[] = {"
+        << list(ad, 0, ad.size()) << "};\n    MPI_Type_create_hindexed(" << in.size()
+        << ", bl, di, " << kids[0] << ", &" << t << ");\n";
       break;
     case K::indexed_block:
       o << "    int di[] = {" << list(in, 1, in.size()) << "};\n    MPI_Type_create_indexed_block("
         << in.size() - 1 << ", " << in[0] << ", di, " << kids[0] << ", &" << t << ");\n";
       break;
     case K::struct_:
-      o << "    int bl[] = {" << list(in, 0, in.size()) << "};\n    MPI_Aint di[] = {" << list(ad, 0, ad.size())
-        << "};\n    MPI_Datatype ty[] = {" << list(kids, 0, kids.size()) << "};\n    MPI_Type_create_struct("
-        << in.size() << ", bl, di, ty, &" << t << ");\n";
+      o << "    int bl[] = {" << list(in, 0, in.size()) << "};\n    MPI_Aint di[] = {"
+        << list(ad, 0, ad.size()) << "};\n    MPI_Datatype ty[] = {" << list(kids, 0, kids.size())
+        << "};\n    MPI_Type_create_struct(" << in.size() << ", bl, di, ty, &" << t << ");\n";
       break;
     case K::resized:
-      o << "    MPI_Type_create_resized(" << kids[0] << ", " << ad[0] << ", " << ad[1] << ", &" << t << ");\n";
+      o << "    MPI_Type_create_resized(" << kids[0] << ", " << ad[0] << ", " << ad[1] << ", &" << t
+        << ");\n";
       break;
-    case K::dup: o << "    MPI_Type_dup(" << kids[0] << ", &" << t << ");\n"; break;
-    default: break;
+    case K::dup:
+      o << "    MPI_Type_dup(" << kids[0] << ", &" << t << ");\n";
+      break;
+    default:
+      break;
   }
   o << "  }\n";
   return t;
@@ -132,30 +141,37 @@ static void user_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
 std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
   const bool supported_routine = c.routine == Routine::reduce || c.routine == Routine::allreduce ||
                                  c.routine == Routine::scan || c.routine == Routine::exscan ||
-                                 c.routine == Routine::reduce_scatter_block || c.routine == Routine::reduce_scatter;
-  if (!supported_routine || !(c.comm == "world" || c.comm == "dup" || c.comm == "reversed") || c.large_count ||
-      !c.root_datatype.empty() || !c.null_insignificant || c.alias_send_recv) {
-    *why = "reproducers cover Reduce/Allreduce/Scan/Exscan/Reduce_scatter(_block) on world, dup and reversed only";
+                                 c.routine == Routine::reduce_scatter_block ||
+                                 c.routine == Routine::reduce_scatter;
+  if (!supported_routine || !(c.comm == "world" || c.comm == "dup" || c.comm == "reversed") ||
+      c.large_count || !c.root_datatype.empty() || !c.null_insignificant || c.alias_send_recv) {
+    *why =
+        "reproducers cover Reduce/Allreduce/Scan/Exscan/Reduce_scatter(_block) on world, dup and "
+        "reversed only";
     return {};
   }
   const bool witness = ref::witness::is_witness(c.op);
-  if (witness && c.op != "witness.tracer" && c.op != "witness.matrix" && c.op != "witness.sum-declared-noncommutative") {
+  if (witness && c.op != "witness.tracer" && c.op != "witness.matrix" &&
+      c.op != "witness.sum-declared-noncommutative") {
     *why = "no C version of " + c.op;
     return {};
   }
   const ref::Topology topo{false, p, 0};
   const ref::Datatype dt = ref::Datatype::parse(c.datatype);
   std::ostringstream o, data, table;
-  o << "/* ordo reproducer (generated by the property tests).\n   case: " << c_string_comment(c.describe())
-    << "\n   json: " << c_string_comment(c.to_json()) << "\n   build: mpicc -o repro repro.c; run: mpiexec -n " << p
+  o << "/* ordo reproducer (generated by the property tests).\n   case: "
+    << c_string_comment(c.describe()) << "\n   json: " << c_string_comment(c.to_json())
+    << "\n   build: mpicc -o repro repro.c; run: mpiexec -n " << p
     << " ./repro\n   Exit status 0: the library agrees with ordo's reference; 1: it does not. */\n"
-    << "#include <mpi.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+    << "#include <mpi.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include "
+       "<string.h>\n\n"
     << "#define NRANKS " << p << "\n";
   if (witness) {
     o << "static const long LEAF[] = {";
     const auto& tm = dt.typemap();
     for (std::size_t i = 0; i < tm.size(); ++i) o << (i ? "," : "") << tm[i].disp;
-    o << "};\n#define NLEAF " << tm.size() << "\n#define EXTENT " << dt.extent() << "L\n" << kWitnessC;
+    o << "};\n#define NLEAF " << tm.size() << "\n#define EXTENT " << dt.extent() << "L\n"
+      << kWitnessC;
   }
   table << "static const struct rank_data RANKS[NRANKS] = {\n";
   for (int r = 0; r < p; ++r) {
@@ -184,18 +200,22 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
     }
     data << "static const long " << R << "_ranges[] = {";
     if (ranges.empty()) data << "0";
-    for (std::size_t i = 0; i < ranges.size(); ++i) data << (i ? "," : "") << ranges[i].begin << "," << ranges[i].end;
+    for (std::size_t i = 0; i < ranges.size(); ++i)
+      data << (i ? "," : "") << ranges[i].begin << "," << ranges[i].end;
     data << "};\n";
     table << "  {" << send_mode << ", " << (send_mode == 1 ? R + "_send" : "NULL") << ", "
-          << (send_mode == 1 ? pl.send->storage().size() : 0) << ", " << send_origin << ", " << (recv ? 1 : 0) << ", "
-          << (recv ? R + "_recv" : "NULL") << ", " << (recv ? pl.recv_initial->storage().size() : 0) << ", "
-          << recv_origin << ", " << (check ? 1 : 0) << ", " << (check ? R + "_expect" : "NULL") << ", " << exp_origin
+          << (send_mode == 1 ? pl.send->storage().size() : 0) << ", " << send_origin << ", "
+          << (recv ? 1 : 0) << ", " << (recv ? R + "_recv" : "NULL") << ", "
+          << (recv ? pl.recv_initial->storage().size() : 0) << ", " << recv_origin << ", "
+          << (check ? 1 : 0) << ", " << (check ? R + "_expect" : "NULL") << ", " << exp_origin
           << ", " << R << "_ranges, " << ranges.size() << "},\n";
   }
   table << "};\n";
-  o << "\nstruct rank_data {\n  int send_mode; const unsigned char *send; long send_len, send_origin;\n"
+  o << "\nstruct rank_data {\n  int send_mode; const unsigned char *send; long send_len, "
+       "send_origin;\n"
        "  int has_recv; const unsigned char *recv; long recv_len, recv_origin;\n"
-       "  int check; const unsigned char *expect; long expect_origin; const long *ranges; int nranges;\n};\n\n"
+       "  int check; const unsigned char *expect; long expect_origin; const long *ranges; int "
+       "nranges;\n};\n\n"
     << data.str() << table.str();
   if (c.routine == Routine::reduce_scatter) {
     const auto rc = ref::effective_recvcounts(c, topo);
@@ -204,54 +224,85 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
     o << "};\n";
   }
   o << "\nstatic unsigned char *copy_of(const unsigned char *b, long n) {\n"
-       "  unsigned char *m = malloc(n > 0 ? (size_t)n : 1);\n  if (n > 0) memcpy(m, b, (size_t)n);\n  return m;\n}\n\n"
+       "  unsigned char *m = malloc(n > 0 ? (size_t)n : 1);\n  if (n > 0) memcpy(m, b, "
+       "(size_t)n);\n  return m;\n}\n\n"
        "int main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n  int wrank, wsize;\n"
        "  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);\n  MPI_Comm_size(MPI_COMM_WORLD, &wsize);\n"
-       "  if (wsize != NRANKS) {\n    if (wrank == 0) fprintf(stderr, \"run this reproducer with %d processes\\n\", NRANKS);\n"
+       "  if (wsize != NRANKS) {\n    if (wrank == 0) fprintf(stderr, \"run this reproducer with "
+       "%d processes\\n\", NRANKS);\n"
        "    MPI_Finalize();\n    return 2;\n  }\n  MPI_Comm comm = MPI_COMM_WORLD;\n";
   if (c.comm == "dup") o << "  MPI_Comm_dup(MPI_COMM_WORLD, &comm);\n";
   if (c.comm == "reversed") o << "  MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - 1 - wrank, &comm);\n";
-  o << "  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);\n  int rank;\n  MPI_Comm_rank(comm, &rank);\n"
+  o << "  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);\n  int rank;\n  MPI_Comm_rank(comm, "
+       "&rank);\n"
        "  const struct rank_data *R = &RANKS[rank];\n";
   int n = 0;
   const std::string t = emit_type(dt, o, n);
   o << "  MPI_Datatype dt = " << t << ";\n";
   if (dt.kind() != ref::Datatype::Kind::basic) o << "  MPI_Type_commit(&dt);\n";
   if (witness) {
-    o << "  COMBINE = " << (c.op == "witness.tracer" ? "combine_tracer" : c.op == "witness.matrix" ? "combine_matrix" : "combine_sum")
+    o << "  COMBINE = "
+      << (c.op == "witness.tracer"   ? "combine_tracer"
+          : c.op == "witness.matrix" ? "combine_matrix"
+                                     : "combine_sum")
       << ";\n  MPI_Op op;\n  MPI_Op_create(user_fn, 0, &op);\n";
   } else {
     o << "  MPI_Op op = " << c.op << ";\n";
   }
   o << "  unsigned char *sstore = R->send_mode == 1 ? copy_of(R->send, R->send_len) : NULL;\n"
        "  unsigned char *rstore = R->has_recv ? copy_of(R->recv, R->recv_len) : NULL;\n"
-       "  const void *sb = R->send_mode == 1 ? (const void *)(sstore + R->send_origin) : (R->send_mode == 2 ? MPI_IN_PLACE : NULL);\n"
+       "  const void *sb = R->send_mode == 1 ? (const void *)(sstore + R->send_origin) : "
+       "(R->send_mode == 2 ? MPI_IN_PLACE : NULL);\n"
        "  void *rb = rstore ? (void *)(rstore + R->recv_origin) : NULL;\n  int rc;\n";
   const std::string cnt = std::to_string(c.count), root = std::to_string(c.root);
   std::string args, name;
   switch (c.routine) {
-    case Routine::reduce: name = "Reduce"; args = "sb, rb, " + cnt + ", dt, op, " + root + ", comm"; break;
-    case Routine::allreduce: name = "Allreduce"; args = "sb, rb, " + cnt + ", dt, op, comm"; break;
-    case Routine::scan: name = "Scan"; args = "sb, rb, " + cnt + ", dt, op, comm"; break;
-    case Routine::exscan: name = "Exscan"; args = "sb, rb, " + cnt + ", dt, op, comm"; break;
-    case Routine::reduce_scatter_block: name = "Reduce_scatter_block"; args = "sb, rb, " + cnt + ", dt, op, comm"; break;
-    default: name = "Reduce_scatter"; args = "sb, rb, RECVCOUNTS, dt, op, comm"; break;
+    case Routine::reduce:
+      name = "Reduce";
+      args = "sb, rb, " + cnt + ", dt, op, " + root + ", comm";
+      break;
+    case Routine::allreduce:
+      name = "Allreduce";
+      args = "sb, rb, " + cnt + ", dt, op, comm";
+      break;
+    case Routine::scan:
+      name = "Scan";
+      args = "sb, rb, " + cnt + ", dt, op, comm";
+      break;
+    case Routine::exscan:
+      name = "Exscan";
+      args = "sb, rb, " + cnt + ", dt, op, comm";
+      break;
+    case Routine::reduce_scatter_block:
+      name = "Reduce_scatter_block";
+      args = "sb, rb, " + cnt + ", dt, op, comm";
+      break;
+    default:
+      name = "Reduce_scatter";
+      args = "sb, rb, RECVCOUNTS, dt, op, comm";
+      break;
   }
   if (c.mode == ref::Mode::blocking) {
     o << "  rc = MPI_" << name << "(" << args << ");\n";
   } else if (c.mode == ref::Mode::nonblocking) {
-    o << "  MPI_Request req;\n  rc = MPI_I" << (name == "Reduce_scatter_block" || name == "Reduce_scatter" ? "r" + name.substr(1) : std::string(1, static_cast<char>(name[0] + 32)) + name.substr(1))
-      << "(" << args << ", &req);\n  if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);\n";
+    o << "  MPI_Request req;\n  rc = MPI_I"
+      << (name == "Reduce_scatter_block" || name == "Reduce_scatter"
+              ? "r" + name.substr(1)
+              : std::string(1, static_cast<char>(name[0] + 32)) + name.substr(1))
+      << "(" << args
+      << ", &req);\n  if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);\n";
   } else {
     o << "  MPI_Request req;\n  rc = MPI_" << name << "_init(" << args
       << ", MPI_INFO_NULL, &req);\n  if (rc == MPI_SUCCESS) rc = MPI_Start(&req);\n"
-         "  if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);\n  if (rc == MPI_SUCCESS) MPI_Request_free(&req);\n";
+         "  if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);\n  if (rc == "
+         "MPI_SUCCESS) MPI_Request_free(&req);\n";
   }
   o << R"(  int failed = 0;
   if (rc != MPI_SUCCESS) {
     char msg[MPI_MAX_ERROR_STRING]; int len = 0;
     MPI_Error_string(rc, msg, &len);
-    printf("rank %d: MPI_)" << name << R"( returned %s\n", rank, msg);
+    printf("rank %d: MPI_)"
+    << name << R"( returned %s\n", rank, msg);
     failed = 1;
   } else if (R->check) {
     const unsigned char *exp = R->expect + R->expect_origin, *obs = (const unsigned char *)rb;
@@ -288,13 +339,16 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
   return o.str();
 }
 
-std::string write_reproducer(const ref::Case& c, int world_size, const std::string& dir, std::string* why) {
+std::string write_reproducer(const ref::Case& c, int world_size, const std::string& dir,
+                             std::string* why) {
   const std::string src = reproducer_source(c, world_size, why);
   if (src.empty()) return {};
   char name[64];
-  std::snprintf(name, sizeof name, "ordo-repro-%016zx-%dranks.c", std::hash<std::string>{}(c.to_json()), world_size);
+  std::snprintf(name, sizeof name, "ordo-repro-%016zx-%dranks.c",
+                std::hash<std::string>{}(c.to_json()), world_size);
   const std::string path = (dir.empty() ? std::string(".") : dir) + "/" + name;
-  if (std::system(("mkdir -p '" + (dir.empty() ? std::string(".") : dir) + "'").c_str()) != 0) {}
+  if (std::system(("mkdir -p '" + (dir.empty() ? std::string(".") : dir) + "'").c_str()) != 0) {
+  }
   std::ofstream f(path);
   f << src;
   if (!f) {

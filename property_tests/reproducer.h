@@ -18,6 +18,7 @@ namespace ordo::props {
 std::string reproducer_source(const ref::Case& c, int world_size, std::string* why);
 
 // Writes <dir>/ordo-repro-<hash>.c; returns its path, or empty (and *why).
-std::string write_reproducer(const ref::Case& c, int world_size, const std::string& dir, std::string* why);
+std::string write_reproducer(const ref::Case& c, int world_size, const std::string& dir,
+                             std::string* why);
 
 }  // namespace ordo::props

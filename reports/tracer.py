@@ -1,15 +1,24 @@
-"""The combine order of a failing witness.tracer case, drawn from its message.
+"""The combine order of a failing witness.tracer case, drawn from its record.
 
 The tracer witness (reference/include/ordo/reference/witness.h) names the
-first wrong combine in the failure message, e.g.
+first wrong combine of a wrong result. The harness writes it twice: as data,
+the record's "tracer" list (one item per failing rank whose message names it,
+conformance/harness/executor.cpp, tracer_item), e.g.
+
+    {"kind": "swapped", "invec": [2, 3], "inoutvec": [0, 1], "why": "operands swapped",
+     "expected": [0, 3], "element": 0, "group": null, "rank": 1, "size": 4, "on_rank": 1}
+    {"kind": "wrong_cover", "covers": [0, 2], "expected": [0, 3], ...}
+
+and in words in the message:
 
     tracer: first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1 (operands swapped)
     tracer: covers ranks 0..2 instead of ranks 0..3
 
-parse() turns such a message into plain data and svg() draws it: the ranks as
+from_record() reads the data (parse() reads the words, for journals written
+before the field existed) into plain items, and svg() draws one: the ranks as
 leaves, the two operands over the ranks they hold, and the combine node with
 its left edge to invec and its right edge to inoutvec, so a swap shows as
-crossing edges. Everything drawn comes from the message; nothing is guessed.
+crossing edges. Everything drawn comes from the record; nothing is guessed.
 """
 import html
 import re
@@ -31,8 +40,51 @@ def _text(r):
     return f"rank {r[0]}" if r[0] == r[1] else f"ranks {r[0]}..{r[1]}"
 
 
+_COMBINE_KINDS = {"swapped", "overlapping", "gap"}
+
+
+def _drawable(item):
+    """Whether the item's ranks can be (a corrupted cell names ranks that cannot)."""
+    ranges = [r for r in (item.get("invec"), item.get("inoutvec"), item.get("got"), item.get("want")) if r]
+    top = max(r[1] for r in ranges)
+    size = item.get("size")
+    return not (top >= MAX_LEAVES or (size and top >= size) or any(r[0] > r[1] or r[0] < 0 for r in ranges))
+
+
+def _add(found, seen, item):
+    key = tuple(sorted((k, v) for k, v in item.items() if k != "on_rank"))
+    if key not in seen:
+        seen.add(key)
+        found.append(item)
+
+
+def from_record(record):
+    """The tracer explanations of a record: from its "tracer" field, or from
+    its message when the record has none (a journal written before the field)."""
+    data = record.get("tracer")
+    if not isinstance(data, list):
+        return parse(record.get("message", ""))
+    found, seen = [], set()
+    for t in data:
+        kind = t.get("kind")
+        if kind in _COMBINE_KINDS:
+            item = {"kind": "wrong-combine", "invec": tuple(t["invec"]), "inoutvec": tuple(t["inoutvec"]),
+                    "why": t.get("why", "")}
+        elif kind == "wrong_cover":
+            item = {"kind": "covers", "got": tuple(t["covers"]), "want": tuple(t["expected"])}
+        else:
+            continue  # in order: nothing wrong to draw
+        item["on_rank"] = t.get("on_rank")
+        item["size"] = t.get("size")
+        if _drawable(item):
+            _add(found, seen, item)
+    return found
+
+
 def parse(message):
-    """The tracer explanations in a failure message: a list of dicts, one per distinct explanation."""
+    """The tracer explanations in a failure message: a list of dicts, one per
+    distinct explanation (the reading of journals written before the record's
+    "tracer" field)."""
     found, seen = [], set()
     for part in (message or "").split(" | "):
         m_rank = _ON_RANK.search(part)
@@ -50,14 +102,8 @@ def parse(message):
                     "want": _range(m.group(3), m.group(4))}
         item["on_rank"] = int(m_rank.group(1)) if m_rank else None
         item["size"] = size
-        top = max(r[1] for r in (item.get("invec"), item.get("inoutvec"), item.get("got"), item.get("want")) if r)
-        if top >= MAX_LEAVES or (size and top >= size) or any(r[0] > r[1] for r in (
-                item.get("invec"), item.get("inoutvec"), item.get("got"), item.get("want")) if r):
-            continue  # ranks that cannot be (a corrupted cell): nothing to draw
-        key = tuple(sorted((k, v) for k, v in item.items() if k != "on_rank"))
-        if key not in seen:
-            seen.add(key)
-            found.append(item)
+        if _drawable(item):  # else ranks that cannot be (a corrupted cell): nothing to draw
+            _add(found, seen, item)
     return found
 
 

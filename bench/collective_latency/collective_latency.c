@@ -18,87 +18,87 @@
 
 enum { ROUTINE_ALLREDUCE, ROUTINE_REDUCE, ROUTINE_SCAN, ROUTINE_REDSCAT, ROUTINE_COUNT };
 
-static const char *const routine_names[ROUTINE_COUNT] = {
-    "MPI_Allreduce", "MPI_Reduce", "MPI_Scan", "MPI_Reduce_scatter_block"};
+static const char* const routine_names[ROUTINE_COUNT] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Scan",
+                                                         "MPI_Reduce_scatter_block"};
 
-static void call_once(int routine, const int *send, int *recv, int count, MPI_Comm comm) {
-    switch (routine) {
+static void call_once(int routine, const int* send, int* recv, int count, MPI_Comm comm) {
+  switch (routine) {
     case ROUTINE_ALLREDUCE:
-        MPI_Allreduce(send, recv, count, MPI_INT, MPI_SUM, comm);
-        break;
+      MPI_Allreduce(send, recv, count, MPI_INT, MPI_SUM, comm);
+      break;
     case ROUTINE_REDUCE:
-        MPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, 0, comm);
-        break;
+      MPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, 0, comm);
+      break;
     case ROUTINE_SCAN:
-        MPI_Scan(send, recv, count, MPI_INT, MPI_SUM, comm);
-        break;
+      MPI_Scan(send, recv, count, MPI_INT, MPI_SUM, comm);
+      break;
     case ROUTINE_REDSCAT:
-        /* send holds count * size elements, each rank receives count. */
-        MPI_Reduce_scatter_block(send, recv, count, MPI_INT, MPI_SUM, comm);
-        break;
+      /* send holds count * size elements, each rank receives count. */
+      MPI_Reduce_scatter_block(send, recv, count, MPI_INT, MPI_SUM, comm);
+      break;
     default:
-        break;
-    }
+      break;
+  }
 }
 
-int main(int argc, char **argv) {
-    int iterations = 40;
-    const int warmup = 5;
-    const int counts[2] = {1, 1024};
-    int rank = 0;
-    int size = 1;
+int main(int argc, char** argv) {
+  int iterations = 40;
+  const int warmup = 5;
+  const int counts[2] = {1, 1024};
+  int rank = 0;
+  int size = 1;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    if (argc > 1) {
-        iterations = atoi(argv[1]);
-        if (iterations < 1) {
-            if (rank == 0) {
-                fprintf(stderr, "usage: %s [iterations>=1]\n", argv[0]);
-            }
-            MPI_Finalize();
-            return 2;
-        }
+  if (argc > 1) {
+    iterations = atoi(argv[1]);
+    if (iterations < 1) {
+      if (rank == 0) {
+        fprintf(stderr, "usage: %s [iterations>=1]\n", argv[0]);
+      }
+      MPI_Finalize();
+      return 2;
     }
+  }
 
-    const size_t max_elems = (size_t)counts[1] * (size_t)size;
-    int *send = malloc(max_elems * sizeof *send);
-    int *recv = malloc(max_elems * sizeof *recv);
-    if (send == NULL || recv == NULL) {
-        fprintf(stderr, "rank %d: out of memory\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    for (size_t i = 0; i < max_elems; ++i) {
-        send[i] = rank + (int)(i % 7);
-    }
-    memset(recv, 0, max_elems * sizeof *recv);
+  const size_t max_elems = (size_t)counts[1] * (size_t)size;
+  int* send = malloc(max_elems * sizeof *send);
+  int* recv = malloc(max_elems * sizeof *recv);
+  if (send == NULL || recv == NULL) {
+    fprintf(stderr, "rank %d: out of memory\n", rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (size_t i = 0; i < max_elems; ++i) {
+    send[i] = rank + (int)(i % 7);
+  }
+  memset(recv, 0, max_elems * sizeof *recv);
 
-    for (int r = 0; r < ROUTINE_COUNT; ++r) {
-        for (int c = 0; c < 2; ++c) {
-            const int count = counts[c];
-            for (int i = 0; i < warmup; ++i) {
-                call_once(r, send, recv, count, MPI_COMM_WORLD);
-            }
-            MPI_Barrier(MPI_COMM_WORLD);
-            const double t0 = MPI_Wtime();
-            for (int i = 0; i < iterations; ++i) {
-                call_once(r, send, recv, count, MPI_COMM_WORLD);
-            }
-            const double local = (MPI_Wtime() - t0) * 1e6 / iterations;
-            double slowest = 0.0;
-            MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-            if (rank == 0) {
-                printf("%s count=%d ranks=%d iters=%d us_per_call=%.2f\n", routine_names[r],
-                       count, size, iterations, slowest);
-                fflush(stdout);
-            }
-        }
+  for (int r = 0; r < ROUTINE_COUNT; ++r) {
+    for (int c = 0; c < 2; ++c) {
+      const int count = counts[c];
+      for (int i = 0; i < warmup; ++i) {
+        call_once(r, send, recv, count, MPI_COMM_WORLD);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < iterations; ++i) {
+        call_once(r, send, recv, count, MPI_COMM_WORLD);
+      }
+      const double local = (MPI_Wtime() - t0) * 1e6 / iterations;
+      double slowest = 0.0;
+      MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      if (rank == 0) {
+        printf("%s count=%d ranks=%d iters=%d us_per_call=%.2f\n", routine_names[r], count, size,
+               iterations, slowest);
+        fflush(stdout);
+      }
     }
+  }
 
-    free(send);
-    free(recv);
-    MPI_Finalize();
-    return 0;
+  free(send);
+  free(recv);
+  MPI_Finalize();
+  return 0;
 }

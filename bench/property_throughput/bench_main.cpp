@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "check_main.h"
 #include "executor.h"
 #include "generators/case.h"
 #include "harness.h"
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
   double in_cases = 0, timed_wall = 0;
   long long timed = 0;
   for (const auto& [seconds, ok] : timings) in_cases += seconds;
-  const double outside_share = timings.empty() ? 0 : (stats.seconds - in_cases) / static_cast<double>(timings.size());
+  const double outside_share =
+      timings.empty() ? 0 : (stats.seconds - in_cases) / static_cast<double>(timings.size());
   std::vector<double> mine;
   const double t0 = MPI_Wtime();
   for (std::size_t i = 0; i < cases.size() && i < timings.size(); ++i) {
@@ -82,22 +84,25 @@ int main(int argc, char** argv) {
     for (const auto& s : all) {
       std::istringstream in(s);
       double x = 0;
-      for (std::size_t i = 0; i < slowest.size() && in >> x; ++i) slowest[i] = std::max(slowest[i], x);
+      for (std::size_t i = 0; i < slowest.size() && in >> x; ++i)
+        slowest[i] = std::max(slowest[i], x);
     }
     double bare = 0;
     for (double x : slowest) bare += x;
     std::ostringstream ph;
     ph.precision(9);
     for (int k = 0; k < ordo::harness::kPhases; ++k)
-      ph << (k ? "," : "") << "\"" << ordo::harness::phase_name(static_cast<ordo::harness::Phase>(k)) << "\":"
-         << std::fixed << phases[k];
-    std::printf("{\"bench\":\"property_throughput\",\"ranks\":%d,\"cases\":%lld,\"shrink_steps\":%lld,"
-                "\"property_seconds\":%.6f,\"timed_cases\":%lld,\"timed_wall_seconds\":%.6f,"
-                "\"bare_seconds\":%.6f,\"repetitions\":%d,\"replay_seconds\":%.3f,"
-                "\"passed\":%s,\"rc_params\":\"%s\",\"rank0_phase_seconds\":{%s}}\n",
-                ordo::harness::world_size(), stats.cases, stats.shrinks, stats.seconds, timed, timed_wall, bare,
-                repetitions, replay_seconds, stats.passed ? "true" : "false", ordo::props::g_rc_params.c_str(),
-                ph.str().c_str());
+      ph << (k ? "," : "") << "\""
+         << ordo::harness::phase_name(static_cast<ordo::harness::Phase>(k)) << "\":" << std::fixed
+         << phases[k];
+    std::printf(
+        "{\"bench\":\"property_throughput\",\"ranks\":%d,\"cases\":%lld,\"shrink_steps\":%lld,"
+        "\"property_seconds\":%.6f,\"timed_cases\":%lld,\"timed_wall_seconds\":%.6f,"
+        "\"bare_seconds\":%.6f,\"repetitions\":%d,\"replay_seconds\":%.3f,"
+        "\"passed\":%s,\"rc_params\":\"%s\",\"rank0_phase_seconds\":{%s}}\n",
+        ordo::harness::world_size(), stats.cases, stats.shrinks, stats.seconds, timed, timed_wall,
+        bare, repetitions, replay_seconds, stats.passed ? "true" : "false",
+        ordo::props::g_rc_params.c_str(), ph.str().c_str());
     std::fflush(stdout);
   }
   return ordo::harness::finish_checks(rc);

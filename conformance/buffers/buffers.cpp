@@ -34,10 +34,13 @@ void overlapping_send_cases() {
   };
   // Derived datatypes take user ops (predefined ops take predefined types only).
   const Overlap cases[] = {
-      {"hvector(4,1,0,MPI_INT)", "contiguous(4,MPI_INT)", "witness.sum-declared-noncommutative"},  // stride 0
-      {"indexed([1,1,1,1],[0,2,0,1],MPI_UINT32_T)", "contiguous(4,MPI_UINT32_T)", "witness.matrix"},  // repeated
+      {"hvector(4,1,0,MPI_INT)", "contiguous(4,MPI_INT)",
+       "witness.sum-declared-noncommutative"},  // stride 0
+      {"indexed([1,1,1,1],[0,2,0,1],MPI_UINT32_T)", "contiguous(4,MPI_UINT32_T)",
+       "witness.matrix"},  // repeated
       {"hindexed([2,2],[0,0],MPI_UINT32_T)", "contiguous(4,MPI_UINT32_T)", "witness.matrix"},
-      {"resized(0,8,contiguous(4,MPI_INT))", "contiguous(4,MPI_INT)", "witness.tracer"},  // elements overlap each other
+      {"resized(0,8,contiguous(4,MPI_INT))", "contiguous(4,MPI_INT)",
+       "witness.tracer"},  // elements overlap each other
   };
   for (const Overlap& o : cases)
     for (const std::string& shape : ordo::harness::intra_shapes()) {
@@ -59,7 +62,8 @@ TEST(Buffers, what_a_library_makes_of_an_overlapping_send_datatype_is_recorded) 
 TEST(Buffers, holes_of_a_receive_datatype_are_never_written) {
   ORDO_CLAUSE("buffers.holes-untouched", MUST);
   const char* types[] = {"vector(2,2,3,MPI_INT)", "resized(0,32,contiguous(4,MPI_INT))",
-                         "struct([2,2],[0,12],[MPI_INT,MPI_INT])", "hindexed([2,2],[-24,8],MPI_INT)"};
+                         "struct([2,2],[0,12],[MPI_INT,MPI_INT])",
+                         "hindexed([2,2],[-24,8],MPI_INT)"};
   for (const char* type : types)
     for (Routine r : collectives_and_local())
       for (int count : {1, 5}) {

@@ -12,9 +12,10 @@ using ordo::ref::PredefinedOp;
 TEST(Char_types, signed_and_unsigned_char_keep_their_integer_values_in_every_routine) {
   ORDO_CLAUSE("op.char-types-integer", MUST);
   for (Basic type : {Basic::SIGNED_CHAR, Basic::UNSIGNED_CHAR, Basic::INT8_T, Basic::UINT8_T})
-    for (PredefinedOp op : {PredefinedOp::MAX, PredefinedOp::MIN, PredefinedOp::SUM, PredefinedOp::PROD,
-                            PredefinedOp::BAND, PredefinedOp::LOR})
+    for (PredefinedOp op : {PredefinedOp::MAX, PredefinedOp::MIN, PredefinedOp::SUM,
+                            PredefinedOp::PROD, PredefinedOp::BAND, PredefinedOp::LOR})
       for (Routine r : collectives_and_local())
         for (const char* shape : {"world", "reversed"})
-          for (int count : {7, 33}) ordo::harness::run_case(at_last_root(make(r, name(op), name(type), count, shape)));
+          for (int count : {7, 33})
+            ordo::harness::run_case(at_last_root(make(r, name(op), name(type), count, shape)));
 }

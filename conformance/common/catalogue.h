@@ -20,14 +20,15 @@ using ref::Routine;
 
 // The collective routines (Reduce_local and Reduce_locals are local).
 inline const std::vector<Routine>& collectives() {
-  static const std::vector<Routine> v = {Routine::reduce, Routine::allreduce, Routine::reduce_scatter,
-                                         Routine::reduce_scatter_block, Routine::scan, Routine::exscan};
+  static const std::vector<Routine> v = {Routine::reduce,         Routine::allreduce,
+                                         Routine::reduce_scatter, Routine::reduce_scatter_block,
+                                         Routine::scan,           Routine::exscan};
   return v;
 }
 inline const std::vector<Routine>& collectives_and_local() {
-  static const std::vector<Routine> v = {Routine::reduce, Routine::allreduce, Routine::reduce_scatter,
-                                         Routine::reduce_scatter_block, Routine::scan, Routine::exscan,
-                                         Routine::reduce_local};
+  static const std::vector<Routine> v = {
+      Routine::reduce, Routine::allreduce, Routine::reduce_scatter, Routine::reduce_scatter_block,
+      Routine::scan,   Routine::exscan,    Routine::reduce_local};
   return v;
 }
 inline const std::vector<Mode>& modes() {
@@ -105,6 +106,18 @@ inline std::vector<std::string> all_shapes() {
 inline bool routine_allowed_on(Routine r, const std::string& shape) {
   const bool inter = harness::zoo(shape).topology.inter;
   return !(inter && (r == Routine::scan || r == Routine::exscan || r == Routine::reduce_local));
+}
+
+// An MPI_Reduce case of a witness op on whole cells (MPI_UINT32_T cells for
+// the matrix, MPI_INT for the others), root 0 on world; callers set the rest.
+inline Case reduce_witness_case(const std::string& op, int count) {
+  Case c;
+  c.routine = Routine::reduce;
+  c.op = op;
+  c.datatype = op == "witness.matrix" ? "contiguous(4,MPI_UINT32_T)" : "contiguous(4,MPI_INT)";
+  c.count = count;
+  c.seed = harness::settings().seed;
+  return c;
 }
 
 }  // namespace ordo::catalogue

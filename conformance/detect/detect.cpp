@@ -14,9 +14,9 @@ using ordo::ref::TypeGroup;
 namespace {
 
 const std::vector<PredefinedOp>& arithmetic_and_logical() {
-  static const std::vector<PredefinedOp> v = {PredefinedOp::MAX,  PredefinedOp::MIN, PredefinedOp::SUM,
-                                              PredefinedOp::PROD, PredefinedOp::LAND, PredefinedOp::LOR,
-                                              PredefinedOp::LXOR};
+  static const std::vector<PredefinedOp> v = {
+      PredefinedOp::MAX,  PredefinedOp::MIN, PredefinedOp::SUM, PredefinedOp::PROD,
+      PredefinedOp::LAND, PredefinedOp::LOR, PredefinedOp::LXOR};
   return v;
 }
 
@@ -71,13 +71,15 @@ TEST(Detect, in_place_as_inbuf_of_reduce_local) {
 TEST(Detect, scan_and_exscan_on_an_intercommunicator) {
   ORDO_CLAUSE("scan.intracomm-only", DETECT);
   for (const std::string& shape : ordo::harness::inter_shapes())
-    for (Routine r : {Routine::scan, Routine::exscan}) ordo::harness::run_case(make(r, "MPI_SUM", "MPI_INT", 3, shape));
+    for (Routine r : {Routine::scan, Routine::exscan})
+      ordo::harness::run_case(make(r, "MPI_SUM", "MPI_INT", 3, shape));
 }
 
 TEST(Detect, a_receive_datatype_that_overlaps_itself) {
   ORDO_CLAUSE("buffers.recv-overlap", DETECT);
   for (const char* type : {"hvector(4,1,0,MPI_INT)", "indexed([1,1,1,1],[0,0,1,2],MPI_INT)"})
-    ordo::harness::run_case(make(Routine::allreduce, "witness.sum-declared-noncommutative", type, 2));
+    ordo::harness::run_case(
+        make(Routine::allreduce, "witness.sum-declared-noncommutative", type, 2));
 }
 
 TEST(Detect, the_send_buffer_is_the_receive_buffer) {
@@ -109,5 +111,6 @@ TEST(Detect, reduce_locals_with_an_input_that_is_inoutbuf) {
 TEST(Detect, a_predefined_op_on_a_derived_datatype) {
   ORDO_CLAUSE("op.predefined-on-predefined-types", DETECT);
   for (const char* type : {"contiguous(3,MPI_INT)", "dup(MPI_DOUBLE)", "vector(2,1,2,MPI_INT)"})
-    for (Routine r : {Routine::allreduce, Routine::reduce_local}) ordo::harness::run_case(make(r, "MPI_SUM", type, 2));
+    for (Routine r : {Routine::allreduce, Routine::reduce_local})
+      ordo::harness::run_case(make(r, "MPI_SUM", type, 2));
 }

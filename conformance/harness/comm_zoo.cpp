@@ -2,16 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <algorithm>
 #include <map>
 #include <sstream>
 
 #include "harness.h"
 #include "mpi_types.h"
-#include "thresholds.h"
 #include "ordo/reference/errors.h"
+#include "thresholds.h"
 
 namespace ordo::harness {
 namespace {
@@ -101,7 +101,8 @@ const ZooComm* drawn_shape(const std::string& name) {
   std::vector<int> v;
   std::stringstream in(name.substr(6));
   for (std::string item; std::getline(in, item, ',');) {
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 6)
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 6)
       throw ref::UsageError("malformed communicator shape '" + name + "'");
     v.push_back(std::stoi(item));
   }
@@ -132,7 +133,8 @@ const ZooComm* drawn_shape(const std::string& name) {
     const int group = me < v[0] ? 0 : (me < v[0] + v[1] ? 1 : MPI_UNDEFINED);
     if (group != MPI_UNDEFINED) {
       std::vector<int> members;
-      for (int r = group == 0 ? 0 : v[0]; r < (group == 0 ? v[0] : v[0] + v[1]); ++r) members.push_back(r);
+      for (int r = group == 0 ? 0 : v[0]; r < (group == 0 ? v[0] : v[0] + v[1]); ++r)
+        members.push_back(r);
       MPI_Comm local = group_comm(members, 7302);
       MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, group == 0 ? v[0] : 0, 7300, &z.comm);
       MPI_Comm_free(&local);
@@ -211,36 +213,6 @@ void build_zoo() {
   if (p >= 4) add_inter("inter-halves", p / 2);
 }
 
-void start_checks() {
-  if (world_rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    ::testing::GTEST_FLAG(output) = "";
-  }
-  const auto mismatches = verify_basic_types();
-  if (!mismatches.empty()) {
-    if (world_rank() == 0)
-      for (const auto& m : mismatches)
-        std::fprintf(stderr, "ordo: the reference's datatype model does not match this library: %s\n", m.c_str());
-    MPI_Abort(MPI_COMM_WORLD, 3);
-  }
-  // The library's thresholds are read now (MPI_T: about 0.2 s in Open MPI),
-  // not inside the first case that asks for them.
-  thresholds();
-  build_zoo();
-}
-
-int finish_checks(int rc) {
-  // Tells the runner that the executable ran to its end (an MPI_Abort inside
-  // the library can also end a job with exit code 1).
-  if (world_rank() == 0 && !settings().journal.empty())
-    std::ofstream(settings().journal + ".done") << rc << "\n";
-  free_zoo();
-  finalize();
-  MPI_Finalize();
-  return rc;
-}
-
 void free_zoo() {
   for (auto& [name, z] : shapes())
     if (z.comm != MPI_COMM_NULL && z.comm != MPI_COMM_WORLD) MPI_Comm_free(&z.comm);
@@ -254,8 +226,8 @@ const ZooComm& zoo(const std::string& name) {
   if (const ZooComm* d = drawn_shape(name)) return *d;
   auto it = shapes().find(name);
   if (it != shapes().end()) return it->second;
-  static const char* known[] = {"world", "dup", "reversed", "odd-even", "self",
-                                "inter-1-n", "inter-n-1", "inter-halves"};
+  static const char* known[] = {"world", "dup",       "reversed",  "odd-even",
+                                "self",  "inter-1-n", "inter-n-1", "inter-halves"};
   for (const char* k : known)
     if (name == k) return absent;  // exists, but not at this world size
   throw ref::UsageError("unknown communicator shape '" + name + "'");

@@ -9,9 +9,10 @@
 #include <sstream>
 
 #include "mpi_types.h"
-#include "mpix_reduce_locals.h"
+#include "mpix_reduce_locals_portable.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/witness.h"
+#include "record.h"
 
 namespace ordo::harness {
 namespace {
@@ -57,7 +58,8 @@ std::vector<int> scatter_counts(const ref::Case& c, const ZooComm& z) {
   const std::vector<int> rc = ref::effective_recvcounts(c, z.topology);
   if (!z.topology.inter) return rc;
   const auto lo = static_cast<std::ptrdiff_t>(z.topology.size_low);
-  return z.role.group == 0 ? std::vector<int>(rc.begin(), rc.begin() + lo) : std::vector<int>(rc.begin() + lo, rc.end());
+  return z.role.group == 0 ? std::vector<int>(rc.begin(), rc.begin() + lo)
+                           : std::vector<int>(rc.begin() + lo, rc.end());
 }
 
 #ifdef ORDO_HAVE_LARGE_COUNT
@@ -70,24 +72,45 @@ int invoke_large_count(const Args& k, int root, const std::vector<int>& counts, 
   int rc = MPI_SUCCESS;
   if (c.mode == ref::Mode::blocking) {
     switch (c.routine) {
-      case Routine::reduce: return MPI_Reduce_c(k.send, k.recv, n, k.dt, k.op, root, comm);
-      case Routine::allreduce: return MPI_Allreduce_c(k.send, k.recv, n, k.dt, k.op, comm);
-      case Routine::reduce_scatter: return MPI_Reduce_scatter_c(k.send, k.recv, cc.data(), k.dt, k.op, comm);
-      case Routine::reduce_scatter_block: return MPI_Reduce_scatter_block_c(k.send, k.recv, block, k.dt, k.op, comm);
-      case Routine::scan: return MPI_Scan_c(k.send, k.recv, n, k.dt, k.op, comm);
-      case Routine::exscan: return MPI_Exscan_c(k.send, k.recv, n, k.dt, k.op, comm);
-      case Routine::reduce_local: return MPI_Reduce_local_c(k.send, k.recv, n, k.dt, k.op);
-      default: return MPI_ERR_OTHER;
+      case Routine::reduce:
+        return MPI_Reduce_c(k.send, k.recv, n, k.dt, k.op, root, comm);
+      case Routine::allreduce:
+        return MPI_Allreduce_c(k.send, k.recv, n, k.dt, k.op, comm);
+      case Routine::reduce_scatter:
+        return MPI_Reduce_scatter_c(k.send, k.recv, cc.data(), k.dt, k.op, comm);
+      case Routine::reduce_scatter_block:
+        return MPI_Reduce_scatter_block_c(k.send, k.recv, block, k.dt, k.op, comm);
+      case Routine::scan:
+        return MPI_Scan_c(k.send, k.recv, n, k.dt, k.op, comm);
+      case Routine::exscan:
+        return MPI_Exscan_c(k.send, k.recv, n, k.dt, k.op, comm);
+      case Routine::reduce_local:
+        return MPI_Reduce_local_c(k.send, k.recv, n, k.dt, k.op);
+      default:
+        return MPI_ERR_OTHER;
     }
   }
   switch (c.routine) {
-    case Routine::reduce: rc = MPI_Ireduce_c(k.send, k.recv, n, k.dt, k.op, root, comm, &req); break;
-    case Routine::allreduce: rc = MPI_Iallreduce_c(k.send, k.recv, n, k.dt, k.op, comm, &req); break;
-    case Routine::reduce_scatter: rc = MPI_Ireduce_scatter_c(k.send, k.recv, cc.data(), k.dt, k.op, comm, &req); break;
-    case Routine::reduce_scatter_block: rc = MPI_Ireduce_scatter_block_c(k.send, k.recv, block, k.dt, k.op, comm, &req); break;
-    case Routine::scan: rc = MPI_Iscan_c(k.send, k.recv, n, k.dt, k.op, comm, &req); break;
-    case Routine::exscan: rc = MPI_Iexscan_c(k.send, k.recv, n, k.dt, k.op, comm, &req); break;
-    default: return MPI_ERR_OTHER;
+    case Routine::reduce:
+      rc = MPI_Ireduce_c(k.send, k.recv, n, k.dt, k.op, root, comm, &req);
+      break;
+    case Routine::allreduce:
+      rc = MPI_Iallreduce_c(k.send, k.recv, n, k.dt, k.op, comm, &req);
+      break;
+    case Routine::reduce_scatter:
+      rc = MPI_Ireduce_scatter_c(k.send, k.recv, cc.data(), k.dt, k.op, comm, &req);
+      break;
+    case Routine::reduce_scatter_block:
+      rc = MPI_Ireduce_scatter_block_c(k.send, k.recv, block, k.dt, k.op, comm, &req);
+      break;
+    case Routine::scan:
+      rc = MPI_Iscan_c(k.send, k.recv, n, k.dt, k.op, comm, &req);
+      break;
+    case Routine::exscan:
+      rc = MPI_Iexscan_c(k.send, k.recv, n, k.dt, k.op, comm, &req);
+      break;
+    default:
+      return MPI_ERR_OTHER;
   }
   if (rc != MPI_SUCCESS) return rc;
   return MPI_Wait(&req, MPI_STATUS_IGNORE);
@@ -99,52 +122,90 @@ int invoke(const Args& k) {
   const ref::Case& c = k.c;
   MPI_Comm comm = k.z.comm;
   const int count = c.count;
-  const std::vector<int> counts = c.routine == Routine::reduce_scatter ? scatter_counts(c, k.z) : std::vector<int>{};
-  const int block = c.routine == Routine::reduce_scatter_block && k.z.topology.inter
-                        ? ref::effective_recvcounts(c, k.z.topology)[static_cast<std::size_t>(k.z.role.group)]
-                        : c.count;
+  const std::vector<int> counts =
+      c.routine == Routine::reduce_scatter ? scatter_counts(c, k.z) : std::vector<int>{};
+  const int block =
+      c.routine == Routine::reduce_scatter_block && k.z.topology.inter
+          ? ref::effective_recvcounts(c, k.z.topology)[static_cast<std::size_t>(k.z.role.group)]
+          : c.count;
   const int root = mpi_root(c, k.z, k.plan);
   if (c.routine == Routine::reduce_locals)
     return reduce_locals_impl()(k.send, k.arg, k.recv, count, k.dt, k.op);
 #ifdef ORDO_HAVE_LARGE_COUNT
   if (c.large_count) return invoke_large_count(k, root, counts, block);
 #endif
-  if (c.routine == Routine::reduce_local) return MPI_Reduce_local(k.send, k.recv, count, k.dt, k.op);
+  if (c.routine == Routine::reduce_local)
+    return MPI_Reduce_local(k.send, k.recv, count, k.dt, k.op);
   MPI_Request req = MPI_REQUEST_NULL;
   int rc = MPI_SUCCESS;
   if (c.mode == ref::Mode::blocking) {
     switch (c.routine) {
-      case Routine::reduce: return MPI_Reduce(k.send, k.recv, count, k.dt, k.op, root, comm);
-      case Routine::allreduce: return MPI_Allreduce(k.send, k.recv, count, k.dt, k.op, comm);
-      case Routine::reduce_scatter: return MPI_Reduce_scatter(k.send, k.recv, counts.data(), k.dt, k.op, comm);
-      case Routine::reduce_scatter_block: return MPI_Reduce_scatter_block(k.send, k.recv, block, k.dt, k.op, comm);
-      case Routine::scan: return MPI_Scan(k.send, k.recv, count, k.dt, k.op, comm);
-      case Routine::exscan: return MPI_Exscan(k.send, k.recv, count, k.dt, k.op, comm);
-      default: return MPI_ERR_OTHER;
+      case Routine::reduce:
+        return MPI_Reduce(k.send, k.recv, count, k.dt, k.op, root, comm);
+      case Routine::allreduce:
+        return MPI_Allreduce(k.send, k.recv, count, k.dt, k.op, comm);
+      case Routine::reduce_scatter:
+        return MPI_Reduce_scatter(k.send, k.recv, counts.data(), k.dt, k.op, comm);
+      case Routine::reduce_scatter_block:
+        return MPI_Reduce_scatter_block(k.send, k.recv, block, k.dt, k.op, comm);
+      case Routine::scan:
+        return MPI_Scan(k.send, k.recv, count, k.dt, k.op, comm);
+      case Routine::exscan:
+        return MPI_Exscan(k.send, k.recv, count, k.dt, k.op, comm);
+      default:
+        return MPI_ERR_OTHER;
     }
   }
   if (c.mode == ref::Mode::nonblocking) {
     switch (c.routine) {
-      case Routine::reduce: rc = MPI_Ireduce(k.send, k.recv, count, k.dt, k.op, root, comm, &req); break;
-      case Routine::allreduce: rc = MPI_Iallreduce(k.send, k.recv, count, k.dt, k.op, comm, &req); break;
-      case Routine::reduce_scatter: rc = MPI_Ireduce_scatter(k.send, k.recv, counts.data(), k.dt, k.op, comm, &req); break;
-      case Routine::reduce_scatter_block: rc = MPI_Ireduce_scatter_block(k.send, k.recv, block, k.dt, k.op, comm, &req); break;
-      case Routine::scan: rc = MPI_Iscan(k.send, k.recv, count, k.dt, k.op, comm, &req); break;
-      case Routine::exscan: rc = MPI_Iexscan(k.send, k.recv, count, k.dt, k.op, comm, &req); break;
-      default: return MPI_ERR_OTHER;
+      case Routine::reduce:
+        rc = MPI_Ireduce(k.send, k.recv, count, k.dt, k.op, root, comm, &req);
+        break;
+      case Routine::allreduce:
+        rc = MPI_Iallreduce(k.send, k.recv, count, k.dt, k.op, comm, &req);
+        break;
+      case Routine::reduce_scatter:
+        rc = MPI_Ireduce_scatter(k.send, k.recv, counts.data(), k.dt, k.op, comm, &req);
+        break;
+      case Routine::reduce_scatter_block:
+        rc = MPI_Ireduce_scatter_block(k.send, k.recv, block, k.dt, k.op, comm, &req);
+        break;
+      case Routine::scan:
+        rc = MPI_Iscan(k.send, k.recv, count, k.dt, k.op, comm, &req);
+        break;
+      case Routine::exscan:
+        rc = MPI_Iexscan(k.send, k.recv, count, k.dt, k.op, comm, &req);
+        break;
+      default:
+        return MPI_ERR_OTHER;
     }
     if (rc != MPI_SUCCESS) return rc;
     return MPI_Wait(&req, MPI_STATUS_IGNORE);
   }
 #ifdef ORDO_HAVE_PERSISTENT_COLLECTIVES
   switch (c.routine) {
-    case Routine::reduce: rc = MPI_Reduce_init(k.send, k.recv, count, k.dt, k.op, root, comm, MPI_INFO_NULL, &req); break;
-    case Routine::allreduce: rc = MPI_Allreduce_init(k.send, k.recv, count, k.dt, k.op, comm, MPI_INFO_NULL, &req); break;
-    case Routine::reduce_scatter: rc = MPI_Reduce_scatter_init(k.send, k.recv, counts.data(), k.dt, k.op, comm, MPI_INFO_NULL, &req); break;
-    case Routine::reduce_scatter_block: rc = MPI_Reduce_scatter_block_init(k.send, k.recv, block, k.dt, k.op, comm, MPI_INFO_NULL, &req); break;
-    case Routine::scan: rc = MPI_Scan_init(k.send, k.recv, count, k.dt, k.op, comm, MPI_INFO_NULL, &req); break;
-    case Routine::exscan: rc = MPI_Exscan_init(k.send, k.recv, count, k.dt, k.op, comm, MPI_INFO_NULL, &req); break;
-    default: return MPI_ERR_OTHER;
+    case Routine::reduce:
+      rc = MPI_Reduce_init(k.send, k.recv, count, k.dt, k.op, root, comm, MPI_INFO_NULL, &req);
+      break;
+    case Routine::allreduce:
+      rc = MPI_Allreduce_init(k.send, k.recv, count, k.dt, k.op, comm, MPI_INFO_NULL, &req);
+      break;
+    case Routine::reduce_scatter:
+      rc = MPI_Reduce_scatter_init(k.send, k.recv, counts.data(), k.dt, k.op, comm, MPI_INFO_NULL,
+                                   &req);
+      break;
+    case Routine::reduce_scatter_block:
+      rc = MPI_Reduce_scatter_block_init(k.send, k.recv, block, k.dt, k.op, comm, MPI_INFO_NULL,
+                                         &req);
+      break;
+    case Routine::scan:
+      rc = MPI_Scan_init(k.send, k.recv, count, k.dt, k.op, comm, MPI_INFO_NULL, &req);
+      break;
+    case Routine::exscan:
+      rc = MPI_Exscan_init(k.send, k.recv, count, k.dt, k.op, comm, MPI_INFO_NULL, &req);
+      break;
+    default:
+      return MPI_ERR_OTHER;
   }
   if (rc != MPI_SUCCESS) return rc;
   rc = MPI_Start(&req);
@@ -166,8 +227,33 @@ std::string where(const ZooComm& z) {
   return o.str();
 }
 
-std::string describe_difference(const ref::Case& c, const ref::Difference& d, const ref::Buffer& expected,
-                                 const ref::Buffer& observed) {
+// The tracer's explanation as the record's data: what the cell says, the
+// element, and where this rank sits (as where() writes it).
+std::string tracer_item(const ref::witness::Trace& t, int element, const ZooComm& z) {
+  Json item;
+  item["kind"] = ref::witness::trace_kind_name(t.kind);
+  const bool combine = t.kind != ref::witness::Trace::Kind::in_order &&
+                       t.kind != ref::witness::Trace::Kind::wrong_cover;
+  if (combine) {
+    item["invec"] = {t.invec[0], t.invec[1]};
+    item["inoutvec"] = {t.inoutvec[0], t.inoutvec[1]};
+    item["why"] = ref::witness::trace_why(t.kind);
+  } else {
+    item["covers"] = {t.covers[0], t.covers[1]};
+  }
+  item["expected"] = {t.expected[0], t.expected[1]};
+  item["element"] = element;
+  item["group"] = z.topology.inter ? Json(z.role.group == 0 ? "low" : "high") : Json(nullptr);
+  item["rank"] = z.role.rank;
+  item["size"] = z.topology.inter && z.role.group != 0 ? z.topology.size_high : z.topology.size_low;
+  return item.dump();
+}
+
+// What differs, in words; a witness.tracer case also names the first wrong
+// combine, and its explanation goes to *tracer as data.
+std::string describe_difference(const ref::Case& c, const ref::Difference& d,
+                                const ref::Buffer& expected, const ref::Buffer& observed,
+                                const ZooComm& z, std::string* tracer) {
   std::ostringstream o;
   if (d.in_hole) {
     o << "a hole of the receive datatype was written at byte " << d.byte << ": expected untouched "
@@ -180,8 +266,12 @@ std::string describe_difference(const ref::Case& c, const ref::Difference& d, co
     const auto cells = ref::witness::read_cells(observed.element(d.element), observed.type());
     const auto want = ref::witness::read_cells(expected.element(d.element), expected.type());
     const std::size_t cell = static_cast<std::size_t>(d.leaf) / 4;
-    if (cell < cells.size())
-      o << "; tracer: " << ref::witness::explain_tracer(cells[cell], want[cell].v[0], want[cell].v[1]);
+    if (cell < cells.size()) {
+      const ref::witness::Trace t =
+          ref::witness::trace(cells[cell], want[cell].v[0], want[cell].v[1]);
+      o << "; tracer: " << ref::witness::explain(t);
+      *tracer = tracer_item(t, static_cast<int>(d.element), z);
+    }
   }
   return o.str();
 }
@@ -196,12 +286,15 @@ T load(const std::byte* p) {
 // Inexact floating-point inputs: each value within the error bound of a
 // sum evaluated in any order, 2 (n - 1) eps sum|x_i| (Higham), where the
 // bound's inputs are every contributing rank's values of that element.
-std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm& z, const ref::RankPlan& plan,
-                                              const ref::Buffer& expected, const ref::Buffer& observed) {
+std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm& z,
+                                              const ref::RankPlan& plan,
+                                              const ref::Buffer& expected,
+                                              const ref::Buffer& observed) {
   const ref::Datatype& dt = expected.type();
   const int contributors_group = z.topology.inter ? 1 - z.role.group : 0;
-  const int contributors = z.topology.inter ? (z.role.group == 0 ? z.topology.size_high : z.topology.size_low)
-                                            : z.topology.size_low;
+  const int contributors = z.topology.inter
+                               ? (z.role.group == 0 ? z.topology.size_high : z.topology.size_low)
+                               : z.topology.size_low;
   // Element k of this rank's result is element first + k of the inputs.
   int first = 0;
   if (c.routine == Routine::reduce_scatter || c.routine == Routine::reduce_scatter_block) {
@@ -222,7 +315,9 @@ std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm&
       const std::byte* e = expected.element(k) + tm[j].disp;
       const std::byte* o = observed.element(k) + tm[j].disp;
       long double ev, ov, eps, mag = 0;
-      auto in = [&](int r) { return inputs[static_cast<std::size_t>(r)].element(first + k) + tm[j].disp; };
+      auto in = [&](int r) {
+        return inputs[static_cast<std::size_t>(r)].element(first + k) + tm[j].disp;
+      };
       if (s == ref::Scalar::f32) {
         ev = load<float>(e), ov = load<float>(o), eps = std::numeric_limits<float>::epsilon();
         for (int r = 0; r < contributors; ++r) mag += std::fabs(load<float>(in(r)));
@@ -230,7 +325,8 @@ std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm&
         ev = load<double>(e), ov = load<double>(o), eps = std::numeric_limits<double>::epsilon();
         for (int r = 0; r < contributors; ++r) mag += std::fabs(load<double>(in(r)));
       } else if (s == ref::Scalar::f80) {
-        ev = load<long double>(e), ov = load<long double>(o), eps = std::numeric_limits<long double>::epsilon();
+        ev = load<long double>(e), ov = load<long double>(o),
+        eps = std::numeric_limits<long double>::epsilon();
         for (int r = 0; r < contributors; ++r) mag += std::fabs(load<long double>(in(r)));
       } else {
         continue;
@@ -240,8 +336,8 @@ std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm&
         std::ostringstream m;
         m.precision(21);
         m << "element " << k << " (leaf " << j << "): observed " << static_cast<double>(ov)
-          << " is farther than the error bound " << static_cast<double>(bound) << " from the reference's "
-          << static_cast<double>(ev);
+          << " is farther than the error bound " << static_cast<double>(bound)
+          << " from the reference's " << static_cast<double>(ev);
         return m.str();
       }
     }
@@ -251,7 +347,8 @@ std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm&
 
 struct RankResult {
   LocalVerdict verdict;
-  std::string observed;  // allreduce with inexact inputs: the receive buffer, for the identical check
+  std::string
+      observed;  // allreduce with inexact inputs: the receive buffer, for the identical check
   double seconds = 0;
 };
 
@@ -336,7 +433,8 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
   if (options.repeat && rc == MPI_SUCCESS) {
     if (send) send2.emplace(plan.send ? *plan.send : *dummy_send);
     if (recv) recv2.emplace(*plan.recv_initial);
-    rc2 = invoke(Args{c, z, plan, mdt, mop, send2 ? send2->ptr() : sb, recv2 ? recv2->ptr() : rb, ab});
+    rc2 = invoke(
+        Args{c, z, plan, mdt, mop, send2 ? send2->ptr() : sb, recv2 ? recv2->ptr() : rb, ab});
   }
   const std::string routine(ref::mpi_routine_name(c.routine, c.mode));
 
@@ -352,18 +450,21 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     return out;
   }
   if (unknown_datatype_calls() > 0) {
-    out.verdict = fail("the user function was called with a datatype handle other than the one passed to " +
-                       routine + " (" + std::to_string(unknown_datatype_calls()) + " calls, " + where(z) + ")");
+    out.verdict = fail(
+        "the user function was called with a datatype handle other than the one passed to " +
+        routine + " (" + std::to_string(unknown_datatype_calls()) + " calls, " + where(z) + ")");
     return out;
   }
   if (send && send->raw() != send_before) {
     std::size_t i = 0;
     while (send->raw()[i] == send_before[i]) ++i;
-    const std::ptrdiff_t origin = plan.send ? plan.send->origin() : (dummy_send ? dummy_send->origin() : 0);
-    out.verdict = fail("the send buffer was modified at byte " +
-                       std::to_string(static_cast<long>(i) - static_cast<long>(GuardedBuffer::kGuard) -
-                                      static_cast<long>(origin)) +
-                       " relative to its address (" + where(z) + ")");
+    const std::ptrdiff_t origin =
+        plan.send ? plan.send->origin() : (dummy_send ? dummy_send->origin() : 0);
+    out.verdict =
+        fail("the send buffer was modified at byte " +
+             std::to_string(static_cast<long>(i) - static_cast<long>(GuardedBuffer::kGuard) -
+                            static_cast<long>(origin)) +
+             " relative to its address (" + where(z) + ")");
     return out;
   }
   if (arg && !arg->guards_intact()) {
@@ -371,7 +472,8 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     return out;
   }
   if (recv && !recv->guards_intact()) {
-    out.verdict = fail("bytes outside the receive buffer were written (guard bytes changed, " + where(z) + ")");
+    out.verdict = fail("bytes outside the receive buffer were written (guard bytes changed, " +
+                       where(z) + ")");
     return out;
   }
   if (recv && plan.recv_significant && plan.result_defined && plan.recv_expected) {
@@ -382,7 +484,10 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     if (c.exact) {
       const ref::Difference d = ref::first_difference(expected, observed);
       if (d.any) {
-        out.verdict = fail(describe_difference(c, d, expected, observed) + " (" + where(z) + ")");
+        std::string tracer;
+        out.verdict =
+            fail(describe_difference(c, d, expected, observed, z, &tracer) + " (" + where(z) + ")");
+        out.verdict.tracer = std::move(tracer);
         return out;
       }
     } else {
@@ -394,9 +499,11 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     }
     if (options.repeat) {
       const ref::Buffer again = recv2->contents(expected);
-      if (rc2 != MPI_SUCCESS || ref::value_bytes(again) != ref::value_bytes(recv->contents(expected))) {
-        out.verdict = fail("the same call repeated with the same arguments gave a different result (" +
-                           where(z) + ")");
+      if (rc2 != MPI_SUCCESS ||
+          ref::value_bytes(again) != ref::value_bytes(recv->contents(expected))) {
+        out.verdict =
+            fail("the same call repeated with the same arguments gave a different result (" +
+                 where(z) + ")");
         return out;
       }
     }
@@ -441,8 +548,11 @@ double time_bare_call(const ref::Case& c) {
   const ZooComm& z = zoo(local ? "self" : c.comm);
   if (!z.available || missing_feature(c)) return 0;
   gather_to_rank0("");  // every rank has arrived ...
-  for (int r = 1; r < world_size() && world_rank() == 0; ++r) MPI_Send(nullptr, 0, MPI_BYTE, r, 31004, harness_comm());
-  if (world_rank() != 0) MPI_Recv(nullptr, 0, MPI_BYTE, 0, 31004, harness_comm(), MPI_STATUS_IGNORE);  // ... and knows it
+  for (int r = 1; r < world_size() && world_rank() == 0; ++r)
+    MPI_Send(nullptr, 0, MPI_BYTE, r, 31004, harness_comm());
+  if (world_rank() != 0)
+    MPI_Recv(nullptr, 0, MPI_BYTE, 0, 31004, harness_comm(),
+             MPI_STATUS_IGNORE);  // ... and knows it
   CaseOptions bare;
   bare.bare_call = true;
   return z.member ? run_on_rank(c, bare, z).seconds : 0.0;
@@ -454,14 +564,22 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   std::optional<PhaseTimer> shape_phase(std::in_place, Phase::shape);
   const ZooComm& z = zoo(local ? "self" : c.comm);
   shape_phase.reset();
-  if (!z.available) return record(c, {S::skip, "communicator shape " + c.comm + " needs more ranks", ""}, 0, 0);
+  if (!z.available)
+    return record(c, {S::skip, "communicator shape " + c.comm + " needs more ranks", ""}, 0, 0);
   if (auto why = missing_feature(c)) return record(c, {S::skip, *why, ""}, 0, 0);
   if (const std::string id = known_fatal_waiver(c); !id.empty())
-    return record(c, {S::skip, "not run (--ordo-avoid-known-fatal): the waiver " + id + " names a crash or hang of this library here", ""}, 0, 0);
+    return record(c,
+                  {S::skip,
+                   "not run (--ordo-avoid-known-fatal): the waiver " + id +
+                       " names a crash or hang of this library here",
+                   ""},
+                  0, 0);
   const int comm_size = z.topology.size_low + z.topology.size_high;
   RankResult mine;
-  if (z.member) mine = run_on_rank(c, options, z);
-  else mine.verdict = {S::absent, "", ""};
+  if (z.member)
+    mine = run_on_rank(c, options, z);
+  else
+    mine.verdict = {S::absent, "", ""};
 
   // Allreduce with inexact inputs: every rank of a communicator must hold
   // bit-identical results (MPI-4.1 6.9.6), whatever order the library chose.
@@ -478,7 +596,8 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
         if (it == first.end()) {
           first[color] = {r, all[r]};
         } else if (it->second.second != all[r]) {
-          mine.verdict = fail("world rank " + std::to_string(r) + " received a result that is not bit-identical to world rank " +
+          mine.verdict = fail("world rank " + std::to_string(r) +
+                              " received a result that is not bit-identical to world rank " +
                               std::to_string(it->second.first) + "'s, in the same communicator");
         }
       }

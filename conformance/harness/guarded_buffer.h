@@ -17,7 +17,8 @@ class GuardedBuffer {
 
   explicit GuardedBuffer(const ref::Buffer& b)
       : mem_(b.storage().size() + 2 * kGuard, kGuardByte), origin_(b.origin()) {
-    if (!b.storage().empty()) std::memcpy(mem_.data() + kGuard, b.storage().data(), b.storage().size());
+    if (!b.storage().empty())
+      std::memcpy(mem_.data() + kGuard, b.storage().data(), b.storage().size());
   }
   void* ptr() { return mem_.data() + kGuard + origin_; }
   bool guards_intact() const {

@@ -1,25 +1,27 @@
 #include "harness.h"
 
-#include "ordo/reference/errors.h"
-#include "ordo/reference/json.h"
-
-#include <fnmatch.h>
-#include <malloc.h>
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
+
+#include "job_protocol.h"
+#include "ordo/reference/errors.h"
+#include "ordo/reference/json.h"
+#include "record.h"
+#include "waivers.h"
 
 namespace ordo::harness {
 namespace {
@@ -30,17 +32,19 @@ int g_rank = 0, g_size = 1;
 std::string g_clause = "unset";
 Level g_level = Level::MUST;
 int g_case_index = 0;
-long long g_seq = 0;                     // cases begun in this process, across tests
-std::atomic<double> g_deadline{0};       // MPI_Wtime() by which the case in flight must end
+long long g_seq = 0;                // cases begun in this process, across tests
+std::atomic<double> g_deadline{0};  // MPI_Wtime() by which the case in flight must end
 
 std::string g_test;
 std::string g_next_reproducer;  // set_next_reproducer
 
-json::Value g_waivers;  // array of waiver objects (vendors/<name>/waivers.json)
+std::vector<Json> g_waivers;    // vendors/<name>/waivers.json, in file order
+std::string g_library_version;  // the release MPI_Get_library_version names (library_versions)
 
 constexpr int kTagVerdict = 31001;
 constexpr int kTagOutcome = 31002;
-constexpr int kRestartFlag = 0x100;  // with the outcome: every rank ends the job (restart_job waiver)
+constexpr int kRestartFlag =
+    0x100;  // with the outcome: every rank ends the job (restart_job waiver)
 
 // A waiver with "restart_job": true names a library fault that corrupts the
 // process's memory (a heap overrun that glibc notices cases later): after
@@ -49,69 +53,18 @@ constexpr int kRestartFlag = 0x100;  // with the outcome: every rank ends the jo
 // cases run in a clean process and a later crash is not charged to them.
 [[noreturn]] void end_job_for_restart() {
   std::fflush(nullptr);
-  std::_Exit(75);
+  std::_Exit(kRestartExitCode);
 }
 
 std::string json_escape(const std::string& s) { return json::escape(s); }
 
-std::string today() {
-  char b[16];
-  std::time_t t = std::time(nullptr);
-  std::strftime(b, sizeof b, "%Y-%m-%d", std::gmtime(&t));
-  return b;
-}
-
 void load_waivers(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) {
-    std::fprintf(stderr, "ordo: cannot read the waivers file %s\n", path.c_str());
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
   try {
-    json::Value doc = json::parse(ss.str());
-    const json::Value* w = doc.get("waivers");
-    if (w == nullptr || !w->is(json::Value::Kind::array)) throw ref::UsageError("no \"waivers\" array");
-    g_waivers = *w;
+    g_waivers = waivers::load(path);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ordo: malformed waivers file %s: %s\n", path.c_str(), e.what());
+    std::fprintf(stderr, "ordo: %s\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-}
-
-// A waiver matches a test by name (glob) and, field by field, the case.
-// Waivers of crashes and timeouts are applied by the runner, which sees
-// them; here they only serve --ordo-avoid-known-fatal.
-bool waiver_matches(const json::Value& w, const ref::Case& c, bool fatal = false) {
-  const std::string outcome = w.get_string("outcome", "fail");
-  if (fatal ? (outcome != "crash" && outcome != "timeout") : outcome != "fail") return false;
-  if (fnmatch(w.get_string("test", "-").c_str(), g_test.c_str(), 0) != 0) return false;
-  // A waiver may name the algorithm variants it covers (a glob); without
-  // "variant" it covers every variant.
-  if (w.get("variant") != nullptr && fnmatch(w.get_string("variant").c_str(), g_settings.variant.c_str(), 0) != 0)
-    return false;
-  const json::Value* m = w.get("case");
-  if (m == nullptr) return true;
-  const json::Value cj = json::parse(c.to_json());
-  for (const auto& [k, want] : m->fields) {
-    const json::Value* have = cj.get(k);
-    if (have == nullptr) return false;
-    if (want.is(json::Value::Kind::string)) {
-      if (!have->is(json::Value::Kind::string) || fnmatch(want.str.c_str(), have->str.c_str(), 0) != 0)
-        return false;
-    } else if (json::dump(want) != json::dump(*have)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-std::string now_iso() {
-  char b[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return b;
 }
 
 // The journal stays open (O_APPEND): each record is one write(2), in the
@@ -121,7 +74,9 @@ int g_journal_fd = -1;
 void append_journal(const std::string& line) {
   if (g_settings.journal.empty()) return;
   PhaseTimer timer(Phase::journal);
-  if (g_journal_fd < 0) g_journal_fd = ::open(g_settings.journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (g_journal_fd < 0)
+    g_journal_fd =
+        ::open(g_settings.journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   const std::string text = line + '\n';
   std::size_t done = 0;
   while (g_journal_fd >= 0 && done < text.size()) {
@@ -131,7 +86,8 @@ void append_journal(const std::string& line) {
     done += static_cast<std::size_t>(n);
   }
   if (done != text.size()) {
-    std::fprintf(stderr, "ordo: cannot write the journal %s: %s\n", g_settings.journal.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "ordo: cannot write the journal %s: %s\n", g_settings.journal.c_str(),
+                 std::strerror(errno));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
 }
@@ -145,7 +101,7 @@ std::size_t g_inflight_len = 0;
 void write_inflight(std::string note) {
   PhaseTimer timer(Phase::inflight);
   if (g_inflight_fd < 0) {
-    const std::string path = g_settings.journal + ".inflight." + std::to_string(g_rank);
+    const std::string path = g_settings.journal + kInflightSuffix + std::to_string(g_rank);
     g_inflight_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (g_inflight_fd < 0) {
       std::fprintf(stderr, "ordo: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
@@ -156,8 +112,8 @@ void write_inflight(std::string note) {
   if (len < g_inflight_len) note.append(g_inflight_len - len, ' ');
   g_inflight_len = std::max(g_inflight_len, len);
   if (::pwrite(g_inflight_fd, note.data(), note.size(), 0) != static_cast<ssize_t>(note.size())) {
-    std::fprintf(stderr, "ordo: cannot write the in-flight note of %s: %s\n", g_settings.journal.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "ordo: cannot write the in-flight note of %s: %s\n",
+                 g_settings.journal.c_str(), std::strerror(errno));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
 }
@@ -167,8 +123,9 @@ double g_phase_seconds[kPhases] = {};
 }  // namespace
 
 const char* phase_name(Phase p) {
-  static const char* names[kPhases] = {"in-flight note", "communicator", "reference", "buffers",   "call",
-                                       "check",          "verdict",      "journal",   "generation"};
+  static const char* names[kPhases] = {"in-flight note", "communicator", "reference",
+                                       "buffers",        "call",         "check",
+                                       "verdict",        "journal",      "generation"};
   return names[static_cast<int>(p)];
 }
 void add_phase_time(Phase p, double seconds) { g_phase_seconds[static_cast<int>(p)] += seconds; }
@@ -176,22 +133,32 @@ double phase_seconds(Phase p) { return g_phase_seconds[static_cast<int>(p)]; }
 
 const char* level_name(Level l) {
   switch (l) {
-    case Level::MUST: return "MUST";
-    case Level::SHOULD: return "SHOULD";
-    case Level::DETECT: return "DETECT";
-    case Level::INFO: return "INFO";
+    case Level::MUST:
+      return "MUST";
+    case Level::SHOULD:
+      return "SHOULD";
+    case Level::DETECT:
+      return "DETECT";
+    case Level::INFO:
+      return "INFO";
   }
   return "?";
 }
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::pass: return "pass";
-    case Outcome::fail: return "fail";
-    case Outcome::crash: return "crash";
-    case Outcome::timeout: return "timeout";
-    case Outcome::skip: return "skip";
-    case Outcome::waived: return "waived";
+    case Outcome::pass:
+      return "pass";
+    case Outcome::fail:
+      return "fail";
+    case Outcome::crash:
+      return "crash";
+    case Outcome::timeout:
+      return "timeout";
+    case Outcome::skip:
+      return "skip";
+    case Outcome::waived:
+      return "waived";
   }
   return "?";
 }
@@ -213,7 +180,8 @@ void parse_select(const std::string& text) {
     if (t.empty()) continue;
     const std::vector<std::string> f = split(t, ':');
     if (f.size() != 3) {
-      std::fprintf(stderr, "ordo: --ordo-select target '%s' is not ROUTINE:MODE+MODE:COMM\n", t.c_str());
+      std::fprintf(stderr, "ordo: --ordo-select target '%s' is not ROUTINE:MODE+MODE:COMM\n",
+                   t.c_str());
       std::exit(2);
     }
     g_settings.select.push_back({f[0], f[2], split(f[1], '+')});
@@ -243,6 +211,13 @@ void init(int* argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
   MPI_Comm_rank(g_comm, &g_rank);
   MPI_Comm_size(g_comm, &g_size);
+  {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    MPI_Get_library_version(lib, &n);
+    g_library_version =
+        waivers::parse_library_version(std::string(lib, static_cast<std::size_t>(n)));
+  }
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
     std::string a = argv[i];
@@ -287,7 +262,8 @@ void init(int* argc, char** argv) {
     const std::string dir = g_settings.journal.substr(0, g_settings.journal.find_last_of('/'));
     if (dir != g_settings.journal) {
       std::string cmd = "mkdir -p '" + dir + "'";
-      if (std::system(cmd.c_str()) != 0) {}
+      if (std::system(cmd.c_str()) != 0) {
+      }
     }
     if (g_settings.fresh_journal) std::ofstream(g_settings.journal, std::ios::trunc);
   }
@@ -301,11 +277,13 @@ void init(int* argc, char** argv) {
     while (true) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       const double deadline = g_deadline.load();
-      const double now = w0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double now =
+          w0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (deadline > 0 && now > deadline) {
-        std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.0f s; ending the job\n", g_rank, g_seq,
-                     g_settings.case_timeout);
-        if (!g_settings.journal.empty()) std::ofstream(g_settings.journal + ".timeout") << g_seq << "\n";
+        std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.0f s; ending the job\n",
+                     g_rank, g_seq, g_settings.case_timeout);
+        if (!g_settings.journal.empty())
+          std::ofstream(g_settings.journal + kTimeoutSuffix) << g_seq << "\n";
         std::fflush(nullptr);
         std::_Exit(124);
       }
@@ -349,15 +327,17 @@ std::vector<std::string> gather_to_rank0(const std::string& bytes) {
     int n = 0;
     MPI_Get_count(&st, MPI_BYTE, &n);
     all[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(n));
-    MPI_Recv(all[static_cast<std::size_t>(r)].data(), n, MPI_BYTE, r, kTagGather, g_comm, MPI_STATUS_IGNORE);
+    MPI_Recv(all[static_cast<std::size_t>(r)].data(), n, MPI_BYTE, r, kTagGather, g_comm,
+             MPI_STATUS_IGNORE);
   }
   return all;
 }
 
 std::string replay_command(const ref::Case& c) {
   std::string j = c.to_json();
-  return "./ordo replay --vendor " + (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) +
-         " --ranks " + std::to_string(g_size) + " --case '" + j + "'";
+  return "./ordo replay --vendor " +
+         (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) + " --ranks " +
+         std::to_string(g_size) + " --case '" + j + "'";
 }
 
 namespace {
@@ -369,13 +349,26 @@ void set_next_reproducer(const std::string& path) { g_next_reproducer = path; }
 
 std::string known_fatal_waiver(const ref::Case& c) {
   if (!g_settings.avoid_known_fatal) return "";
-  for (const json::Value& w : g_waivers.items)
-    if (waiver_matches(w, c, true) && w.get_string("expires") >= today()) return w.get_string("id");
+  // The record this case would get if the job died in it.
+  Json record = {{"test", g_test},
+                 {"variant", g_settings.variant},
+                 {"message", ""},
+                 {"ranks", g_size},
+                 {"case", Json::parse(c.to_json())}};
+  const std::string date = today();
+  for (const Json& w : g_waivers) {
+    for (const char* fatal : {"crash", "timeout"}) {
+      record["outcome"] = fatal;
+      if (waivers::match(w, record, date, g_library_version) == waivers::Match::waived)
+        return w.value("id", std::string());
+    }
+  }
   return "";
 }
 
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size) {
-  return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds, comm_size);
+  return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds,
+                     comm_size);
 }
 
 Outcome record_check(const std::string& subject, const LocalVerdict& mine) {
@@ -404,8 +397,8 @@ bool begin_case(const ref::Case* c) {
     f << "{\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << (g_case_index - 1)
       << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
       << "\",\"level\":\"" << level_name(g_level) << "\",\"case\":" << (c ? c->to_json() : "null")
-      << ",\"routine\":\"" << (c ? std::string(ref::mpi_routine_name(c->routine, c->mode)) : std::string())
-      << "\"}\n";
+      << ",\"routine\":\""
+      << (c ? std::string(ref::mpi_routine_name(c->routine, c->mode)) : std::string()) << "\"}\n";
     write_inflight(f.str());
   }
   // An erroneous call (DETECT) that only some ranks report can leave the
@@ -427,10 +420,13 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   // The verdict phase: this function's time less the journal write in it.
   struct VerdictTimer {
     double t0 = MPI_Wtime(), j0 = phase_seconds(Phase::journal);
-    ~VerdictTimer() { add_phase_time(Phase::verdict, MPI_Wtime() - t0 - (phase_seconds(Phase::journal) - j0)); }
+    ~VerdictTimer() {
+      add_phase_time(Phase::verdict, MPI_Wtime() - t0 - (phase_seconds(Phase::journal) - j0));
+    }
   } verdict_timer;
   if (g_rank != 0) {
-    std::string msg = std::to_string(static_cast<int>(mine.status)) + "|" + mine.detect + "|" + mine.message;
+    std::string msg = std::to_string(static_cast<int>(mine.status)) + "|" + mine.detect + "|" +
+                      std::to_string(mine.tracer.size()) + "|" + mine.tracer + mine.message;
     MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kTagVerdict, g_comm);
     int o = 0;
     MPI_Recv(&o, 1, MPI_INT, 0, kTagOutcome, g_comm, MPI_STATUS_IGNORE);
@@ -448,28 +444,44 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     MPI_Get_count(&st, MPI_CHAR, &n);
     std::string buf(static_cast<std::size_t>(n), '\0');
     MPI_Recv(buf.data(), n, MPI_CHAR, r, kTagVerdict, g_comm, MPI_STATUS_IGNORE);
+    // status|detect|<tracer length>|<tracer><message>
     const auto bar = buf.find('|');
     const auto bar2 = buf.find('|', bar + 1);
+    const auto bar3 = buf.find('|', bar2 + 1);
+    const std::size_t tracer_len = std::strtoull(buf.c_str() + bar2 + 1, nullptr, 10);
     all[r].status = static_cast<S>(std::atoi(buf.substr(0, bar).c_str()));
     all[r].detect = buf.substr(bar + 1, bar2 - bar - 1);
-    all[r].message = buf.substr(bar2 + 1);
+    all[r].tracer = buf.substr(bar3 + 1, tracer_len);
+    all[r].message = buf.substr(bar3 + 1 + tracer_len);
   }
   bool any_fail = false, any_pass = false, any_skip = false;
   std::string message;
   std::vector<int> failing;
+  Json tracer = Json::array();
   for (int r = 0; r < g_size; ++r) {
     switch (all[r].status) {
       case S::fail:
         any_fail = true;
         failing.push_back(r);
-        if (failing.size() <= 3) message += (message.empty() ? "" : " | ") + std::string("on rank ") + std::to_string(r) + ": " + all[r].message;
+        if (failing.size() <= 3) {
+          message += (message.empty() ? "" : " | ") + std::string("on rank ") + std::to_string(r) +
+                     ": " + all[r].message;
+          if (!all[r].tracer.empty()) {  // the tracer's explanation in this rank's message, as data
+            Json item = Json::parse(all[r].tracer);
+            item["on_rank"] = r;
+            tracer.push_back(std::move(item));
+          }
+        }
         break;
-      case S::pass: any_pass = true; break;
+      case S::pass:
+        any_pass = true;
+        break;
       case S::skip:
         any_skip = true;
         if (message.empty()) message = all[r].message;
         break;
-      case S::absent: break;
+      case S::absent:
+        break;
     }
   }
   if (failing.size() > 3) message += " | and " + std::to_string(failing.size() - 3) + " more ranks";
@@ -501,53 +513,51 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   outcome = any_fail ? Outcome::fail : (any_pass || !any_skip ? Outcome::pass : Outcome::skip);
   if (g_level == Level::INFO) {
     // Implementation-defined behaviour: recorded, never judged.
-    if (outcome == Outcome::fail) message = "differs from the reference (not judged): " + message;
-    else if (outcome == Outcome::pass) message = all[0].message;
+    if (outcome == Outcome::fail)
+      message = "differs from the reference (not judged): " + message;
+    else if (outcome == Outcome::pass)
+      message = all[0].message;
     if (outcome == Outcome::fail) outcome = Outcome::pass;
     any_fail = false;
   }
-  std::string waiver;
+  Record rec;
+  rec.seq = g_seq;
+  rec.id = g_test + "#" + std::to_string(index);
+  rec.test = g_test;
+  rec.clause = g_clause;
+  rec.level = level_name(g_level);
+  rec.routine = subject;
+  rec.case_json = cp ? Json::parse(cp->to_json()) : Json(nullptr);
+  rec.ranks = g_size;
+  rec.comm_size = comm_size;
+  rec.vendor = g_settings.vendor;
+  rec.variant = g_settings.variant;
+  rec.outcome = outcome_name(outcome);
+  rec.message = message;
+  rec.failing_ranks = failing;
+  if (!detect.empty()) rec.detect = detect;
+  if (any_fail) rec.tracer = std::move(tracer);
+  rec.duration_s = seconds;
+  if (!g_next_reproducer.empty()) rec.reproducer = g_next_reproducer;
+  rec.replay = cp ? replay_command(*cp) : std::string();
+  rec.time = now_iso();
   bool restart = false;
-  if (outcome == Outcome::fail) {
-    for (const json::Value& w : g_waivers.items) {
-      if (cp == nullptr || !waiver_matches(w, *cp)) continue;
-      // A waiver may also name the failure's message (a glob): the same case
-      // failing in another way is not waived.
-      if (w.get("message") != nullptr && fnmatch(w.get_string("message").c_str(), message.c_str(), 0) != 0)
-        continue;
-      const std::string expires = w.get_string("expires");
-      if (expires < today()) {
-        message += " | the waiver for this check expired on " + expires;
-        continue;
-      }
+  if (outcome == Outcome::fail && !g_waivers.empty()) {
+    Json j = to_json(rec);
+    if (const Json* w = waivers::apply(j, g_waivers, today(), g_library_version)) {
       outcome = Outcome::waived;
-      waiver = w.get_string("id");
-      const json::Value* rj = w.get("restart_job");
-      restart = rj != nullptr && rj->is(json::Value::Kind::boolean) && rj->b && !g_settings.journal.empty();
-      message += " | waived until " + expires + ": " + w.get_string("reason") + " (" +
-                 w.get_string("upstream") + ")";
-      break;
+      rec.waiver = j["waiver"].is_string() ? j["waiver"].get<std::string>() : std::string();
+      const auto rj = w->find("restart_job");
+      restart =
+          rj != w->end() && rj->is_boolean() && rj->get<bool>() && !g_settings.journal.empty();
     }
+    rec.outcome = outcome_name(outcome);
+    rec.message = message = j["message"].get<std::string>();
   }
-  std::ostringstream j;
-  j << "{\"schema\":\"ordo.check/1\",\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << index
-    << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
-    << "\",\"level\":\"" << level_name(g_level) << "\",\"routine\":\"" << json_escape(subject)
-    << "\",\"case\":" << (cp ? cp->to_json() : std::string("null"))
-    << ",\"ranks\":" << g_size << ",\"comm_size\":" << comm_size << ",\"vendor\":\""
-    << json_escape(g_settings.vendor) << "\",\"variant\":\"" << json_escape(g_settings.variant)
-    << "\",\"outcome\":\"" << outcome_name(outcome) << "\",\"message\":\"" << json_escape(message)
-    << "\",\"failing_ranks\":[";
-  for (std::size_t i = 0; i < failing.size(); ++i) j << (i ? "," : "") << failing[i];
-  j << "],\"detect\":" << (detect.empty() ? "null" : "\"" + detect + "\"") << ",\"waiver\":" << (waiver.empty() ? "null" : "\"" + json_escape(waiver) + "\"")
-    << ",\"duration_s\":" << seconds << ",\"reproducer\":"
-    << (g_next_reproducer.empty() ? std::string("null") : "\"" + json_escape(g_next_reproducer) + "\"")
-    << ",\"replay\":\""
-    << json_escape(cp ? replay_command(*cp) : std::string()) << "\",\"time\":\"" << now_iso() << "\"}";
   // Recorded before the other ranks go on: a rank in the next case means this
   // one is in the journal (what the runner relies on after a crash).
-  append_journal(j.str());
-  if (restart) std::ofstream(g_settings.journal + ".restart") << g_seq << "\n";
+  append_journal(to_line(rec));
+  if (restart) std::ofstream(g_settings.journal + kRestartSuffix) << g_seq << "\n";
   for (int r = 1; r < g_size; ++r) {
     int o = static_cast<int>(outcome) | (restart ? kRestartFlag : 0);
     MPI_Send(&o, 1, MPI_INT, r, kTagOutcome, g_comm);

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ordo/reference/case.h"
@@ -29,7 +30,7 @@ struct Settings {
   std::string replay_case;    // --ordo-case=JSON (the replay executable)
   std::string replay_clause;  // --ordo-clause=SLUG
   long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
-  std::string survey;         // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
+  std::string survey;  // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
   double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case
   // --ordo-select=ROUTINE:MODE+MODE:COMM;... : run only the cases one of
   // these targets matches (an algorithm variant of one routine); '*' matches
@@ -65,18 +66,12 @@ bool selected(const ref::Case* c);
 void init(int* argc, char** argv);
 void finalize();
 
-// The two ends of a check executable's main, after InitGoogleTest: only rank
-// 0 prints and writes XML; the datatype model is checked against the library
-// (exit 3 on a mismatch); the communicator zoo is built. finish_checks
-// writes the completion marker for the runner, frees everything, finalizes
-// MPI and returns rc.
-void start_checks();
-int finish_checks(int rc);
 const Settings& settings();
 
 int world_rank();
 int world_size();
-MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) and the parent of renewed zoo shapes
+MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) and the parent of
+                          // renewed zoo shapes
 
 // Declares the clause (a slug from spec/clauses.json) and level of the
 // running test; every case the test runs is recorded under them.
@@ -85,10 +80,16 @@ void declare_check(const char* clause, Level level);
 
 // What one rank saw.
 struct LocalVerdict {
-  enum class Status { pass, fail, skip, absent } status = Status::pass;
+  enum class Status { pass, fail, skip, absent };
+  LocalVerdict(Status s = Status::pass, std::string m = {}, std::string d = {})
+      : status(s), message(std::move(m)), detect(std::move(d)) {}
+  Status status = Status::pass;
   std::string message;
   // DETECT checks: "reported" (an error code came back) or "accepted".
   std::string detect;
+  // A witness.tracer failure: the explanation in the message as a JSON
+  // object (the record's "tracer" items), else empty.
+  std::string tracer;
 };
 
 // Starts a case: counts it, skips it when resuming past it (returns false:

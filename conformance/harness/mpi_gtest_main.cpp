@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "check_main.h"
 #include "comm_zoo.h"
 #include "harness.h"
 #include "mpi_types.h"
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
       std::printf("{\"library\":\"%s\",\"mpi_version\":\"%d.%d\"}\n",
-                  ordo::json::escape(std::string(lib, static_cast<std::size_t>(n))).c_str(), major, minor);
+                  ordo::json::escape(std::string(lib, static_cast<std::size_t>(n))).c_str(), major,
+                  minor);
     MPI_Finalize();
     return 0;
   }

@@ -29,7 +29,8 @@ void recorder_fn(void* invec, void* inoutvec, int* len, MPI_Datatype* dt) {
     ++g_unknown_calls;
     return;
   }
-  ref::witness::sum_i32(static_cast<const std::byte*>(invec), static_cast<std::byte*>(inoutvec), *len, *t);
+  ref::witness::sum_i32(static_cast<const std::byte*>(invec), static_cast<std::byte*>(inoutvec),
+                        *len, *t);
 }
 
 template <void (*Kernel)(const std::byte*, std::byte*, int, const ref::Datatype&)>
@@ -64,9 +65,15 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why) {
   const auto& ad = dt.addrs();
   MPI_Datatype out = MPI_DATATYPE_NULL;
   switch (dt.kind()) {
-    case K::contiguous: MPI_Type_contiguous(in[0], kids[0], &out); break;
-    case K::vector: MPI_Type_vector(in[0], in[1], in[2], kids[0], &out); break;
-    case K::hvector: MPI_Type_create_hvector(in[0], in[1], ad[0], kids[0], &out); break;
+    case K::contiguous:
+      MPI_Type_contiguous(in[0], kids[0], &out);
+      break;
+    case K::vector:
+      MPI_Type_vector(in[0], in[1], in[2], kids[0], &out);
+      break;
+    case K::hvector:
+      MPI_Type_create_hvector(in[0], in[1], ad[0], kids[0], &out);
+      break;
     case K::indexed: {
       const int n = static_cast<int>(in.size() / 2);
       MPI_Type_indexed(n, in.data(), in.data() + n, kids[0], &out);
@@ -78,17 +85,22 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why) {
       break;
     }
     case K::indexed_block:
-      MPI_Type_create_indexed_block(static_cast<int>(in.size() - 1), in[0], in.data() + 1,
-                                    kids[0], &out);
+      MPI_Type_create_indexed_block(static_cast<int>(in.size() - 1), in[0], in.data() + 1, kids[0],
+                                    &out);
       break;
     case K::struct_: {
       std::vector<MPI_Aint> d(ad.begin(), ad.end());
       MPI_Type_create_struct(static_cast<int>(in.size()), in.data(), d.data(), kids.data(), &out);
       break;
     }
-    case K::resized: MPI_Type_create_resized(kids[0], ad[0], ad[1], &out); break;
-    case K::dup: MPI_Type_dup(kids[0], &out); break;
-    case K::basic: break;
+    case K::resized:
+      MPI_Type_create_resized(kids[0], ad[0], ad[1], &out);
+      break;
+    case K::dup:
+      MPI_Type_dup(kids[0], &out);
+      break;
+    case K::basic:
+      break;
   }
   // Children that are derived types are no longer needed once used.
   for (std::size_t i = 0; i < kids.size(); ++i)
@@ -100,66 +112,126 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why) {
 
 MPI_Datatype mpi_basic(Basic b) {
   switch (b) {
-    case Basic::SIGNED_CHAR: return MPI_SIGNED_CHAR;
-    case Basic::UNSIGNED_CHAR: return MPI_UNSIGNED_CHAR;
-    case Basic::SHORT: return MPI_SHORT;
-    case Basic::UNSIGNED_SHORT: return MPI_UNSIGNED_SHORT;
-    case Basic::INT: return MPI_INT;
-    case Basic::UNSIGNED: return MPI_UNSIGNED;
-    case Basic::LONG: return MPI_LONG;
-    case Basic::UNSIGNED_LONG: return MPI_UNSIGNED_LONG;
-    case Basic::LONG_LONG: return MPI_LONG_LONG;
-    case Basic::UNSIGNED_LONG_LONG: return MPI_UNSIGNED_LONG_LONG;
-    case Basic::INT8_T: return MPI_INT8_T;
-    case Basic::INT16_T: return MPI_INT16_T;
-    case Basic::INT32_T: return MPI_INT32_T;
-    case Basic::INT64_T: return MPI_INT64_T;
-    case Basic::UINT8_T: return MPI_UINT8_T;
-    case Basic::UINT16_T: return MPI_UINT16_T;
-    case Basic::UINT32_T: return MPI_UINT32_T;
-    case Basic::UINT64_T: return MPI_UINT64_T;
-    case Basic::INTEGER: return MPI_INTEGER;
-    case Basic::INTEGER1: return MPI_INTEGER1;
-    case Basic::INTEGER2: return MPI_INTEGER2;
-    case Basic::INTEGER4: return MPI_INTEGER4;
-    case Basic::INTEGER8: return MPI_INTEGER8;
-    case Basic::FLOAT: return MPI_FLOAT;
-    case Basic::DOUBLE: return MPI_DOUBLE;
-    case Basic::LONG_DOUBLE: return MPI_LONG_DOUBLE;
-    case Basic::REAL: return MPI_REAL;
-    case Basic::DOUBLE_PRECISION: return MPI_DOUBLE_PRECISION;
-    case Basic::REAL4: return MPI_REAL4;
-    case Basic::REAL8: return MPI_REAL8;
-    case Basic::C_BOOL: return MPI_C_BOOL;
-    case Basic::CXX_BOOL: return MPI_CXX_BOOL;
-    case Basic::LOGICAL: return MPI_LOGICAL;
-    case Basic::C_COMPLEX: return MPI_C_COMPLEX;
-    case Basic::C_FLOAT_COMPLEX: return MPI_C_FLOAT_COMPLEX;
-    case Basic::C_DOUBLE_COMPLEX: return MPI_C_DOUBLE_COMPLEX;
-    case Basic::C_LONG_DOUBLE_COMPLEX: return MPI_C_LONG_DOUBLE_COMPLEX;
-    case Basic::CXX_FLOAT_COMPLEX: return MPI_CXX_FLOAT_COMPLEX;
-    case Basic::CXX_DOUBLE_COMPLEX: return MPI_CXX_DOUBLE_COMPLEX;
-    case Basic::CXX_LONG_DOUBLE_COMPLEX: return MPI_CXX_LONG_DOUBLE_COMPLEX;
-    case Basic::COMPLEX: return MPI_COMPLEX;
-    case Basic::DOUBLE_COMPLEX: return MPI_DOUBLE_COMPLEX;
-    case Basic::COMPLEX8: return MPI_COMPLEX8;
-    case Basic::COMPLEX16: return MPI_COMPLEX16;
-    case Basic::BYTE: return MPI_BYTE;
-    case Basic::AINT: return MPI_AINT;
-    case Basic::OFFSET: return MPI_OFFSET;
-    case Basic::COUNT: return MPI_COUNT;
-    case Basic::FLOAT_INT: return MPI_FLOAT_INT;
-    case Basic::DOUBLE_INT: return MPI_DOUBLE_INT;
-    case Basic::LONG_INT: return MPI_LONG_INT;
-    case Basic::TWO_INT: return MPI_2INT;
-    case Basic::SHORT_INT: return MPI_SHORT_INT;
-    case Basic::LONG_DOUBLE_INT: return MPI_LONG_DOUBLE_INT;
-    case Basic::TWO_INTEGER: return MPI_2INTEGER;
-    case Basic::TWO_REAL: return MPI_2REAL;
-    case Basic::TWO_DOUBLE_PRECISION: return MPI_2DOUBLE_PRECISION;
-    case Basic::CHAR: return MPI_CHAR;
-    case Basic::WCHAR: return MPI_WCHAR;
-    case Basic::CHARACTER: return MPI_CHARACTER;
+    case Basic::SIGNED_CHAR:
+      return MPI_SIGNED_CHAR;
+    case Basic::UNSIGNED_CHAR:
+      return MPI_UNSIGNED_CHAR;
+    case Basic::SHORT:
+      return MPI_SHORT;
+    case Basic::UNSIGNED_SHORT:
+      return MPI_UNSIGNED_SHORT;
+    case Basic::INT:
+      return MPI_INT;
+    case Basic::UNSIGNED:
+      return MPI_UNSIGNED;
+    case Basic::LONG:
+      return MPI_LONG;
+    case Basic::UNSIGNED_LONG:
+      return MPI_UNSIGNED_LONG;
+    case Basic::LONG_LONG:
+      return MPI_LONG_LONG;
+    case Basic::UNSIGNED_LONG_LONG:
+      return MPI_UNSIGNED_LONG_LONG;
+    case Basic::INT8_T:
+      return MPI_INT8_T;
+    case Basic::INT16_T:
+      return MPI_INT16_T;
+    case Basic::INT32_T:
+      return MPI_INT32_T;
+    case Basic::INT64_T:
+      return MPI_INT64_T;
+    case Basic::UINT8_T:
+      return MPI_UINT8_T;
+    case Basic::UINT16_T:
+      return MPI_UINT16_T;
+    case Basic::UINT32_T:
+      return MPI_UINT32_T;
+    case Basic::UINT64_T:
+      return MPI_UINT64_T;
+    case Basic::INTEGER:
+      return MPI_INTEGER;
+    case Basic::INTEGER1:
+      return MPI_INTEGER1;
+    case Basic::INTEGER2:
+      return MPI_INTEGER2;
+    case Basic::INTEGER4:
+      return MPI_INTEGER4;
+    case Basic::INTEGER8:
+      return MPI_INTEGER8;
+    case Basic::FLOAT:
+      return MPI_FLOAT;
+    case Basic::DOUBLE:
+      return MPI_DOUBLE;
+    case Basic::LONG_DOUBLE:
+      return MPI_LONG_DOUBLE;
+    case Basic::REAL:
+      return MPI_REAL;
+    case Basic::DOUBLE_PRECISION:
+      return MPI_DOUBLE_PRECISION;
+    case Basic::REAL4:
+      return MPI_REAL4;
+    case Basic::REAL8:
+      return MPI_REAL8;
+    case Basic::C_BOOL:
+      return MPI_C_BOOL;
+    case Basic::CXX_BOOL:
+      return MPI_CXX_BOOL;
+    case Basic::LOGICAL:
+      return MPI_LOGICAL;
+    case Basic::C_COMPLEX:
+      return MPI_C_COMPLEX;
+    case Basic::C_FLOAT_COMPLEX:
+      return MPI_C_FLOAT_COMPLEX;
+    case Basic::C_DOUBLE_COMPLEX:
+      return MPI_C_DOUBLE_COMPLEX;
+    case Basic::C_LONG_DOUBLE_COMPLEX:
+      return MPI_C_LONG_DOUBLE_COMPLEX;
+    case Basic::CXX_FLOAT_COMPLEX:
+      return MPI_CXX_FLOAT_COMPLEX;
+    case Basic::CXX_DOUBLE_COMPLEX:
+      return MPI_CXX_DOUBLE_COMPLEX;
+    case Basic::CXX_LONG_DOUBLE_COMPLEX:
+      return MPI_CXX_LONG_DOUBLE_COMPLEX;
+    case Basic::COMPLEX:
+      return MPI_COMPLEX;
+    case Basic::DOUBLE_COMPLEX:
+      return MPI_DOUBLE_COMPLEX;
+    case Basic::COMPLEX8:
+      return MPI_COMPLEX8;
+    case Basic::COMPLEX16:
+      return MPI_COMPLEX16;
+    case Basic::BYTE:
+      return MPI_BYTE;
+    case Basic::AINT:
+      return MPI_AINT;
+    case Basic::OFFSET:
+      return MPI_OFFSET;
+    case Basic::COUNT:
+      return MPI_COUNT;
+    case Basic::FLOAT_INT:
+      return MPI_FLOAT_INT;
+    case Basic::DOUBLE_INT:
+      return MPI_DOUBLE_INT;
+    case Basic::LONG_INT:
+      return MPI_LONG_INT;
+    case Basic::TWO_INT:
+      return MPI_2INT;
+    case Basic::SHORT_INT:
+      return MPI_SHORT_INT;
+    case Basic::LONG_DOUBLE_INT:
+      return MPI_LONG_DOUBLE_INT;
+    case Basic::TWO_INTEGER:
+      return MPI_2INTEGER;
+    case Basic::TWO_REAL:
+      return MPI_2REAL;
+    case Basic::TWO_DOUBLE_PRECISION:
+      return MPI_2DOUBLE_PRECISION;
+    case Basic::CHAR:
+      return MPI_CHAR;
+    case Basic::WCHAR:
+      return MPI_WCHAR;
+    case Basic::CHARACTER:
+      return MPI_CHARACTER;
   }
   return MPI_DATATYPE_NULL;
 }
@@ -172,11 +244,12 @@ std::vector<std::string> verify_basic_types() {
     if (t == MPI_DATATYPE_NULL) continue;
     int size = -1;
     MPI_Aint lb = 0, extent = 0;
-    if (MPI_Type_size(t, &size) != MPI_SUCCESS || MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS)
+    if (MPI_Type_size(t, &size) != MPI_SUCCESS ||
+        MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS)
       continue;  // an unsupported optional type: cases using it report skip
     const auto& bi = ref::info(b);
-    if (static_cast<std::size_t>(size) != bi.size || static_cast<std::size_t>(extent) != bi.extent ||
-        lb != 0)
+    if (static_cast<std::size_t>(size) != bi.size ||
+        static_cast<std::size_t>(extent) != bi.extent || lb != 0)
       bad.push_back(std::string(bi.mpi_name) + ": library size/extent " + std::to_string(size) +
                     "/" + std::to_string(extent) + ", reference " + std::to_string(bi.size) + "/" +
                     std::to_string(bi.extent));
@@ -205,30 +278,49 @@ MPI_Op mpi_op(const std::string& name) {
   static std::map<std::string, MPI_Op> user;
   if (auto p = ref::op_from_name(name)) {
     switch (*p) {
-      case ref::PredefinedOp::MAX: return MPI_MAX;
-      case ref::PredefinedOp::MIN: return MPI_MIN;
-      case ref::PredefinedOp::SUM: return MPI_SUM;
-      case ref::PredefinedOp::PROD: return MPI_PROD;
-      case ref::PredefinedOp::LAND: return MPI_LAND;
-      case ref::PredefinedOp::LOR: return MPI_LOR;
-      case ref::PredefinedOp::LXOR: return MPI_LXOR;
-      case ref::PredefinedOp::BAND: return MPI_BAND;
-      case ref::PredefinedOp::BOR: return MPI_BOR;
-      case ref::PredefinedOp::BXOR: return MPI_BXOR;
-      case ref::PredefinedOp::MAXLOC: return MPI_MAXLOC;
-      case ref::PredefinedOp::MINLOC: return MPI_MINLOC;
-      case ref::PredefinedOp::REPLACE: return MPI_REPLACE;
-      case ref::PredefinedOp::NO_OP: return MPI_NO_OP;
+      case ref::PredefinedOp::MAX:
+        return MPI_MAX;
+      case ref::PredefinedOp::MIN:
+        return MPI_MIN;
+      case ref::PredefinedOp::SUM:
+        return MPI_SUM;
+      case ref::PredefinedOp::PROD:
+        return MPI_PROD;
+      case ref::PredefinedOp::LAND:
+        return MPI_LAND;
+      case ref::PredefinedOp::LOR:
+        return MPI_LOR;
+      case ref::PredefinedOp::LXOR:
+        return MPI_LXOR;
+      case ref::PredefinedOp::BAND:
+        return MPI_BAND;
+      case ref::PredefinedOp::BOR:
+        return MPI_BOR;
+      case ref::PredefinedOp::BXOR:
+        return MPI_BXOR;
+      case ref::PredefinedOp::MAXLOC:
+        return MPI_MAXLOC;
+      case ref::PredefinedOp::MINLOC:
+        return MPI_MINLOC;
+      case ref::PredefinedOp::REPLACE:
+        return MPI_REPLACE;
+      case ref::PredefinedOp::NO_OP:
+        return MPI_NO_OP;
     }
   }
   auto it = user.find(name);
   if (it != user.end()) return it->second;
   MPI_User_function* fn = nullptr;
-  if (name == "witness.tracer") fn = witness_fn<ref::witness::tracer>;
-  else if (name == "witness.matrix") fn = witness_fn<ref::witness::matrix>;
-  else if (name == "witness.sum-declared-noncommutative") fn = witness_fn<ref::witness::sum_i32>;
-  else if (name == "witness.recorder") fn = recorder_fn;
-  else throw ref::UsageError("unknown op '" + name + "'");
+  if (name == "witness.tracer")
+    fn = witness_fn<ref::witness::tracer>;
+  else if (name == "witness.matrix")
+    fn = witness_fn<ref::witness::matrix>;
+  else if (name == "witness.sum-declared-noncommutative")
+    fn = witness_fn<ref::witness::sum_i32>;
+  else if (name == "witness.recorder")
+    fn = recorder_fn;
+  else
+    throw ref::UsageError("unknown op '" + name + "'");
   MPI_Op op;
   // Every witness is registered as non-commutative (commute = 0).
   MPI_Op_create(fn, 0, &op);
@@ -248,7 +340,8 @@ std::string error_string(int code) {
   int cls = 0;
   MPI_Error_class(code, &cls);
   if (MPI_Error_string(code, buf, &n) != MPI_SUCCESS) return "error " + std::to_string(code);
-  return "error class " + std::to_string(cls) + ": " + std::string(buf, static_cast<std::size_t>(n));
+  return "error class " + std::to_string(cls) + ": " +
+         std::string(buf, static_cast<std::size_t>(n));
 }
 
 }  // namespace ordo::harness

@@ -14,5 +14,6 @@ TEST(Replay, the_given_case_matches_the_reference) {
   const ordo::ref::Case c = ordo::ref::Case::from_json(s.replay_case);
   const auto outcome = ordo::harness::run_case(c);
   if (ordo::harness::world_rank() == 0)
-    std::printf("ordo replay: %s -> %s\n", c.describe().c_str(), ordo::harness::outcome_name(outcome));
+    std::printf("ordo replay: %s -> %s\n", c.describe().c_str(),
+                ordo::harness::outcome_name(outcome));
 }

@@ -35,16 +35,36 @@ std::optional<long long> read_cvar(const std::string& wanted) {
     if (bind != MPI_T_BIND_NO_OBJECT) return std::nullopt;
     MPI_T_cvar_handle h;
     int count = 0;
-    if (MPI_T_cvar_handle_alloc(i, nullptr, &h, &count) != MPI_SUCCESS || count != 1) return std::nullopt;
+    if (MPI_T_cvar_handle_alloc(i, nullptr, &h, &count) != MPI_SUCCESS || count != 1)
+      return std::nullopt;
     unsigned char buf[16] = {};
     std::optional<long long> value;
     if (MPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
-      if (dt == MPI_INT) { int v; std::memcpy(&v, buf, sizeof v); value = v; }
-      else if (dt == MPI_UNSIGNED) { unsigned v; std::memcpy(&v, buf, sizeof v); value = v; }
-      else if (dt == MPI_LONG) { long v; std::memcpy(&v, buf, sizeof v); value = v; }
-      else if (dt == MPI_UNSIGNED_LONG) { unsigned long v; std::memcpy(&v, buf, sizeof v); value = static_cast<long long>(v); }
-      else if (dt == MPI_LONG_LONG || dt == MPI_COUNT) { long long v; std::memcpy(&v, buf, sizeof v); value = v; }
-      else if (dt == MPI_UNSIGNED_LONG_LONG) { unsigned long long v; std::memcpy(&v, buf, sizeof v); value = static_cast<long long>(v); }
+      if (dt == MPI_INT) {
+        int v;
+        std::memcpy(&v, buf, sizeof v);
+        value = v;
+      } else if (dt == MPI_UNSIGNED) {
+        unsigned v;
+        std::memcpy(&v, buf, sizeof v);
+        value = v;
+      } else if (dt == MPI_LONG) {
+        long v;
+        std::memcpy(&v, buf, sizeof v);
+        value = v;
+      } else if (dt == MPI_UNSIGNED_LONG) {
+        unsigned long v;
+        std::memcpy(&v, buf, sizeof v);
+        value = static_cast<long long>(v);
+      } else if (dt == MPI_LONG_LONG || dt == MPI_COUNT) {
+        long long v;
+        std::memcpy(&v, buf, sizeof v);
+        value = v;
+      } else if (dt == MPI_UNSIGNED_LONG_LONG) {
+        unsigned long long v;
+        std::memcpy(&v, buf, sizeof v);
+        value = static_cast<long long>(v);
+      }
     }
     MPI_T_cvar_handle_free(&h);
     return value;

@@ -22,7 +22,8 @@ int above_every_threshold(std::size_t element_size) {
 TEST(In_place, every_routine_takes_its_input_from_the_receive_buffer_at_every_root) {
   ORDO_CLAUSE("collective.in-place", MUST);
   for (Routine r : collectives())
-    for (const std::string& shape : {std::string("world"), std::string("reversed"), std::string("odd-even")}) {
+    for (const std::string& shape :
+         {std::string("world"), std::string("reversed"), std::string("odd-even")}) {
       if (!ordo::harness::zoo(shape).available) continue;
       for (int count : {1, 7}) {
         Case sum = make(r, "MPI_SUM", "MPI_INT", count, shape);
@@ -41,7 +42,8 @@ TEST(In_place, every_routine_takes_its_input_from_the_receive_buffer_above_every
     Case sum = at_last_root(make(r, "MPI_SUM", "MPI_INT", above_every_threshold(4)));
     sum.in_place = true;
     ordo::harness::run_case(sum);
-    Case order = at_last_root(make(r, "witness.matrix", "contiguous(4,MPI_UINT32_T)", above_every_threshold(16)));
+    Case order = at_last_root(
+        make(r, "witness.matrix", "contiguous(4,MPI_UINT32_T)", above_every_threshold(16)));
     order.in_place = true;
     ordo::harness::run_case(order);
   }

@@ -10,9 +10,11 @@ TEST(Intercomm, allreduce_gives_each_group_the_reduction_of_the_other_group) {
   ORDO_CLAUSE("allreduce.values", MUST);
   for (const std::string& shape : ordo::harness::inter_shapes())
     for (int count : {0, 1, 5}) {
-      ordo::harness::run_case(make(Routine::allreduce, "witness.tracer", "contiguous(4,MPI_INT)", count, shape));
+      ordo::harness::run_case(
+          make(Routine::allreduce, "witness.tracer", "contiguous(4,MPI_INT)", count, shape));
       ordo::harness::run_case(make(Routine::allreduce, "MPI_SUM", "MPI_INT", count, shape));
-      ordo::harness::run_case(make(Routine::allreduce, "MPI_MAXLOC", "MPI_DOUBLE_INT", count, shape));
+      ordo::harness::run_case(
+          make(Routine::allreduce, "MPI_MAXLOC", "MPI_DOUBLE_INT", count, shape));
     }
 }
 
@@ -30,10 +32,12 @@ TEST(Intercomm, nonblocking_and_persistent_forms_reduce_across_the_groups) {
   ORDO_CLAUSE("collective.nonblocking-persistent", MUST);
   for (Mode m : {Mode::nonblocking, Mode::persistent})
     for (const std::string& shape : ordo::harness::inter_shapes())
-      for (Routine r : {Routine::reduce, Routine::allreduce, Routine::reduce_scatter, Routine::reduce_scatter_block}) {
+      for (Routine r : {Routine::reduce, Routine::allreduce, Routine::reduce_scatter,
+                        Routine::reduce_scatter_block}) {
         Case c = make(r, "witness.matrix", "contiguous(4,MPI_UINT32_T)", 2, shape);
         c.mode = m;
-        c.null_insignificant = false;  // NULL buffers: see the Reduce root checks and their findings
+        c.null_insignificant =
+            false;  // NULL buffers: see the Reduce root checks and their findings
         run_at_every_root(c);
       }
 }

@@ -14,6 +14,7 @@ TEST(Minloc_maxloc, ties_resolve_to_the_smaller_index_for_every_pair_type_in_eve
     if (ordo::ref::info(type).group != ordo::ref::TypeGroup::pair) continue;
     for (Routine r : collectives_and_local())
       for (const char* shape : {"world", "reversed", "odd-even"})
-        for (int count : {1, 9}) ordo::harness::run_case(at_last_root(make(r, name(op), name(type), count, shape)));
+        for (int count : {1, 9})
+          ordo::harness::run_case(at_last_root(make(r, name(op), name(type), count, shape)));
   }
 }

@@ -43,19 +43,21 @@ TEST(Noncommutative, a_commutative_op_declared_noncommutative_is_applied_in_rank
   for (Routine r : collectives_and_local())
     for (const char* shape : {"world", "reversed"})
       for (int count : {1, 6})
-        run_at_every_root(make(r, "witness.sum-declared-noncommutative", "contiguous(4,MPI_INT)", count, shape));
+        run_at_every_root(
+            make(r, "witness.sum-declared-noncommutative", "contiguous(4,MPI_INT)", count, shape));
 }
 
-TEST(Noncommutative, derived_datatypes_with_holes_padding_negative_bounds_and_interleaving_keep_the_order) {
+TEST(Noncommutative,
+     derived_datatypes_with_holes_padding_negative_bounds_and_interleaving_keep_the_order) {
   ORDO_CLAUSE("user-op.noncommutative-order", MUST);
   const char* types[] = {
-      "vector(2,2,3,MPI_INT)",                             // a hole between the blocks
-      "resized(0,24,contiguous(4,MPI_INT))",               // padding: extent > true extent
-      "hindexed([2,2],[-8,8],MPI_INT)",                    // data below the buffer address
-      "resized(-16,40,contiguous(4,MPI_INT))",             // a negative lower bound
-      "resized(0,8,hindexed([2,2],[0,4096],MPI_INT))",     // interleaved: true extent > extent
+      "vector(2,2,3,MPI_INT)",                          // a hole between the blocks
+      "resized(0,24,contiguous(4,MPI_INT))",            // padding: extent > true extent
+      "hindexed([2,2],[-8,8],MPI_INT)",                 // data below the buffer address
+      "resized(-16,40,contiguous(4,MPI_INT))",          // a negative lower bound
+      "resized(0,8,hindexed([2,2],[0,4096],MPI_INT))",  // interleaved: true extent > extent
       "struct([1,1,1,1],[0,8,16,24],[MPI_INT,MPI_INT,MPI_INT,MPI_INT])",
-      "indexed_block(2,[3,0],MPI_INT32_T)",                // blocks out of address order
+      "indexed_block(2,[3,0],MPI_INT32_T)",  // blocks out of address order
   };
   for (const char* type : types)
     for (Routine r : collectives_and_local())

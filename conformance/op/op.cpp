@@ -15,7 +15,8 @@ LocalVerdict expect_commutative(MPI_Op op, int expected, const std::string& what
   int commute = -1;
   const int rc = MPI_Op_commutative(op, &commute);
   if (rc != MPI_SUCCESS)
-    return {LocalVerdict::Status::fail, "MPI_Op_commutative(" + what + ") returned " + ordo::harness::error_string(rc), ""};
+    return {LocalVerdict::Status::fail,
+            "MPI_Op_commutative(" + what + ") returned " + ordo::harness::error_string(rc), ""};
   if ((commute != 0) != (expected != 0))
     return {LocalVerdict::Status::fail,
             "MPI_Op_commutative(" + what + ") reported " + std::to_string(commute) + ", expected " +
@@ -43,9 +44,10 @@ TEST(Op, what_op_commutative_reports_for_replace_and_no_op_is_recorded) {
   for (const char* name : {"MPI_REPLACE", "MPI_NO_OP"}) {
     int commute = -1;
     const int rc = MPI_Op_commutative(ordo::harness::mpi_op(name), &commute);
-    ordo::harness::record_check(std::string("MPI_Op_commutative(") + name + ")",
-                                {LocalVerdict::Status::pass,
-                                 rc == MPI_SUCCESS ? "reports " + std::to_string(commute) : "returned an error", ""});
+    ordo::harness::record_check(
+        std::string("MPI_Op_commutative(") + name + ")",
+        {LocalVerdict::Status::pass,
+         rc == MPI_SUCCESS ? "reports " + std::to_string(commute) : "returned an error", ""});
   }
 }
 
@@ -54,8 +56,9 @@ TEST(Op, a_user_op_reports_the_commute_flag_it_was_created_with) {
   for (int flag : {0, 1}) {
     MPI_Op op;
     MPI_Op_create(noop, flag, &op);
-    ordo::harness::record_check("MPI_Op_commutative(user op, commute=" + std::to_string(flag) + ")",
-                                expect_commutative(op, flag, "user op created with commute=" + std::to_string(flag)));
+    ordo::harness::record_check(
+        "MPI_Op_commutative(user op, commute=" + std::to_string(flag) + ")",
+        expect_commutative(op, flag, "user op created with commute=" + std::to_string(flag)));
     MPI_Op_free(&op);
   }
 }
@@ -66,7 +69,9 @@ TEST(Op, op_free_sets_the_handle_to_op_null) {
   MPI_Op_create(noop, 0, &op);
   const int rc = MPI_Op_free(&op);
   LocalVerdict v;
-  if (rc != MPI_SUCCESS) v = {LocalVerdict::Status::fail, "MPI_Op_free returned " + ordo::harness::error_string(rc), ""};
-  else if (op != MPI_OP_NULL) v = {LocalVerdict::Status::fail, "MPI_Op_free left the handle different from MPI_OP_NULL", ""};
+  if (rc != MPI_SUCCESS)
+    v = {LocalVerdict::Status::fail, "MPI_Op_free returned " + ordo::harness::error_string(rc), ""};
+  else if (op != MPI_OP_NULL)
+    v = {LocalVerdict::Status::fail, "MPI_Op_free left the handle different from MPI_OP_NULL", ""};
   ordo::harness::record_check("MPI_Op_free", v);
 }

@@ -19,10 +19,12 @@ namespace {
 // Every call saw the handle passed to the call and 0 <= len <= elements sent.
 LocalVerdict every_call_saw_the_callers_datatype(const CaseContext& k) {
   std::string why;
-  const MPI_Datatype passed = ordo::harness::mpi_datatype(ordo::ref::Datatype::parse(k.plan.datatype), &why);
+  const MPI_Datatype passed =
+      ordo::harness::mpi_datatype(ordo::ref::Datatype::parse(k.plan.datatype), &why);
   for (const auto& call : ordo::harness::recorded_calls()) {
     if (call.datatype != passed)
-      return {LocalVerdict::Status::fail, "a call of the user function received another datatype handle", ""};
+      return {LocalVerdict::Status::fail,
+              "a call of the user function received another datatype handle", ""};
     if (call.len < 0 || call.len > std::max(k.plan.send_count, k.plan.recv_count))
       return {LocalVerdict::Status::fail,
               "a call of the user function received len = " + std::to_string(call.len) + " for " +
@@ -39,8 +41,10 @@ TEST(User_op, the_function_receives_the_datatype_passed_to_the_call_and_len_elem
   ordo::harness::CaseOptions check;
   check.extra = every_call_saw_the_callers_datatype;
   for (Routine r : collectives_and_local())
-    for (const char* type : {"contiguous(4,MPI_INT)", "vector(2,2,3,MPI_INT)", "dup(contiguous(4,MPI_INT))"})
-      for (int count : {1, 5, 1000}) ordo::harness::run_case(at_last_root(make(r, "witness.recorder", type, count)), check);
+    for (const char* type :
+         {"contiguous(4,MPI_INT)", "vector(2,2,3,MPI_INT)", "dup(contiguous(4,MPI_INT))"})
+      for (int count : {1, 5, 1000})
+        ordo::harness::run_case(at_last_root(make(r, "witness.recorder", type, count)), check);
 }
 
 TEST(User_op, how_the_library_splits_a_combine_into_calls_is_recorded) {
@@ -55,5 +59,7 @@ TEST(User_op, how_the_library_splits_a_combine_into_calls_is_recorded) {
     return LocalVerdict{LocalVerdict::Status::pass, o.str(), ""};
   };
   for (Routine r : collectives())
-    for (int count : {1, 4096, 65536}) ordo::harness::run_case(at_last_root(make(r, "witness.recorder", "contiguous(4,MPI_INT)", count)), note);
+    for (int count : {1, 4096, 65536})
+      ordo::harness::run_case(
+          at_last_root(make(r, "witness.recorder", "contiguous(4,MPI_INT)", count)), note);
 }

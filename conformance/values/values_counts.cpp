@@ -33,8 +33,10 @@ TEST(Counts, every_routine_is_exact_at_counts_around_the_library_thresholds_and_
         // 8 MiB of send buffer: the Reduce_scatter forms send one block per
         // process, so their block is 8 MiB / p.
         const bool blocks = r == Routine::reduce_scatter || r == Routine::reduce_scatter_block;
-        counts.push_back(kLargeBytes / static_cast<int>(size) / (blocks ? ordo::harness::world_size() : 1));
+        counts.push_back(kLargeBytes / static_cast<int>(size) /
+                         (blocks ? ordo::harness::world_size() : 1));
       }
-      for (int count : counts) ordo::harness::run_case(at_last_root(make(r, name(p.op), name(p.type), count)));
+      for (int count : counts)
+        ordo::harness::run_case(at_last_root(make(r, name(p.op), name(p.type), count)));
     }
 }

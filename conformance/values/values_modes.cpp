@@ -12,11 +12,16 @@ using ordo::ref::PredefinedOp;
 
 const std::vector<std::pair<PredefinedOp, Basic>>& one_per_group() {
   static const std::vector<std::pair<PredefinedOp, Basic>> v = {
-      {PredefinedOp::SUM, Basic::INT},          {PredefinedOp::PROD, Basic::DOUBLE},
-      {PredefinedOp::LXOR, Basic::C_BOOL},      {PredefinedOp::BOR, Basic::UINT16_T},
-      {PredefinedOp::SUM, Basic::C_DOUBLE_COMPLEX}, {PredefinedOp::MAXLOC, Basic::DOUBLE_INT},
-      {PredefinedOp::MIN, Basic::INTEGER},      {PredefinedOp::BXOR, Basic::AINT},
-      {PredefinedOp::BAND, Basic::BYTE},        {PredefinedOp::MAX, Basic::SIGNED_CHAR}};
+      {PredefinedOp::SUM, Basic::INT},
+      {PredefinedOp::PROD, Basic::DOUBLE},
+      {PredefinedOp::LXOR, Basic::C_BOOL},
+      {PredefinedOp::BOR, Basic::UINT16_T},
+      {PredefinedOp::SUM, Basic::C_DOUBLE_COMPLEX},
+      {PredefinedOp::MAXLOC, Basic::DOUBLE_INT},
+      {PredefinedOp::MIN, Basic::INTEGER},
+      {PredefinedOp::BXOR, Basic::AINT},
+      {PredefinedOp::BAND, Basic::BYTE},
+      {PredefinedOp::MAX, Basic::SIGNED_CHAR}};
   return v;
 }
 

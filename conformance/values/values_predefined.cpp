@@ -13,7 +13,8 @@ using namespace ordo::catalogue;
 // order and root checks.
 void every_valid_pair(Routine r) {
   for (const auto& [op, type] : valid_pairs())
-    for (int count : {1, 7}) ordo::harness::run_case(at_last_root(make(r, name(op), name(type), count)));
+    for (int count : {1, 7})
+      ordo::harness::run_case(at_last_root(make(r, name(op), name(type), count)));
 }
 
 }  // namespace

@@ -40,9 +40,11 @@ rc::Gen<T> pick(std::vector<std::pair<int, T>> items) {
     rc::Random r = random;
     int x = static_cast<int>(r.next() % static_cast<std::uint64_t>(total));
     int idx = 0;
-    while (x >= (*list)[static_cast<std::size_t>(idx)].first) x -= (*list)[static_cast<std::size_t>(idx++)].first;
+    while (x >= (*list)[static_cast<std::size_t>(idx)].first)
+      x -= (*list)[static_cast<std::size_t>(idx++)].first;
     auto s = rc::shrinkable::shrinkRecur(idx, [](int i) { return rc::shrink::towards(i, 0); });
-    return rc::shrinkable::map(std::move(s), [list](int i) { return (*list)[static_cast<std::size_t>(i)].second; });
+    return rc::shrinkable::map(
+        std::move(s), [list](int i) { return (*list)[static_cast<std::size_t>(i)].second; });
   });
 }
 
@@ -56,8 +58,12 @@ inline rc::Gen<int> shrinking_to_zero(rc::Gen<int> g) {
 
 // The collective reduce-family routines (the local ones run on "self").
 inline rc::Gen<Routine> gen_routine() {
-  return pick<Routine>({{3, Routine::allreduce}, {3, Routine::reduce}, {2, Routine::scan}, {2, Routine::exscan},
-                        {2, Routine::reduce_scatter_block}, {2, Routine::reduce_scatter}});
+  return pick<Routine>({{3, Routine::allreduce},
+                        {3, Routine::reduce},
+                        {2, Routine::scan},
+                        {2, Routine::exscan},
+                        {2, Routine::reduce_scatter_block},
+                        {2, Routine::reduce_scatter}});
 }
 
 // Blocking first, so that shrinking ends on the blocking form.
@@ -86,7 +92,9 @@ inline const std::vector<OpAndType>& valid_predefined_pairs() {
       }
     }
     std::stable_sort(out.begin(), out.end(), [](const OpAndType& a, const OpAndType& b) {
-      auto rank = [](const OpAndType& x) { return (x.op == "MPI_SUM" ? 0 : 2) + (x.type == "MPI_INT" ? 0 : 1); };
+      auto rank = [](const OpAndType& x) {
+        return (x.op == "MPI_SUM" ? 0 : 2) + (x.type == "MPI_INT" ? 0 : 1);
+      };
       return rank(a) < rank(b);
     });
     return out;
@@ -115,16 +123,19 @@ inline rc::Gen<std::string> gen_witness_op() {
 // elements of `element_size` bytes (ordo::harness::boundary_counts, from the
 // vendor adapter), capped at max_count.
 inline rc::Gen<int> gen_count(std::size_t element_size, int max_count = 1 << 15) {
-  std::vector<int> edges = harness::boundary_counts(std::max<std::size_t>(1, element_size), {}, max_count);
+  std::vector<int> edges =
+      harness::boundary_counts(std::max<std::size_t>(1, element_size), {}, max_count);
   edges.erase(std::remove_if(edges.begin(), edges.end(), [](int x) { return x < 3; }), edges.end());
   if (edges.empty())
-    return shrinking_to_zero(rc::gen::weightedOneOf<int>(
-        {{4, rc::gen::just(1)}, {2, rc::gen::just(2)}, {2, rc::gen::just(0)}, {5, rc::gen::inRange(1, 9)}}));
+    return shrinking_to_zero(rc::gen::weightedOneOf<int>({{4, rc::gen::just(1)},
+                                                          {2, rc::gen::just(2)},
+                                                          {2, rc::gen::just(0)},
+                                                          {5, rc::gen::inRange(1, 9)}}));
   return shrinking_to_zero(rc::gen::weightedOneOf<int>({{4, rc::gen::just(1)},
-                                      {2, rc::gen::just(2)},
-                                      {2, rc::gen::just(0)},
-                                      {5, rc::gen::inRange(1, 9)},
-                                      {2, rc::gen::elementOf(edges)}}));
+                                                        {2, rc::gen::just(2)},
+                                                        {2, rc::gen::just(0)},
+                                                        {5, rc::gen::inRange(1, 9)},
+                                                        {2, rc::gen::elementOf(edges)}}));
 }
 
 // The topologies a shape has at this world size (odd-even: two communicators
@@ -178,15 +189,19 @@ inline rc::Gen<std::string> gen_inter_shape() {
 inline rc::Gen<std::string> gen_shape() {
   std::vector<std::string> shapes = harness::intra_shapes();
   for (const auto& s : harness::inter_shapes()) shapes.push_back(s);
-  std::stable_partition(shapes.begin(), shapes.end(), [](const std::string& s) { return s == "world"; });
+  std::stable_partition(shapes.begin(), shapes.end(),
+                        [](const std::string& s) { return s == "world"; });
   std::vector<std::pair<int, std::string>> items;
   for (const auto& s : shapes) items.push_back({s == "world" ? 4 : 1, s});
   if (harness::world_size() < 2) return pick(items);
   return rc::gen::exec([items] {
     switch (*pick<int>({{8, 0}, {2, 1}, {2, 2}})) {
-      case 0: return *pick(items);
-      case 1: return *gen_split_shape();
-      default: return *gen_inter_shape();
+      case 0:
+        return *pick(items);
+      case 1:
+        return *gen_split_shape();
+      default:
+        return *gen_inter_shape();
     }
   });
 }
@@ -201,7 +216,8 @@ inline rc::Gen<int> gen_root(const std::string& shape, bool high_group) {
 
 // MPI_IN_PLACE where the routine allows it (intracommunicators only).
 inline rc::Gen<bool> gen_in_place(Routine r, bool inter) {
-  if (inter || r == Routine::reduce_local || r == Routine::reduce_locals) return rc::gen::just(false);
+  if (inter || r == Routine::reduce_local || r == Routine::reduce_locals)
+    return rc::gen::just(false);
   return pick<bool>({{4, false}, {1, true}});
 }
 

@@ -18,7 +18,9 @@
 
 namespace ordo::ref {
 // RapidCheck prints a counterexample with this: the one-line description and the JSON.
-inline void showValue(const Case& c, std::ostream& os) { os << c.describe() << "\n    " << c.to_json(); }
+inline void showValue(const Case& c, std::ostream& os) {
+  os << c.describe() << "\n    " << c.to_json();
+}
 }  // namespace ordo::ref
 
 namespace ordo::props {
@@ -35,8 +37,8 @@ enum class Kind {
 inline const std::vector<std::string>& c_pair_types() {
   static const std::vector<std::string> v = [] {
     std::vector<std::string> out;
-    for (ref::Basic b : {ref::Basic::TWO_INT, ref::Basic::FLOAT_INT, ref::Basic::DOUBLE_INT, ref::Basic::LONG_INT,
-                         ref::Basic::SHORT_INT, ref::Basic::LONG_DOUBLE_INT})
+    for (ref::Basic b : {ref::Basic::TWO_INT, ref::Basic::FLOAT_INT, ref::Basic::DOUBLE_INT,
+                         ref::Basic::LONG_INT, ref::Basic::SHORT_INT, ref::Basic::LONG_DOUBLE_INT})
       out.emplace_back(ref::info(b).mpi_name);
     return out;
   }();
@@ -44,7 +46,8 @@ inline const std::vector<std::string>& c_pair_types() {
 }
 
 inline bool is_char_integer_type(const std::string& t) {
-  return t == "MPI_SIGNED_CHAR" || t == "MPI_UNSIGNED_CHAR" || t == "MPI_INT8_T" || t == "MPI_UINT8_T";
+  return t == "MPI_SIGNED_CHAR" || t == "MPI_UNSIGNED_CHAR" || t == "MPI_INT8_T" ||
+         t == "MPI_UINT8_T";
 }
 
 inline Kind kind_of(const ref::Case& c) {
@@ -58,11 +61,16 @@ inline Kind kind_of(const ref::Case& c) {
 
 inline const char* kind_label(Kind k) {
   switch (k) {
-    case Kind::predefined: return "predefined op";
-    case Kind::witness: return "witness op, derived datatype";
-    case Kind::pair: return "MINLOC/MAXLOC, C pair type";
-    case Kind::char_integer: return "8-bit integer type";
-    case Kind::char_detect: return "MPI_CHAR/MPI_WCHAR (DETECT)";
+    case Kind::predefined:
+      return "predefined op";
+    case Kind::witness:
+      return "witness op, derived datatype";
+    case Kind::pair:
+      return "MINLOC/MAXLOC, C pair type";
+    case Kind::char_integer:
+      return "8-bit integer type";
+    case Kind::char_detect:
+      return "MPI_CHAR/MPI_WCHAR (DETECT)";
   }
   return "?";
 }
@@ -73,7 +81,8 @@ inline bool valid_everywhere(const ref::Case& c0) {
   ref::Case c = c0;
   if (kind_of(c) == Kind::char_detect) c.datatype = "MPI_SIGNED_CHAR";
   try {
-    for (const ref::Topology& t : shape_topologies(c.comm, harness::world_size())) ref::validate_case(c, t);
+    for (const ref::Topology& t : shape_topologies(c.comm, harness::world_size()))
+      ref::validate_case(c, t);
     return true;
   } catch (const std::exception&) {
     return false;
@@ -87,14 +96,23 @@ inline ref::Case draw_char_detect_case() {
   ref::Case c;
   c.routine = *pick<Routine>({{3, Routine::allreduce}, {1, Routine::reduce_local}});
   c.datatype = *pick<std::string>({{1, "MPI_CHAR"}, {1, "MPI_WCHAR"}});
-  c.op = *pick<std::string>({{2, "MPI_SUM"}, {1, "MPI_MAX"}, {1, "MPI_MIN"}, {1, "MPI_PROD"}, {1, "MPI_LAND"},
-                             {1, "MPI_LOR"}, {1, "MPI_LXOR"}, {1, "MPI_BAND"}, {1, "MPI_BOR"}, {1, "MPI_BXOR"}});
+  c.op = *pick<std::string>({{2, "MPI_SUM"},
+                             {1, "MPI_MAX"},
+                             {1, "MPI_MIN"},
+                             {1, "MPI_PROD"},
+                             {1, "MPI_LAND"},
+                             {1, "MPI_LOR"},
+                             {1, "MPI_LXOR"},
+                             {1, "MPI_BAND"},
+                             {1, "MPI_BOR"},
+                             {1, "MPI_BXOR"}});
   c.count = *rc::gen::inRange(1, 4);
   if (c.routine == Routine::reduce_local) {
     c.comm = "self";
   } else {
     c.comm = *pick<std::string>({{3, "world"}, {1, "dup"}, {1, "reversed"}});
-    if (harness::world_size() >= 2 && *pick<bool>({{3, false}, {1, true}})) c.comm = *gen_split_shape();
+    if (harness::world_size() >= 2 && *pick<bool>({{3, false}, {1, true}}))
+      c.comm = *gen_split_shape();
     c.mode = *gen_mode();
   }
   c.seed = static_cast<std::uint64_t>(*shrinking_to_zero(rc::gen::inRange(0, 1000)) + 1);
@@ -103,8 +121,11 @@ inline ref::Case draw_char_detect_case() {
 
 inline rc::Gen<ref::Case> gen_case() {
   auto raw = rc::gen::exec([] {
-    const Kind kind = *pick<Kind>({{8, Kind::predefined}, {6, Kind::witness}, {2, Kind::pair},
-                                   {2, Kind::char_integer}, {1, Kind::char_detect}});
+    const Kind kind = *pick<Kind>({{8, Kind::predefined},
+                                   {6, Kind::witness},
+                                   {2, Kind::pair},
+                                   {2, Kind::char_integer},
+                                   {1, Kind::char_detect}});
     if (kind == Kind::char_detect) return draw_char_detect_case();
     ref::Case c;
     c.comm = *gen_shape();
@@ -112,12 +133,14 @@ inline rc::Gen<ref::Case> gen_case() {
     const auto tops = shape_topologies(c.comm, p);
     const bool inter = tops[0].inter;
     c.routine = *gen_routine();
-    if (inter && (c.routine == Routine::scan || c.routine == Routine::exscan)) c.routine = Routine::allreduce;
+    if (inter && (c.routine == Routine::scan || c.routine == Routine::exscan))
+      c.routine = Routine::allreduce;
     std::size_t element = 4;
     if (kind == Kind::witness) {
       c.op = *gen_witness_op();
       c.datatype = *gen_derived_datatype(3);
-      element = static_cast<std::size_t>(std::max<std::ptrdiff_t>(4, ref::Datatype::parse(c.datatype).extent()));
+      element = static_cast<std::size_t>(
+          std::max<std::ptrdiff_t>(4, ref::Datatype::parse(c.datatype).extent()));
     } else {
       OpAndType ot;
       if (kind == Kind::pair) {
@@ -155,7 +178,8 @@ inline rc::Gen<ref::Case> gen_case() {
       const int k = std::max(0, c.count);
       c.recvcounts = {k * hi / g, k * lo / g};
     }
-    if (c.routine == Routine::reduce_scatter && !inter && tops.size() == 1 && *pick<bool>({{2, false}, {1, true}})) {
+    if (c.routine == Routine::reduce_scatter && !inter && tops.size() == 1 &&
+        *pick<bool>({{2, false}, {1, true}})) {
       c.recvcounts.clear();
       for (int r = 0; r < tops[0].size_low; ++r) c.recvcounts.push_back(*rc::gen::inRange(0, 4));
     }
@@ -166,7 +190,9 @@ inline rc::Gen<ref::Case> gen_case() {
 }
 
 // RC_TAG / RC_CLASSIFY labels of a case: by routine, op kind and shape.
-inline std::string routine_label(const ref::Case& c) { return std::string(ref::mpi_routine_name(c.routine, c.mode)); }
+inline std::string routine_label(const ref::Case& c) {
+  return std::string(ref::mpi_routine_name(c.routine, c.mode));
+}
 inline std::string op_label(const ref::Case& c) { return kind_label(kind_of(c)); }
 inline std::string shape_label(const ref::Case& c) {
   if (c.comm.rfind("split:", 0) == 0) return "random sub-communicator";

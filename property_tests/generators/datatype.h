@@ -31,7 +31,9 @@ inline std::vector<int> draw_permutation(std::vector<int> v) {
 }
 
 inline ref::Basic draw_cell_leaf() {
-  return *pick<ref::Basic>({{4, ref::Basic::INT}, {1, ref::Basic::INT32_T}, {1, ref::Basic::UNSIGNED},
+  return *pick<ref::Basic>({{4, ref::Basic::INT},
+                            {1, ref::Basic::INT32_T},
+                            {1, ref::Basic::UNSIGNED},
                             {1, ref::Basic::UINT32_T}});
 }
 
@@ -40,8 +42,10 @@ inline ref::Datatype draw_cell() {
   using D = ref::Datatype;
   const D b = D::basic(draw_cell_leaf());
   switch (*pick<int>({{3, 0}, {2, 1}, {2, 2}, {2, 3}, {1, 4}})) {
-    case 0: return D::contiguous(4, b);
-    case 1: return D::vector(2, 2, *rc::gen::inRange(2, 5), b);  // holes between the blocks
+    case 0:
+      return D::contiguous(4, b);
+    case 1:
+      return D::vector(2, 2, *rc::gen::inRange(2, 5), b);  // holes between the blocks
     case 2: {  // interleaved: the cell's leaves in a shuffled order in memory
       std::vector<int> d = draw_permutation({0, 1, 2, 3});
       const int gap = *rc::gen::inRange(1, 3);
@@ -69,7 +73,8 @@ inline ref::Datatype draw_type(int depth) {
   const D t = draw_type(depth - 1);
   const std::ptrdiff_t ext = t.extent();
   switch (kind) {
-    case 0: return D::contiguous(*rc::gen::inRange(1, 4), t);
+    case 0:
+      return D::contiguous(*rc::gen::inRange(1, 4), t);
     case 1: {
       const int bl = *rc::gen::inRange(1, 3);
       return D::vector(*rc::gen::inRange(1, 4), bl, bl + *rc::gen::inRange(0, 3), t);

@@ -42,9 +42,12 @@ int main(int argc, char** argv) {
   const int p = argc > 1 ? std::atoi(argv[1]) : 8;
   const int count = argc > 2 ? std::atoi(argv[2]) : 1 << 20;
   std::printf("%-10s %-12s %3s %10s %16s\n", "op", "datatype", "p", "count", "combines/s");
-  const char* cases[][2] = {{"MPI_SUM", "MPI_INT"},    {"MPI_SUM", "MPI_DOUBLE"},
-                            {"MPI_MAX", "MPI_INT64_T"}, {"MPI_BXOR", "MPI_UINT8_T"},
-                            {"MPI_PROD", "MPI_C_DOUBLE_COMPLEX"}, {"MPI_MAXLOC", "MPI_DOUBLE_INT"}};
+  const char* cases[][2] = {{"MPI_SUM", "MPI_INT"},
+                            {"MPI_SUM", "MPI_DOUBLE"},
+                            {"MPI_MAX", "MPI_INT64_T"},
+                            {"MPI_BXOR", "MPI_UINT8_T"},
+                            {"MPI_PROD", "MPI_C_DOUBLE_COMPLEX"},
+                            {"MPI_MAXLOC", "MPI_DOUBLE_INT"}};
   for (auto& c : cases)
     std::printf("%-10s %-12s %3d %10d %16.3e\n", c[0], c[1], p, count,
                 measure(c[0], c[1], p, count, 5));

@@ -10,14 +10,38 @@ namespace ordo::ref {
 namespace {
 
 // C layouts of the pair types (MPI-4.1 Section 6.9.4).
-struct FloatInt { float v; int i; };
-struct DoubleInt { double v; int i; };
-struct LongInt { long v; int i; };
-struct TwoInt { int v; int i; };
-struct ShortInt { short v; int i; };
-struct LongDoubleInt { long double v; int i; };
-struct TwoFloat { float v; float i; };     // MPI_2REAL: REAL value, REAL index
-struct TwoDouble { double v; double i; };  // MPI_2DOUBLE_PRECISION
+struct FloatInt {
+  float v;
+  int i;
+};
+struct DoubleInt {
+  double v;
+  int i;
+};
+struct LongInt {
+  long v;
+  int i;
+};
+struct TwoInt {
+  int v;
+  int i;
+};
+struct ShortInt {
+  short v;
+  int i;
+};
+struct LongDoubleInt {
+  long double v;
+  int i;
+};
+struct TwoFloat {
+  float v;
+  float i;
+};  // MPI_2REAL: REAL value, REAL index
+struct TwoDouble {
+  double v;
+  double i;
+};  // MPI_2DOUBLE_PRECISION
 
 using G = TypeGroup;
 using S = Scalar;
@@ -28,8 +52,8 @@ constexpr BasicInfo plain(Basic id, std::string_view name, G g, S s, bool fortra
 }
 template <class P, class V, class I>
 constexpr BasicInfo pair(Basic id, std::string_view name, S value, S index, bool fortran = false) {
-  return BasicInfo{id,         name,          G::pair,         value, sizeof(V) + sizeof(I),
-                   sizeof(P),  alignof(P),    offsetof(P, i),  index, fortran};
+  return BasicInfo{id,        name,       G::pair,        value, sizeof(V) + sizeof(I),
+                   sizeof(P), alignof(P), offsetof(P, i), index, fortran};
 }
 
 // Fortran INTEGER/REAL/LOGICAL are 4 bytes and DOUBLE PRECISION 8 with the
@@ -66,8 +90,7 @@ const std::array<BasicInfo, kBasicCount> kTable = {{
     plain<double>(Basic::DOUBLE, "MPI_DOUBLE", G::floating_point, S::f64),
     plain<long double>(Basic::LONG_DOUBLE, "MPI_LONG_DOUBLE", G::floating_point, S::f80),
     plain<float>(Basic::REAL, "MPI_REAL", G::floating_point, S::f32, true),
-    plain<double>(Basic::DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", G::floating_point, S::f64,
-                  true),
+    plain<double>(Basic::DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", G::floating_point, S::f64, true),
     plain<float>(Basic::REAL4, "MPI_REAL4", G::floating_point, S::f32, true),
     plain<double>(Basic::REAL8, "MPI_REAL8", G::floating_point, S::f64, true),
 
@@ -143,29 +166,57 @@ std::optional<Basic> basic_from_name(std::string_view name) {
 
 std::string_view group_name(TypeGroup g) {
   switch (g) {
-    case G::c_integer: return "C integer";
-    case G::fortran_integer: return "Fortran integer";
-    case G::floating_point: return "Floating point";
-    case G::logical: return "Logical";
-    case G::complex: return "Complex";
-    case G::byte: return "Byte";
-    case G::multi_language: return "Multi-language types";
-    case G::pair: return "MINLOC/MAXLOC pair";
-    case G::character: return "Character";
+    case G::c_integer:
+      return "C integer";
+    case G::fortran_integer:
+      return "Fortran integer";
+    case G::floating_point:
+      return "Floating point";
+    case G::logical:
+      return "Logical";
+    case G::complex:
+      return "Complex";
+    case G::byte:
+      return "Byte";
+    case G::multi_language:
+      return "Multi-language types";
+    case G::pair:
+      return "MINLOC/MAXLOC pair";
+    case G::character:
+      return "Character";
   }
   return "?";
 }
 
 std::size_t scalar_size(Scalar s) {
   switch (s) {
-    case S::i8: case S::u8: case S::c_bool: case S::byte: case S::ch8: return 1;
-    case S::i16: case S::u16: return 2;
-    case S::i32: case S::u32: case S::f32: case S::f_logical: return 4;
-    case S::i64: case S::u64: case S::f64: case S::cf32: return 8;
-    case S::wch: return sizeof(wchar_t);
-    case S::f80: return sizeof(long double);
-    case S::cf64: return 16;
-    case S::cf80: return 2 * sizeof(long double);
+    case S::i8:
+    case S::u8:
+    case S::c_bool:
+    case S::byte:
+    case S::ch8:
+      return 1;
+    case S::i16:
+    case S::u16:
+      return 2;
+    case S::i32:
+    case S::u32:
+    case S::f32:
+    case S::f_logical:
+      return 4;
+    case S::i64:
+    case S::u64:
+    case S::f64:
+    case S::cf32:
+      return 8;
+    case S::wch:
+      return sizeof(wchar_t);
+    case S::f80:
+      return sizeof(long double);
+    case S::cf64:
+      return 16;
+    case S::cf80:
+      return 2 * sizeof(long double);
   }
   return 0;
 }

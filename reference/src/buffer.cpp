@@ -23,7 +23,8 @@ LeafRanges significant_ranges(Basic b) {
   const auto sig = static_cast<std::ptrdiff_t>(significant_size(bi.scalar));
   if (bi.group == TypeGroup::pair) {
     const auto io = static_cast<std::ptrdiff_t>(bi.index_offset);
-    return {{{0, sig}, {io, io + static_cast<std::ptrdiff_t>(significant_size(bi.index_scalar))}}, 2};
+    return {{{0, sig}, {io, io + static_cast<std::ptrdiff_t>(significant_size(bi.index_scalar))}},
+            2};
   }
   if (bi.scalar == Scalar::cf80) {
     const auto half = static_cast<std::ptrdiff_t>(sizeof(long double));
@@ -35,24 +36,42 @@ LeafRanges significant_ranges(Basic b) {
 std::string format_scalar(Scalar s, const std::byte* p) {
   char buf[128];
   switch (s) {
-    case Scalar::i8: return std::to_string(load<std::int8_t>(p));
-    case Scalar::i16: return std::to_string(load<std::int16_t>(p));
-    case Scalar::i32: return std::to_string(load<std::int32_t>(p));
-    case Scalar::i64: return std::to_string(load<std::int64_t>(p));
-    case Scalar::u8: return std::to_string(load<std::uint8_t>(p));
-    case Scalar::u16: return std::to_string(load<std::uint16_t>(p));
-    case Scalar::u32: return std::to_string(load<std::uint32_t>(p));
-    case Scalar::u64: return std::to_string(load<std::uint64_t>(p));
+    case Scalar::i8:
+      return std::to_string(load<std::int8_t>(p));
+    case Scalar::i16:
+      return std::to_string(load<std::int16_t>(p));
+    case Scalar::i32:
+      return std::to_string(load<std::int32_t>(p));
+    case Scalar::i64:
+      return std::to_string(load<std::int64_t>(p));
+    case Scalar::u8:
+      return std::to_string(load<std::uint8_t>(p));
+    case Scalar::u16:
+      return std::to_string(load<std::uint16_t>(p));
+    case Scalar::u32:
+      return std::to_string(load<std::uint32_t>(p));
+    case Scalar::u64:
+      return std::to_string(load<std::uint64_t>(p));
     case Scalar::byte:
       std::snprintf(buf, sizeof buf, "0x%02x", static_cast<unsigned>(load<std::uint8_t>(p)));
       return buf;
-    case Scalar::ch8: return std::to_string(load<std::int8_t>(p));
-    case Scalar::wch: return std::to_string(static_cast<long>(load<wchar_t>(p)));
-    case Scalar::c_bool: return std::to_string(static_cast<unsigned>(load<std::uint8_t>(p)));
-    case Scalar::f_logical: return std::to_string(load<std::int32_t>(p));
-    case Scalar::f32: std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(load<float>(p))); return buf;
-    case Scalar::f64: std::snprintf(buf, sizeof buf, "%.17g", load<double>(p)); return buf;
-    case Scalar::f80: std::snprintf(buf, sizeof buf, "%.21Lg", load<long double>(p)); return buf;
+    case Scalar::ch8:
+      return std::to_string(load<std::int8_t>(p));
+    case Scalar::wch:
+      return std::to_string(static_cast<long>(load<wchar_t>(p)));
+    case Scalar::c_bool:
+      return std::to_string(static_cast<unsigned>(load<std::uint8_t>(p)));
+    case Scalar::f_logical:
+      return std::to_string(load<std::int32_t>(p));
+    case Scalar::f32:
+      std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(load<float>(p)));
+      return buf;
+    case Scalar::f64:
+      std::snprintf(buf, sizeof buf, "%.17g", load<double>(p));
+      return buf;
+    case Scalar::f80:
+      std::snprintf(buf, sizeof buf, "%.21Lg", load<long double>(p));
+      return buf;
     case Scalar::cf32:
       return "(" + format_scalar(Scalar::f32, p) + ", " + format_scalar(Scalar::f32, p + 4) + ")";
     case Scalar::cf64:
@@ -79,13 +98,20 @@ bool same_floating_values(Basic t, const std::byte* a, const std::byte* b) {
   const BasicInfo& bi = info(t);
   if (bi.group == TypeGroup::pair) return false;  // compared byte for byte (values and indices)
   switch (bi.scalar) {
-    case Scalar::f32: return same_values<float>(a, b, 1);
-    case Scalar::f64: return same_values<double>(a, b, 1);
-    case Scalar::f80: return same_values<long double>(a, b, 1);
-    case Scalar::cf32: return same_values<float>(a, b, 2);
-    case Scalar::cf64: return same_values<double>(a, b, 2);
-    case Scalar::cf80: return same_values<long double>(a, b, 2);
-    default: return false;
+    case Scalar::f32:
+      return same_values<float>(a, b, 1);
+    case Scalar::f64:
+      return same_values<double>(a, b, 1);
+    case Scalar::f80:
+      return same_values<long double>(a, b, 1);
+    case Scalar::cf32:
+      return same_values<float>(a, b, 2);
+    case Scalar::cf64:
+      return same_values<double>(a, b, 2);
+    case Scalar::cf80:
+      return same_values<long double>(a, b, 2);
+    default:
+      return false;
   }
 }
 
@@ -105,8 +131,7 @@ void Buffer::for_each_leaf(const std::function<void(int, int, Basic, std::byte*)
       f(k, static_cast<int>(j), tm[j].type, element(k) + tm[j].disp);
 }
 
-void Buffer::for_each_leaf(
-    const std::function<void(int, int, Basic, const std::byte*)>& f) const {
+void Buffer::for_each_leaf(const std::function<void(int, int, Basic, const std::byte*)>& f) const {
   const auto& tm = type_.typemap();
   for (int k = 0; k < count_; ++k)
     for (std::size_t j = 0; j < tm.size(); ++j)
@@ -138,9 +163,11 @@ void copy_elements(const Buffer& src, int src_first, Buffer& dst, int dst_first,
 Buffer convert(const Buffer& src, const Datatype& to) {
   const auto& a = src.type().typemap();
   const auto& b = to.typemap();
-  if (a.size() != b.size()) throw UsageError("convert: the datatypes have different type signatures");
+  if (a.size() != b.size())
+    throw UsageError("convert: the datatypes have different type signatures");
   for (std::size_t j = 0; j < a.size(); ++j)
-    if (a[j].type != b[j].type) throw UsageError("convert: the datatypes have different type signatures");
+    if (a[j].type != b[j].type)
+      throw UsageError("convert: the datatypes have different type signatures");
   Buffer dst(to, src.count());
   for (int k = 0; k < src.count(); ++k)
     for (std::size_t j = 0; j < a.size(); ++j)
@@ -176,19 +203,23 @@ Difference first_difference(const Buffer& expected, const Buffer& observed) {
     throw UsageError("first_difference: buffers of different shapes");
   // Byte-identical buffers hold the same values and the same holes.
   if (expected.storage().empty() ||
-      std::memcmp(expected.storage().data(), observed.storage().data(), expected.storage().size()) == 0)
+      std::memcmp(expected.storage().data(), observed.storage().data(),
+                  expected.storage().size()) == 0)
     return d;
   // Mark which bytes belong to the typemap, and compare values leaf by leaf.
   std::vector<char> is_data(expected.storage().size(), 0);
   const auto& tm = expected.type().typemap();
   for (int k = 0; k < expected.count(); ++k) {
     for (std::size_t j = 0; j < tm.size(); ++j) {
-      const std::ptrdiff_t at =
-          expected.origin() + static_cast<std::ptrdiff_t>(k) * expected.type().extent() + tm[j].disp;
+      const std::ptrdiff_t at = expected.origin() +
+                                static_cast<std::ptrdiff_t>(k) * expected.type().extent() +
+                                tm[j].disp;
       for (const ByteRange& r : leaf_ranges(tm[j].type))
-        for (std::ptrdiff_t b = r.begin; b < r.end; ++b) is_data[static_cast<std::size_t>(at + b)] = 1;
+        for (std::ptrdiff_t b = r.begin; b < r.end; ++b)
+          is_data[static_cast<std::size_t>(at + b)] = 1;
       if (d.any) continue;
-      if (same_floating_values(tm[j].type, expected.storage().data() + at, observed.storage().data() + at))
+      if (same_floating_values(tm[j].type, expected.storage().data() + at,
+                               observed.storage().data() + at))
         continue;
       for (const ByteRange& r : significant_ranges(tm[j].type)) {
         const std::byte* e = expected.storage().data() + at + r.begin;

@@ -53,12 +53,14 @@ std::string_view mpi_routine_name(Routine r, Mode m) {
 std::string Case::to_json() const {
   std::ostringstream o;
   o << "{\"routine\":" << quote(routine_name(routine)) << ",\"op\":" << quote(op)
-    << ",\"datatype\":" << quote(datatype) << ",\"root_datatype\":" << quote(root_datatype) << ",\"count\":" << count << ",\"recvcounts\":[";
+    << ",\"datatype\":" << quote(datatype) << ",\"root_datatype\":" << quote(root_datatype)
+    << ",\"count\":" << count << ",\"recvcounts\":[";
   for (std::size_t i = 0; i < recvcounts.size(); ++i) o << (i ? "," : "") << recvcounts[i];
   o << "],\"root\":" << root << ",\"comm\":" << quote(comm)
     << ",\"root_in_high_group\":" << (root_in_high_group ? "true" : "false")
     << ",\"in_place\":" << (in_place ? "true" : "false")
-    << ",\"null_insignificant\":" << (null_insignificant ? "true" : "false") << ",\"mode\":" << quote(mode_name(mode))
+    << ",\"null_insignificant\":" << (null_insignificant ? "true" : "false")
+    << ",\"mode\":" << quote(mode_name(mode))
     << ",\"locals_in_is_in_place\":" << (locals_in_is_in_place ? "true" : "false")
     << ",\"locals_arg_is_in_place\":" << (locals_arg_is_in_place ? "true" : "false")
     << ",\"locals_arg_is_in\":" << (locals_arg_is_in ? "true" : "false")
@@ -77,7 +79,8 @@ Case Case::from_json(std::string_view text) {
   auto get = [&](const char* k, K kind) -> const json::Value* {
     const json::Value* v = doc.get(k);
     if (v == nullptr) return nullptr;
-    if (!v->is(kind)) throw UsageError(std::string("case JSON: field '") + k + "' has the wrong type");
+    if (!v->is(kind))
+      throw UsageError(std::string("case JSON: field '") + k + "' has the wrong type");
     return v;
   };
   auto integer = [&](const char* k, long long lo, long long hi) -> std::optional<long long> {
@@ -88,11 +91,25 @@ Case Case::from_json(std::string_view text) {
     return v->integer;
   };
   for (const auto& [k, v] : doc.fields) {
-    static const char* known[] = {"routine", "op", "datatype", "root_datatype", "count", "recvcounts", "root", "comm",
-                                  "root_in_high_group", "in_place", "null_insignificant", "mode",
-                                  "locals_in_is_in_place", "locals_arg_is_in_place",
-                                  "locals_arg_is_in", "large_count", "exact",
-                                  "alias_send_recv", "seed"};
+    static const char* known[] = {"routine",
+                                  "op",
+                                  "datatype",
+                                  "root_datatype",
+                                  "count",
+                                  "recvcounts",
+                                  "root",
+                                  "comm",
+                                  "root_in_high_group",
+                                  "in_place",
+                                  "null_insignificant",
+                                  "mode",
+                                  "locals_in_is_in_place",
+                                  "locals_arg_is_in_place",
+                                  "locals_arg_is_in",
+                                  "large_count",
+                                  "exact",
+                                  "alias_send_recv",
+                                  "seed"};
     bool ok = false;
     for (const char* n : known) ok = ok || k == n;
     if (!ok) throw UsageError("case JSON: unknown field '" + k + "'");

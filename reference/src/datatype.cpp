@@ -132,14 +132,14 @@ void check_count(int n, const char* what) {
 
 }  // namespace
 
-#define ORDO_BUILD_BLOCKS(KIND, TEXT, IS_STRUCT, CHILDREN)                                      \
-  Node n;                                                                                      \
-  n.kind = KIND;                                                                               \
-  n.children = CHILDREN;                                                                       \
-  std::vector<char> marked;                                                                    \
-  for (const Block& b : blocks) marked.push_back(b.old->node_->explicit_bounds);               \
-  layout(blocks, marked, IS_STRUCT, n.lb, n.ub, n.true_lb, n.true_ub, n.size, n.alignment,     \
-         n.explicit_bounds, n.leaves);                                                         \
+#define ORDO_BUILD_BLOCKS(KIND, TEXT, IS_STRUCT, CHILDREN)                                 \
+  Node n;                                                                                  \
+  n.kind = KIND;                                                                           \
+  n.children = CHILDREN;                                                                   \
+  std::vector<char> marked;                                                                \
+  for (const Block& b : blocks) marked.push_back(b.old->node_->explicit_bounds);           \
+  layout(blocks, marked, IS_STRUCT, n.lb, n.ub, n.true_lb, n.true_ub, n.size, n.alignment, \
+         n.explicit_bounds, n.leaves);                                                     \
   n.text = TEXT;
 
 Datatype Datatype::hvector(int count, int blocklength, std::ptrdiff_t stride, const Datatype& old) {
@@ -159,8 +159,8 @@ Datatype Datatype::hvector(int count, int blocklength, std::ptrdiff_t stride, co
 Datatype Datatype::contiguous(int count, const Datatype& old) {
   check_count(count, "contiguous");
   std::vector<Block> blocks{{0, count, &old}};
-  ORDO_BUILD_BLOCKS(Kind::contiguous, "contiguous(" + std::to_string(count) + "," + old.text() + ")",
-                    false, {old});
+  ORDO_BUILD_BLOCKS(Kind::contiguous,
+                    "contiguous(" + std::to_string(count) + "," + old.text() + ")", false, {old});
   n.ints = {count};
   return build(std::move(n));
 }
@@ -181,7 +181,8 @@ Datatype Datatype::vector(int count, int blocklength, int stride, const Datatype
 
 Datatype Datatype::indexed(const std::vector<int>& bls, const std::vector<int>& displs,
                            const Datatype& old) {
-  if (bls.size() != displs.size()) throw UsageError("indexed: blocklengths and displacements differ in length");
+  if (bls.size() != displs.size())
+    throw UsageError("indexed: blocklengths and displacements differ in length");
   std::vector<Block> blocks;
   for (std::size_t i = 0; i < bls.size(); ++i) {
     check_count(bls[i], "indexed blocklength");
@@ -197,15 +198,17 @@ Datatype Datatype::indexed(const std::vector<int>& bls, const std::vector<int>& 
 
 Datatype Datatype::hindexed(const std::vector<int>& bls, const std::vector<std::ptrdiff_t>& displs,
                             const Datatype& old) {
-  if (bls.size() != displs.size()) throw UsageError("hindexed: blocklengths and displacements differ in length");
+  if (bls.size() != displs.size())
+    throw UsageError("hindexed: blocklengths and displacements differ in length");
   std::vector<Block> blocks;
   for (std::size_t i = 0; i < bls.size(); ++i) {
     check_count(bls[i], "hindexed blocklength");
     blocks.push_back({displs[i], bls[i], &old});
   }
-  ORDO_BUILD_BLOCKS(Kind::hindexed,
-                    "hindexed(" + join_ints(bls) + "," + join_addrs(displs) + "," + old.text() + ")",
-                    false, {old});
+  ORDO_BUILD_BLOCKS(
+      Kind::hindexed,
+      "hindexed(" + join_ints(bls) + "," + join_addrs(displs) + "," + old.text() + ")", false,
+      {old});
   n.ints = bls;
   n.addrs = displs;
   return build(std::move(n));
@@ -215,10 +218,10 @@ Datatype Datatype::indexed_block(int bl, const std::vector<int>& displs, const D
   check_count(bl, "indexed_block blocklength");
   std::vector<Block> blocks;
   for (int d : displs) blocks.push_back({static_cast<std::ptrdiff_t>(d) * old.extent(), bl, &old});
-  ORDO_BUILD_BLOCKS(Kind::indexed_block,
-                    "indexed_block(" + std::to_string(bl) + "," + join_ints(displs) + "," +
-                        old.text() + ")",
-                    false, {old});
+  ORDO_BUILD_BLOCKS(
+      Kind::indexed_block,
+      "indexed_block(" + std::to_string(bl) + "," + join_ints(displs) + "," + old.text() + ")",
+      false, {old});
   n.ints = {bl};
   n.ints.insert(n.ints.end(), displs.begin(), displs.end());
   return build(std::move(n));
@@ -236,8 +239,9 @@ Datatype Datatype::struct_(const std::vector<int>& bls, const std::vector<std::p
     tt += (i ? "," : "") + types[i].text();
   }
   tt += "]";
-  ORDO_BUILD_BLOCKS(Kind::struct_, "struct(" + join_ints(bls) + "," + join_addrs(displs) + "," + tt + ")",
-                    true, types);
+  ORDO_BUILD_BLOCKS(Kind::struct_,
+                    "struct(" + join_ints(bls) + "," + join_addrs(displs) + "," + tt + ")", true,
+                    types);
   n.ints = bls;
   n.addrs = displs;
   return build(std::move(n));
@@ -321,7 +325,8 @@ bool Datatype::overlaps_itself(int count) const {
 ByteRange Datatype::span(int count) const {
   if (count <= 0 || typemap().empty()) return {0, 0};
   const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(count - 1) * extent();
-  return {true_lb() + std::min<std::ptrdiff_t>(0, last), true_ub() + std::max<std::ptrdiff_t>(0, last)};
+  return {true_lb() + std::min<std::ptrdiff_t>(0, last),
+          true_ub() + std::max<std::ptrdiff_t>(0, last)};
 }
 
 // ---- Parser ------------------------------------------------------------------
@@ -359,7 +364,8 @@ class Parser {
   std::string ident() {
     skip_ws();
     std::size_t b = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
+      ++i_;
     if (b == i_) fail("expected a name");
     return std::string(s_.substr(b, i_ - b));
   }
@@ -368,7 +374,8 @@ class Parser {
     std::size_t b = i_;
     if (i_ < s_.size() && (s_[i_] == '-' || s_[i_] == '+')) ++i_;
     while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-    if (b == i_ || (i_ == b + 1 && !std::isdigit(static_cast<unsigned char>(s_[b])))) fail("expected an integer");
+    if (b == i_ || (i_ == b + 1 && !std::isdigit(static_cast<unsigned char>(s_[b]))))
+      fail("expected an integer");
     try {
       return std::stoll(std::string(s_.substr(b, i_ - b)));
     } catch (...) {

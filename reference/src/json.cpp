@@ -63,11 +63,21 @@ class Reader {
       if (i_ >= s_.size()) fail("unterminated escape");
       char e = s_[i_++];
       switch (e) {
-        case 'n': o += '\n'; break;
-        case 't': o += '\t'; break;
-        case 'r': o += '\r'; break;
-        case 'b': o += '\b'; break;
-        case 'f': o += '\f'; break;
+        case 'n':
+          o += '\n';
+          break;
+        case 't':
+          o += '\t';
+          break;
+        case 'r':
+          o += '\r';
+          break;
+        case 'b':
+          o += '\b';
+          break;
+        case 'f':
+          o += '\f';
+          break;
         case 'u': {
           // Exactly four hex digits (std::stoul would throw its own exception
           // on "zzzz" and stop early on "12\"}").
@@ -76,7 +86,8 @@ class Reader {
           for (std::size_t k = 0; k < 4; ++k) {
             const unsigned char h = static_cast<unsigned char>(s_[i_ + k]);
             if (!std::isxdigit(h)) fail("bad \\u escape");
-            cp = cp * 16 + static_cast<unsigned>(std::isdigit(h) ? h - '0' : std::tolower(h) - 'a' + 10);
+            cp = cp * 16 +
+                 static_cast<unsigned>(std::isdigit(h) ? h - '0' : std::tolower(h) - 'a' + 10);
           }
           append_utf8(o, cp);
           i_ += 4;
@@ -84,8 +95,11 @@ class Reader {
         }
         case '"':
         case '\\':
-        case '/': o += e; break;
-        default: fail(std::string("bad escape '\\") + e + "'");
+        case '/':
+          o += e;
+          break;
+        default:
+          fail(std::string("bad escape '\\") + e + "'");
       }
     }
     return o;
@@ -163,11 +177,21 @@ std::string escape(std::string_view s) {
   std::string o;
   for (unsigned char ch : s) {
     switch (ch) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
       default:
         if (ch < 0x20) {
           char b[8];
@@ -183,8 +207,10 @@ std::string escape(std::string_view s) {
 
 std::string dump(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::null: return "null";
-    case Value::Kind::boolean: return v.b ? "true" : "false";
+    case Value::Kind::null:
+      return "null";
+    case Value::Kind::boolean:
+      return v.b ? "true" : "false";
     case Value::Kind::number:
       if (static_cast<double>(v.integer) == v.num) return std::to_string(v.integer);
       {
@@ -192,7 +218,8 @@ std::string dump(const Value& v) {
         std::snprintf(b, sizeof b, "%.17g", v.num);
         return b;
       }
-    case Value::Kind::string: return "\"" + escape(v.str) + "\"";
+    case Value::Kind::string:
+      return "\"" + escape(v.str) + "\"";
     case Value::Kind::array: {
       std::string o = "[";
       for (std::size_t i = 0; i < v.items.size(); ++i) o += (i ? "," : "") + dump(v.items[i]);

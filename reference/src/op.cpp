@@ -25,25 +25,25 @@ constexpr int kGroups = static_cast<int>(G::character) + 1;
 // (Section 12.3.4) and allowed with no type in a reduction.
 constexpr bool kAllowed[kPredefinedOpCount][kGroups] = {
     //            Cint Fint Flt  Log  Cplx Byte Mlang Pair Char
-    /* MAX    */ {1,   1,   1,   0,   0,   0,   1,    0,   0},
-    /* MIN    */ {1,   1,   1,   0,   0,   0,   1,    0,   0},
-    /* SUM    */ {1,   1,   1,   0,   1,   0,   1,    0,   0},
-    /* PROD   */ {1,   1,   1,   0,   1,   0,   1,    0,   0},
-    /* LAND   */ {1,   0,   0,   1,   0,   0,   0,    0,   0},
-    /* LOR    */ {1,   0,   0,   1,   0,   0,   0,    0,   0},
-    /* LXOR   */ {1,   0,   0,   1,   0,   0,   0,    0,   0},
-    /* BAND   */ {1,   1,   0,   0,   0,   1,   1,    0,   0},
-    /* BOR    */ {1,   1,   0,   0,   0,   1,   1,    0,   0},
-    /* BXOR   */ {1,   1,   0,   0,   0,   1,   1,    0,   0},
-    /* MAXLOC */ {0,   0,   0,   0,   0,   0,   0,    1,   0},
-    /* MINLOC */ {0,   0,   0,   0,   0,   0,   0,    1,   0},
-    /* REPLACE*/ {0,   0,   0,   0,   0,   0,   0,    0,   0},
-    /* NO_OP  */ {0,   0,   0,   0,   0,   0,   0,    0,   0},
+    /* MAX    */ {1, 1, 1, 0, 0, 0, 1, 0, 0},
+    /* MIN    */ {1, 1, 1, 0, 0, 0, 1, 0, 0},
+    /* SUM    */ {1, 1, 1, 0, 1, 0, 1, 0, 0},
+    /* PROD   */ {1, 1, 1, 0, 1, 0, 1, 0, 0},
+    /* LAND   */ {1, 0, 0, 1, 0, 0, 0, 0, 0},
+    /* LOR    */ {1, 0, 0, 1, 0, 0, 0, 0, 0},
+    /* LXOR   */ {1, 0, 0, 1, 0, 0, 0, 0, 0},
+    /* BAND   */ {1, 1, 0, 0, 0, 1, 1, 0, 0},
+    /* BOR    */ {1, 1, 0, 0, 0, 1, 1, 0, 0},
+    /* BXOR   */ {1, 1, 0, 0, 0, 1, 1, 0, 0},
+    /* MAXLOC */ {0, 0, 0, 0, 0, 0, 0, 1, 0},
+    /* MINLOC */ {0, 0, 0, 0, 0, 0, 0, 1, 0},
+    /* REPLACE*/ {0, 0, 0, 0, 0, 0, 0, 0, 0},
+    /* NO_OP  */ {0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 constexpr std::array<std::string_view, kPredefinedOpCount> kNames = {
-    "MPI_MAX",  "MPI_MIN",  "MPI_SUM",    "MPI_PROD",   "MPI_LAND",    "MPI_LOR",   "MPI_LXOR",
-    "MPI_BAND", "MPI_BOR",  "MPI_BXOR",   "MPI_MAXLOC", "MPI_MINLOC",  "MPI_REPLACE", "MPI_NO_OP"};
+    "MPI_MAX",  "MPI_MIN", "MPI_SUM",  "MPI_PROD",   "MPI_LAND",   "MPI_LOR",     "MPI_LXOR",
+    "MPI_BAND", "MPI_BOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
 
 template <class T>
 T load(const std::byte* p) {
@@ -70,8 +70,10 @@ void integer_op(P op, const std::byte* l, const std::byte* r, std::byte* o, std:
   // undefined in C, so the catalogue avoids it for signed types.
   using U = std::make_unsigned_t<T>;
   switch (op) {
-    case P::MAX: return loop<T>(l, r, o, n, [](T a, T b) { return b > a ? b : a; });
-    case P::MIN: return loop<T>(l, r, o, n, [](T a, T b) { return b < a ? b : a; });
+    case P::MAX:
+      return loop<T>(l, r, o, n, [](T a, T b) { return b > a ? b : a; });
+    case P::MIN:
+      return loop<T>(l, r, o, n, [](T a, T b) { return b < a ? b : a; });
     case P::SUM:
       return loop<T>(l, r, o, n, [](T a, T b) {
         return static_cast<T>(static_cast<U>(static_cast<std::uint64_t>(static_cast<U>(a)) +
@@ -82,13 +84,20 @@ void integer_op(P op, const std::byte* l, const std::byte* r, std::byte* o, std:
         return static_cast<T>(static_cast<U>(static_cast<std::uint64_t>(static_cast<U>(a)) *
                                              static_cast<std::uint64_t>(static_cast<U>(b))));
       });
-    case P::LAND: return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) && (b != 0)); });
-    case P::LOR: return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) || (b != 0)); });
-    case P::LXOR: return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) != (b != 0)); });
-    case P::BAND: return loop<T>(l, r, o, n, [](T a, T b) { return T(a & b); });
-    case P::BOR: return loop<T>(l, r, o, n, [](T a, T b) { return T(a | b); });
-    case P::BXOR: return loop<T>(l, r, o, n, [](T a, T b) { return T(a ^ b); });
-    default: break;
+    case P::LAND:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) && (b != 0)); });
+    case P::LOR:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) || (b != 0)); });
+    case P::LXOR:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) != (b != 0)); });
+    case P::BAND:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T(a & b); });
+    case P::BOR:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T(a | b); });
+    case P::BXOR:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T(a ^ b); });
+    default:
+      break;
   }
   throw SemanticsError("op.type-groups", "op not defined on integers");
 }
@@ -96,11 +105,16 @@ void integer_op(P op, const std::byte* l, const std::byte* r, std::byte* o, std:
 template <class T>
 void floating_op(P op, const std::byte* l, const std::byte* r, std::byte* o, std::size_t n) {
   switch (op) {
-    case P::MAX: return loop<T>(l, r, o, n, [](T a, T b) { return b > a ? b : a; });
-    case P::MIN: return loop<T>(l, r, o, n, [](T a, T b) { return b < a ? b : a; });
-    case P::SUM: return loop<T>(l, r, o, n, [](T a, T b) { return a + b; });
-    case P::PROD: return loop<T>(l, r, o, n, [](T a, T b) { return a * b; });
-    default: break;
+    case P::MAX:
+      return loop<T>(l, r, o, n, [](T a, T b) { return b > a ? b : a; });
+    case P::MIN:
+      return loop<T>(l, r, o, n, [](T a, T b) { return b < a ? b : a; });
+    case P::SUM:
+      return loop<T>(l, r, o, n, [](T a, T b) { return a + b; });
+    case P::PROD:
+      return loop<T>(l, r, o, n, [](T a, T b) { return a * b; });
+    default:
+      break;
   }
   throw SemanticsError("op.type-groups", "op not defined on floating point");
 }
@@ -129,10 +143,14 @@ void complex_op(P op, const std::byte* l, const std::byte* r, std::byte* o, std:
 template <class T>  // logical types: any nonzero representation is true; results are 0 / 1
 void logical_op(P op, const std::byte* l, const std::byte* r, std::byte* o, std::size_t n) {
   switch (op) {
-    case P::LAND: return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) && (b != 0)); });
-    case P::LOR: return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) || (b != 0)); });
-    case P::LXOR: return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) != (b != 0)); });
-    default: break;
+    case P::LAND:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) && (b != 0)); });
+    case P::LOR:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) || (b != 0)); });
+    case P::LXOR:
+      return loop<T>(l, r, o, n, [](T a, T b) { return T((a != 0) != (b != 0)); });
+    default:
+      break;
   }
   throw SemanticsError("op.type-groups", "op not defined on logical");
 }
@@ -170,10 +188,14 @@ template <class V>
 void loc_dispatch_index(P op, const BasicInfo& bi, const std::byte* l, const std::byte* r,
                         std::byte* o, std::size_t n) {
   switch (bi.index_scalar) {
-    case Scalar::i32: return loc_op<V, std::int32_t>(op, bi, l, r, o, n);
-    case Scalar::f32: return loc_op<V, float>(op, bi, l, r, o, n);
-    case Scalar::f64: return loc_op<V, double>(op, bi, l, r, o, n);
-    default: throw SemanticsError("op.minloc-maxloc-pair-types", "unsupported pair index type");
+    case Scalar::i32:
+      return loc_op<V, std::int32_t>(op, bi, l, r, o, n);
+    case Scalar::f32:
+      return loc_op<V, float>(op, bi, l, r, o, n);
+    case Scalar::f64:
+      return loc_op<V, double>(op, bi, l, r, o, n);
+    default:
+      throw SemanticsError("op.minloc-maxloc-pair-types", "unsupported pair index type");
   }
 }
 
@@ -200,8 +222,9 @@ Validity validity(PredefinedOp op, Basic type) {
             what + ": MPI_REPLACE and MPI_NO_OP are defined only for one-sided accumulate"};
   if (bi.group == G::character)
     return {false, "op.char-types-excluded",
-            what + ": MPI_CHAR, MPI_WCHAR and MPI_CHARACTER are printable characters and may not "
-                   "be used in reductions"};
+            what +
+                ": MPI_CHAR, MPI_WCHAR and MPI_CHARACTER are printable characters and may not "
+                "be used in reductions"};
   if (op == P::MAXLOC || op == P::MINLOC)
     return {false, "op.minloc-maxloc-pair-types",
             what + ": MINLOC and MAXLOC take only the value-index pair types"};
@@ -217,34 +240,60 @@ void apply_predefined(PredefinedOp op, Basic type, const std::byte* l, const std
   const BasicInfo& bi = info(type);
   if (bi.group == G::pair) {
     switch (bi.scalar) {
-      case Scalar::f32: return loc_dispatch_index<float>(op, bi, l, r, o, n);
-      case Scalar::f64: return loc_dispatch_index<double>(op, bi, l, r, o, n);
-      case Scalar::f80: return loc_dispatch_index<long double>(op, bi, l, r, o, n);
-      case Scalar::i16: return loc_dispatch_index<std::int16_t>(op, bi, l, r, o, n);
-      case Scalar::i32: return loc_dispatch_index<std::int32_t>(op, bi, l, r, o, n);
-      case Scalar::i64: return loc_dispatch_index<std::int64_t>(op, bi, l, r, o, n);
-      default: throw SemanticsError("op.minloc-maxloc-pair-types", "unsupported pair value type");
+      case Scalar::f32:
+        return loc_dispatch_index<float>(op, bi, l, r, o, n);
+      case Scalar::f64:
+        return loc_dispatch_index<double>(op, bi, l, r, o, n);
+      case Scalar::f80:
+        return loc_dispatch_index<long double>(op, bi, l, r, o, n);
+      case Scalar::i16:
+        return loc_dispatch_index<std::int16_t>(op, bi, l, r, o, n);
+      case Scalar::i32:
+        return loc_dispatch_index<std::int32_t>(op, bi, l, r, o, n);
+      case Scalar::i64:
+        return loc_dispatch_index<std::int64_t>(op, bi, l, r, o, n);
+      default:
+        throw SemanticsError("op.minloc-maxloc-pair-types", "unsupported pair value type");
     }
   }
   switch (bi.scalar) {
-    case Scalar::i8: return integer_op<std::int8_t>(op, l, r, o, n);
-    case Scalar::i16: return integer_op<std::int16_t>(op, l, r, o, n);
-    case Scalar::i32: return integer_op<std::int32_t>(op, l, r, o, n);
-    case Scalar::i64: return integer_op<std::int64_t>(op, l, r, o, n);
-    case Scalar::u8: return integer_op<std::uint8_t>(op, l, r, o, n);
-    case Scalar::u16: return integer_op<std::uint16_t>(op, l, r, o, n);
-    case Scalar::u32: return integer_op<std::uint32_t>(op, l, r, o, n);
-    case Scalar::u64: return integer_op<std::uint64_t>(op, l, r, o, n);
-    case Scalar::byte: return integer_op<std::uint8_t>(op, l, r, o, n);
-    case Scalar::f32: return floating_op<float>(op, l, r, o, n);
-    case Scalar::f64: return floating_op<double>(op, l, r, o, n);
-    case Scalar::f80: return floating_op<long double>(op, l, r, o, n);
-    case Scalar::cf32: return complex_op<float>(op, l, r, o, n);
-    case Scalar::cf64: return complex_op<double>(op, l, r, o, n);
-    case Scalar::cf80: return complex_op<long double>(op, l, r, o, n);
-    case Scalar::c_bool: return logical_op<std::uint8_t>(op, l, r, o, n);
-    case Scalar::f_logical: return logical_op<std::int32_t>(op, l, r, o, n);
-    case Scalar::ch8: case Scalar::wch: break;
+    case Scalar::i8:
+      return integer_op<std::int8_t>(op, l, r, o, n);
+    case Scalar::i16:
+      return integer_op<std::int16_t>(op, l, r, o, n);
+    case Scalar::i32:
+      return integer_op<std::int32_t>(op, l, r, o, n);
+    case Scalar::i64:
+      return integer_op<std::int64_t>(op, l, r, o, n);
+    case Scalar::u8:
+      return integer_op<std::uint8_t>(op, l, r, o, n);
+    case Scalar::u16:
+      return integer_op<std::uint16_t>(op, l, r, o, n);
+    case Scalar::u32:
+      return integer_op<std::uint32_t>(op, l, r, o, n);
+    case Scalar::u64:
+      return integer_op<std::uint64_t>(op, l, r, o, n);
+    case Scalar::byte:
+      return integer_op<std::uint8_t>(op, l, r, o, n);
+    case Scalar::f32:
+      return floating_op<float>(op, l, r, o, n);
+    case Scalar::f64:
+      return floating_op<double>(op, l, r, o, n);
+    case Scalar::f80:
+      return floating_op<long double>(op, l, r, o, n);
+    case Scalar::cf32:
+      return complex_op<float>(op, l, r, o, n);
+    case Scalar::cf64:
+      return complex_op<double>(op, l, r, o, n);
+    case Scalar::cf80:
+      return complex_op<long double>(op, l, r, o, n);
+    case Scalar::c_bool:
+      return logical_op<std::uint8_t>(op, l, r, o, n);
+    case Scalar::f_logical:
+      return logical_op<std::int32_t>(op, l, r, o, n);
+    case Scalar::ch8:
+    case Scalar::wch:
+      break;
   }
   throw SemanticsError("op.char-types-excluded", "characters are not valid in reductions");
 }

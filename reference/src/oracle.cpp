@@ -48,7 +48,8 @@ T pick(std::uint64_t u, std::initializer_list<T> xs) {
 // the same exact result (integers in range, small dyadic floats).
 void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool exact) {
   const bool arith = op == PredefinedOp::SUM || op == PredefinedOp::PROD;
-  const bool logical = op == PredefinedOp::LAND || op == PredefinedOp::LOR || op == PredefinedOp::LXOR;
+  const bool logical =
+      op == PredefinedOp::LAND || op == PredefinedOp::LOR || op == PredefinedOp::LXOR;
   auto sint = [&](int bits) -> long long {
     if (logical) return pick<long long>(u, {0, 1, -1, 2, 256, 0});
     if (op == PredefinedOp::PROD)
@@ -59,8 +60,10 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
     }
     // MAX/MIN/bitwise: every bit pattern, and often the type's edges.
     if (((u >> 56) & 7) < 3) {
-      const long long lo = bits == 64 ? std::numeric_limits<long long>::min() : -(1LL << (bits - 1));
-      const long long hi = bits == 64 ? std::numeric_limits<long long>::max() : (1LL << (bits - 1)) - 1;
+      const long long lo =
+          bits == 64 ? std::numeric_limits<long long>::min() : -(1LL << (bits - 1));
+      const long long hi =
+          bits == 64 ? std::numeric_limits<long long>::max() : (1LL << (bits - 1)) - 1;
       return pick<long long>(u >> 48, {lo, hi, 0, -1, 1, lo + 1, hi - 1});
     }
     return static_cast<long long>(u);
@@ -70,7 +73,8 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
   auto uint = [&](int bits) -> std::uint64_t {
     const std::uint64_t max = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
     if (logical) return pick<std::uint64_t>(u, {0, 1, max, 2});
-    if (((u >> 56) & 7) < 3) return pick<std::uint64_t>(u >> 48, {0, max, 1, max - 1, (max >> 1) + 1, max >> 1});
+    if (((u >> 56) & 7) < 3)
+      return pick<std::uint64_t>(u >> 48, {0, max, 1, max - 1, (max >> 1) + 1, max >> 1});
     return u & max;
   };
   auto real = [&]() -> double {
@@ -79,29 +83,43 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
       return std::ldexp(m, static_cast<int>((u >> 3) % 41) - 20);
     }
     if (op == PredefinedOp::PROD) return pick<double>(u, {1.0, -1.0, 2.0, -2.0, 0.5, -0.5});
-    if (op == PredefinedOp::SUM) return static_cast<double>(static_cast<long long>(u % 2049) - 1024);
-    return std::ldexp(static_cast<double>(static_cast<std::int32_t>(u)), -static_cast<int>((u >> 40) % 24));
+    if (op == PredefinedOp::SUM)
+      return static_cast<double>(static_cast<long long>(u % 2049) - 1024);
+    return std::ldexp(static_cast<double>(static_cast<std::int32_t>(u)),
+                      -static_cast<int>((u >> 40) % 24));
   };
   // MAX / MIN on floating point: also the extremes of the type.
-  const bool float_edge = (op == PredefinedOp::MAX || op == PredefinedOp::MIN) && exact && ((u >> 56) & 7) < 2;
+  const bool float_edge =
+      (op == PredefinedOp::MAX || op == PredefinedOp::MIN) && exact && ((u >> 56) & 7) < 2;
   auto edge = [&](auto type_tag) {
     using T = decltype(type_tag);
-    return pick<T>(u >> 48, {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max(),
-                             std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
-                             std::numeric_limits<T>::min(), T(1), T(-1)});
+    return pick<T>(u >> 48,
+                   {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max(),
+                    std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                    std::numeric_limits<T>::min(), T(1), T(-1)});
   };
   switch (s) {
-    case Scalar::i8: return put<std::int8_t>(p, static_cast<std::int8_t>(sint(8)));
-    case Scalar::i16: return put<std::int16_t>(p, static_cast<std::int16_t>(sint(16)));
-    case Scalar::i32: return put<std::int32_t>(p, static_cast<std::int32_t>(sint(32)));
-    case Scalar::i64: return put<std::int64_t>(p, static_cast<std::int64_t>(sint(64)));
+    case Scalar::i8:
+      return put<std::int8_t>(p, static_cast<std::int8_t>(sint(8)));
+    case Scalar::i16:
+      return put<std::int16_t>(p, static_cast<std::int16_t>(sint(16)));
+    case Scalar::i32:
+      return put<std::int32_t>(p, static_cast<std::int32_t>(sint(32)));
+    case Scalar::i64:
+      return put<std::int64_t>(p, static_cast<std::int64_t>(sint(64)));
     case Scalar::u8:
-    case Scalar::byte: return put<std::uint8_t>(p, static_cast<std::uint8_t>(uint(8)));
-    case Scalar::u16: return put<std::uint16_t>(p, static_cast<std::uint16_t>(uint(16)));
-    case Scalar::u32: return put<std::uint32_t>(p, static_cast<std::uint32_t>(uint(32)));
-    case Scalar::u64: return put<std::uint64_t>(p, uint(64));
-    case Scalar::f32: return put<float>(p, float_edge ? edge(float{}) : static_cast<float>(real()));
-    case Scalar::f64: return put<double>(p, float_edge ? edge(double{}) : real());
+    case Scalar::byte:
+      return put<std::uint8_t>(p, static_cast<std::uint8_t>(uint(8)));
+    case Scalar::u16:
+      return put<std::uint16_t>(p, static_cast<std::uint16_t>(uint(16)));
+    case Scalar::u32:
+      return put<std::uint32_t>(p, static_cast<std::uint32_t>(uint(32)));
+    case Scalar::u64:
+      return put<std::uint64_t>(p, uint(64));
+    case Scalar::f32:
+      return put<float>(p, float_edge ? edge(float{}) : static_cast<float>(real()));
+    case Scalar::f64:
+      return put<double>(p, float_edge ? edge(double{}) : real());
     case Scalar::f80: {
       long double v = float_edge ? edge(static_cast<long double>(0)) : real();
       std::memset(p, 0, sizeof v);
@@ -115,8 +133,9 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
       // cancellation and is +0 in every order (a 0 factor component makes
       // the sign of a zero result depend on the order of the combines).
       auto comp = [&](std::uint64_t x) {
-        return op == PredefinedOp::PROD ? (x % 2 ? 1.0 : -1.0)
-                                        : static_cast<double>(static_cast<long long>(x % 2049) - 1024);
+        return op == PredefinedOp::PROD
+                   ? (x % 2 ? 1.0 : -1.0)
+                   : static_cast<double>(static_cast<long long>(x % 2049) - 1024);
       };
       const double re = comp(u), im = comp(u >> 20);
       if (s == Scalar::cf32) {
@@ -132,10 +151,14 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
       }
       return;
     }
-    case Scalar::c_bool: return put<std::uint8_t>(p, static_cast<std::uint8_t>(u & 1));
-    case Scalar::f_logical: return put<std::int32_t>(p, static_cast<std::int32_t>(u & 1));
-    case Scalar::ch8: return put<char>(p, static_cast<char>('a' + u % 26));
-    case Scalar::wch: return put<wchar_t>(p, static_cast<wchar_t>(L'a' + u % 26));
+    case Scalar::c_bool:
+      return put<std::uint8_t>(p, static_cast<std::uint8_t>(u & 1));
+    case Scalar::f_logical:
+      return put<std::int32_t>(p, static_cast<std::int32_t>(u & 1));
+    case Scalar::ch8:
+      return put<char>(p, static_cast<char>('a' + u % 26));
+    case Scalar::wch:
+      return put<wchar_t>(p, static_cast<wchar_t>(L'a' + u % 26));
   }
   (void)arith;
 }
@@ -147,20 +170,41 @@ void put_leaf(Basic b, PredefinedOp op, std::uint64_t u, std::byte* p, bool exac
   const int value = static_cast<int>(u % 4) - 1;
   const int index = static_cast<int>((u >> 8) % 1000);
   switch (bi.scalar) {
-    case Scalar::f32: put<float>(p, static_cast<float>(value)); break;
-    case Scalar::f64: put<double>(p, value); break;
-    case Scalar::f80: std::memset(p, 0, sizeof(long double)); put<long double>(p, value); break;
-    case Scalar::i16: put<std::int16_t>(p, static_cast<std::int16_t>(value)); break;
-    case Scalar::i32: put<std::int32_t>(p, value); break;
-    case Scalar::i64: put<std::int64_t>(p, value); break;
-    default: break;
+    case Scalar::f32:
+      put<float>(p, static_cast<float>(value));
+      break;
+    case Scalar::f64:
+      put<double>(p, value);
+      break;
+    case Scalar::f80:
+      std::memset(p, 0, sizeof(long double));
+      put<long double>(p, value);
+      break;
+    case Scalar::i16:
+      put<std::int16_t>(p, static_cast<std::int16_t>(value));
+      break;
+    case Scalar::i32:
+      put<std::int32_t>(p, value);
+      break;
+    case Scalar::i64:
+      put<std::int64_t>(p, value);
+      break;
+    default:
+      break;
   }
   std::byte* ip = p + bi.index_offset;
   switch (bi.index_scalar) {
-    case Scalar::i32: put<std::int32_t>(ip, index); break;
-    case Scalar::f32: put<float>(ip, static_cast<float>(index)); break;
-    case Scalar::f64: put<double>(ip, index); break;
-    default: break;
+    case Scalar::i32:
+      put<std::int32_t>(ip, index);
+      break;
+    case Scalar::f32:
+      put<float>(ip, static_cast<float>(index));
+      break;
+    case Scalar::f64:
+      put<double>(ip, index);
+      break;
+    default:
+      break;
   }
 }
 
@@ -247,25 +291,28 @@ void validate_case(const Case& c, const Topology& t) {
     for (const std::string* text : {&c.datatype, &c.root_datatype})
       if (!text->empty() && Datatype::parse(*text).kind() != Datatype::Kind::basic)
         throw SemanticsError("op.predefined-on-predefined-types",
-                             std::string(op_name(op.predefined_op())) + " on the derived datatype " + *text +
+                             std::string(op_name(op.predefined_op())) +
+                                 " on the derived datatype " + *text +
                                  ": predefined ops take predefined datatypes only");
   }
   if (c.root_datatype.empty() && dt.overlaps_itself(std::max(1, c.count)))
-    throw SemanticsError("buffers.recv-overlap", "datatype " + dt.text() +
-                                                     " overlaps itself and lays out a receive buffer");
+    throw SemanticsError(
+        "buffers.recv-overlap",
+        "datatype " + dt.text() + " overlaps itself and lays out a receive buffer");
   // A user function combines in the datatype's layout (MPI-4.1 6.9.5), so
   // the datatype cannot overlap itself over the elements a process reduces,
   // unless the root lays out its buffers by a datatype of its own.
   if (!op.is_predefined() && c.root_datatype.empty() && c.routine != Routine::reduce_locals) {
     int span = c.count;
-    if (c.routine == Routine::reduce_scatter_block) span = c.count * std::max(t.size_low, t.size_high) * 2;
+    if (c.routine == Routine::reduce_scatter_block)
+      span = c.count * std::max(t.size_low, t.size_high) * 2;
     if (c.routine == Routine::reduce_scatter) {
       span = 0;
       for (int x : effective_recvcounts(c, t)) span += x;
     }
     if (dt.overlaps_itself(std::max(1, span)))
-      throw UsageError("datatype " + dt.text() + " overlaps itself over the " + std::to_string(span) +
-                       " elements a user function combines");
+      throw UsageError("datatype " + dt.text() + " overlaps itself over the " +
+                       std::to_string(span) + " elements a user function combines");
   }
   if (!c.root_datatype.empty()) {
     if (c.routine != Routine::reduce) throw UsageError("root_datatype applies to MPI_Reduce only");
@@ -273,12 +320,14 @@ void validate_case(const Case& c, const Topology& t) {
     op.check_usable_with(rdt);
     convert(Buffer(dt, 1), rdt);  // throws unless the type signatures match
     if (rdt.overlaps_itself(c.count))
-      throw SemanticsError("buffers.recv-overlap", "the root's datatype " + rdt.text() +
-                                                       " overlaps itself; it lays out a receive buffer");
+      throw SemanticsError(
+          "buffers.recv-overlap",
+          "the root's datatype " + rdt.text() + " overlaps itself; it lays out a receive buffer");
   }
   if (c.routine == Routine::reduce_locals && c.in_place)
-    throw SemanticsError("reduce-locals.inout-not-in-place",
-                         "MPI_IN_PLACE is not allowed for the inoutbuf argument of MPI_Reduce_locals");
+    throw SemanticsError(
+        "reduce-locals.inout-not-in-place",
+        "MPI_IN_PLACE is not allowed for the inoutbuf argument of MPI_Reduce_locals");
   if (c.routine == Routine::reduce_locals && c.alias_send_recv)
     throw SemanticsError("reduce-locals.distinct-from-inout",
                          "inbuf and argbuf must be distinct from inoutbuf in MPI_Reduce_locals");
@@ -288,7 +337,7 @@ void validate_case(const Case& c, const Topology& t) {
                          "(use MPI_IN_PLACE)");
   if (c.in_place && !allows_in_place(c.routine))
     throw SemanticsError(c.routine == Routine::reduce_local ? "reduce-local.no-in-place"
-                                                             : "reduce-locals.inout-not-in-place",
+                                                            : "reduce-locals.inout-not-in-place",
                          std::string(mpi_routine_name(c.routine, c.mode)) +
                              " does not take MPI_IN_PLACE as its output");
   if (c.in_place && t.inter)
@@ -298,7 +347,8 @@ void validate_case(const Case& c, const Topology& t) {
   const int p = t.size_low;
   if (c.routine == Routine::reduce) {
     const int n = t.inter ? (c.root_in_high_group ? t.size_high : t.size_low) : p;
-    if (c.root < 0 || c.root >= n) throw UsageError("root " + std::to_string(c.root) + " out of range");
+    if (c.root < 0 || c.root >= n)
+      throw UsageError("root " + std::to_string(c.root) + " out of range");
   }
   if (c.routine == Routine::reduce_scatter) {
     const std::size_t need = static_cast<std::size_t>(t.inter ? t.size_low + t.size_high : p);
@@ -310,14 +360,18 @@ void validate_case(const Case& c, const Topology& t) {
     if (t.inter) {
       const int a = std::accumulate(rc.begin(), rc.begin() + t.size_low, 0);
       const int b = std::accumulate(rc.begin() + t.size_low, rc.end(), 0);
-      if (a != b) throw UsageError("reduce_scatter on an intercommunicator: both groups must reduce the same number of elements");
+      if (a != b)
+        throw UsageError(
+            "reduce_scatter on an intercommunicator: both groups must reduce the same number of "
+            "elements");
     }
   }
   if (c.routine == Routine::reduce_scatter_block && t.inter) {
     const std::vector<int> rc = effective_recvcounts(c, t);
     if (rc.size() != 2 || rc[0] * t.size_low != rc[1] * t.size_high)
-      throw UsageError("reduce_scatter_block on an intercommunicator needs recvcounts [low, high] "
-                       "with low*size_low == high*size_high");
+      throw UsageError(
+          "reduce_scatter_block on an intercommunicator needs recvcounts [low, high] "
+          "with low*size_low == high*size_high");
   }
 }
 
@@ -414,20 +468,31 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     if (root_dt && r == c.root) pl.datatype = c.root_datatype;
     std::vector<bool> defined(ranks_needed, true);
     if (expect) switch (c.routine) {
-      case Routine::reduce: reduce(send, op, c.root, recv, c.in_place); break;
-      case Routine::allreduce: allreduce(send, op, recv, c.in_place); break;
-      case Routine::reduce_scatter:
-      case Routine::reduce_scatter_block: reduce_scatter(send, counts, op, recv, c.in_place); break;
-      case Routine::scan: scan(send, op, recv, c.in_place); break;
-      case Routine::exscan: defined = exscan(send, op, recv, c.in_place); break;
-      default: break;
-    }
+        case Routine::reduce:
+          reduce(send, op, c.root, recv, c.in_place);
+          break;
+        case Routine::allreduce:
+          allreduce(send, op, recv, c.in_place);
+          break;
+        case Routine::reduce_scatter:
+        case Routine::reduce_scatter_block:
+          reduce_scatter(send, counts, op, recv, c.in_place);
+          break;
+        case Routine::scan:
+          scan(send, op, recv, c.in_place);
+          break;
+        case Routine::exscan:
+          defined = exscan(send, op, recv, c.in_place);
+          break;
+        default:
+          break;
+      }
     pl.send_count = send_count;
     pl.recv_count = recv_alloc;
     pl.recv_compare_elements = recv_count;
     const bool is_root = c.routine != Routine::reduce || r == c.root;
-    pl.root_role = c.routine == Routine::reduce ? (is_root ? RR::root : RR::other_in_root_group)
-                                                : RR::none;
+    pl.root_role =
+        c.routine == Routine::reduce ? (is_root ? RR::root : RR::other_in_root_group) : RR::none;
     pl.recv_significant = is_root;
     pl.result_defined = defined[r];
     const bool in_place_here = c.in_place && is_root;
@@ -486,7 +551,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   std::vector<Buffer> send[2] = {inputs(0, sizes[0], send_count), inputs(1, sizes[1], send_count)};
   std::vector<Buffer> recv[2];
   for (int g = 0; g < 2; ++g)
-    for (int q = 0; q < sizes[g]; ++q) recv[g].push_back(make_recv_initial(c, dt, count_of(g, q), g, q));
+    for (int q = 0; q < sizes[g]; ++q)
+      recv[g].push_back(make_recv_initial(c, dt, count_of(g, q), g, q));
   pl.recv_initial = recv[me.group][me.rank];
   if (expect) {
     if (c.routine == Routine::allreduce)  // this rank's part of allreduce_intercomm

@@ -64,7 +64,8 @@ Buffer fold(const std::vector<const Buffer*>& inputs, const Op& op) {
 void reduce(const std::vector<Buffer>& send, const Op& op, int root, std::vector<Buffer>& recv,
             bool in_place) {
   need_ranks(send.size(), recv.size(), "reduce");
-  if (root < 0 || root >= static_cast<int>(send.size())) throw UsageError("reduce: root out of range");
+  if (root < 0 || root >= static_cast<int>(send.size()))
+    throw UsageError("reduce: root out of range");
   check_recv(recv[root]);
   std::vector<const Buffer*> in;
   for (std::size_t r = 0; r < send.size(); ++r)
@@ -211,8 +212,9 @@ void reduce_local(const Buffer& in, Buffer& inout, const Op& op, bool in_place) 
 void reduce_locals(const Buffer* in, const Buffer* arg, Buffer* inout, const Op& op,
                    bool inout_in_place) {
   if (inout_in_place || inout == nullptr)
-    throw SemanticsError("reduce-locals.inout-not-in-place",
-                         "MPI_IN_PLACE is not allowed for the inoutbuf argument of MPI_Reduce_locals");
+    throw SemanticsError(
+        "reduce-locals.inout-not-in-place",
+        "MPI_IN_PLACE is not allowed for the inoutbuf argument of MPI_Reduce_locals");
   if (in == inout || arg == inout)
     throw SemanticsError("reduce-locals.distinct-from-inout",
                          "inbuf and argbuf must be distinct from inoutbuf in MPI_Reduce_locals");

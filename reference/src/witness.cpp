@@ -36,9 +36,9 @@ void check_datatype(const Datatype& dt) {
                              " has " + std::to_string(tm.size()) + " leaves");
   for (const Leaf& l : tm)
     if (!is_cell_leaf(l.type))
-      throw SemanticsError("user-op.witness-datatype",
-                           "witness ops need 4-byte integer leaves; " + dt.text() + " has " +
-                               std::string(info(l.type).mpi_name));
+      throw SemanticsError("user-op.witness-datatype", "witness ops need 4-byte integer leaves; " +
+                                                           dt.text() + " has " +
+                                                           std::string(info(l.type).mpi_name));
 }
 
 std::vector<Cell> read_cells(const std::byte* element, const Datatype& dt) {
@@ -100,21 +100,77 @@ Op make(const std::string& name) {
   throw UsageError("unknown witness op '" + name + "'");
 }
 
-std::string explain_tracer(const Cell& c, int expected_lo, int expected_hi) {
-  auto range = [](std::int32_t lo, std::int32_t hi) {
-    return lo == hi ? "rank " + std::to_string(lo)
-                    : "ranks " + std::to_string(lo) + ".." + std::to_string(hi);
-  };
+Trace trace(const Cell& c, int expected_lo, int expected_hi) {
+  Trace t;
+  t.expected[0] = expected_lo;
+  t.expected[1] = expected_hi;
   if (c.v[0] == kPoisoned) {
-    const std::int32_t llo = c.v[2] / 65536, lhi = c.v[2] % 65536;
-    const std::int32_t rlo = c.v[3] / 65536, rhi = c.v[3] % 65536;
-    std::string why = rlo <= lhi ? (rhi < llo ? "operands swapped" : "overlapping operands")
-                                 : "a gap between the operands";
-    return "first wrong combine: invec = " + range(llo, lhi) + ", inoutvec = " + range(rlo, rhi) +
-           " (" + why + ")";
+    t.invec[0] = c.v[2] / 65536;
+    t.invec[1] = c.v[2] % 65536;
+    t.inoutvec[0] = c.v[3] / 65536;
+    t.inoutvec[1] = c.v[3] % 65536;
+    t.kind = t.inoutvec[0] <= t.invec[1]
+                 ? (t.inoutvec[1] < t.invec[0] ? Trace::Kind::swapped : Trace::Kind::overlapping)
+                 : Trace::Kind::gap;
+    return t;
   }
-  if (c.v[0] == expected_lo && c.v[1] == expected_hi) return range(c.v[0], c.v[1]) + " in order";
-  return "covers " + range(c.v[0], c.v[1]) + " instead of " + range(expected_lo, expected_hi);
+  t.covers[0] = c.v[0];
+  t.covers[1] = c.v[1];
+  t.kind = c.v[0] == expected_lo && c.v[1] == expected_hi ? Trace::Kind::in_order
+                                                          : Trace::Kind::wrong_cover;
+  return t;
+}
+
+const char* trace_kind_name(Trace::Kind k) {
+  switch (k) {
+    case Trace::Kind::in_order:
+      return "in_order";
+    case Trace::Kind::swapped:
+      return "swapped";
+    case Trace::Kind::overlapping:
+      return "overlapping";
+    case Trace::Kind::gap:
+      return "gap";
+    case Trace::Kind::wrong_cover:
+      return "wrong_cover";
+  }
+  return "?";
+}
+
+const char* trace_why(Trace::Kind k) {
+  switch (k) {
+    case Trace::Kind::swapped:
+      return "operands swapped";
+    case Trace::Kind::overlapping:
+      return "overlapping operands";
+    case Trace::Kind::gap:
+      return "a gap between the operands";
+    default:
+      return "";
+  }
+}
+
+std::string explain(const Trace& t) {
+  auto range = [](const std::int32_t r[2]) {
+    return r[0] == r[1] ? "rank " + std::to_string(r[0])
+                        : "ranks " + std::to_string(r[0]) + ".." + std::to_string(r[1]);
+  };
+  switch (t.kind) {
+    case Trace::Kind::swapped:
+    case Trace::Kind::overlapping:
+    case Trace::Kind::gap:
+      return "first wrong combine: invec = " + range(t.invec) +
+             ", inoutvec = " + range(t.inoutvec) + " (" + trace_why(t.kind) + ")";
+    case Trace::Kind::in_order:
+      return range(t.covers) + " in order";
+    case Trace::Kind::wrong_cover:
+      return "covers " + range(t.covers) + " instead of " + range(t.expected);
+  }
+  return "";
+}
+
+std::string explain_tracer(const Cell& c, int expected_lo, int expected_hi) {
+  return explain(trace(c, expected_lo, expected_hi));
 }
 
 }  // namespace ordo::ref::witness

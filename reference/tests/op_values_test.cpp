@@ -194,7 +194,6 @@ void pair_type(Checks& c, Basic b) {
   c.add_pair<Pair, V, I>(P::MINLOC, b, V(-4), I(2), V(-4), I(8), V(-4), I(2));  // tie
 }
 
-
 const Checks& registry() {
   static const Checks c = [] {
     Checks c;

@@ -1,5 +1,5 @@
 // The proposed MPI_Reduce_locals(inbuf, argbuf, inoutbuf): the five example
-// assignments of the proposal (/work/shared/seeds/proposal-mpi-reduce-locals.txt)
+// assignments of the proposal (the project's seeds, proposal-mpi-reduce-locals.txt)
 // with a non-commutative op, so that the orientation X op Y is checked, and
 // its refusals. A = inoutbuf, X = inbuf, Y = argbuf; nullptr is MPI_IN_PLACE.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The worked examples of MPI-2.2 Section 5.9.4 and 5.9.5 (now MPI-4.1
-// Sections 6.9.4 and 6.9.5), from /work/shared/seeds/mpi-2.2-ch5.9-minloc-
-// maxloc-user-ops.txt, run through the reference as the examples write them.
+// Sections 6.9.4 and 6.9.5), from the project's seeds (mpi-2.2-ch5.9-minloc-
+// maxloc-user-ops.txt), run through the reference as the examples write them.
 #include <gtest/gtest.h>
 
 #include <complex>

@@ -247,3 +247,18 @@ TEST(Witness, names_are_recognised_and_unknown_names_are_usage_errors) {
   EXPECT_FALSE(w::is_witness("MPI_SUM"));
   EXPECT_THROW(w::make("witness.nope"), UsageError);
 }
+
+TEST(Witness, tracer_trace_gives_the_explanation_as_data) {
+  const w::Trace swapped = w::trace(apply(w::tracer, {{2, 3, -1, -1}}, {{0, 1, -1, -1}}), 0, 3);
+  EXPECT_EQ(swapped.kind, w::Trace::Kind::swapped);
+  EXPECT_STREQ(w::trace_kind_name(swapped.kind), "swapped");
+  EXPECT_EQ(swapped.invec[0], 2);
+  EXPECT_EQ(swapped.invec[1], 3);
+  EXPECT_EQ(swapped.inoutvec[0], 0);
+  EXPECT_EQ(swapped.inoutvec[1], 1);
+  const w::Trace short_cover = w::trace({{0, 2, -1, -1}}, 0, 3);
+  EXPECT_EQ(short_cover.kind, w::Trace::Kind::wrong_cover);
+  EXPECT_EQ(short_cover.covers[1], 2);
+  EXPECT_EQ(short_cover.expected[1], 3);
+  EXPECT_EQ(w::explain(short_cover), "covers ranks 0..2 instead of ranks 0..3");
+}

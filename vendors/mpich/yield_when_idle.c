@@ -14,9 +14,9 @@
 #include <sched.h>
 #include <stddef.h>
 
-typedef unsigned (*progress_fn)(void *worker);
+typedef unsigned (*progress_fn)(void* worker);
 
-unsigned ucp_worker_progress(void *worker) {
+unsigned ucp_worker_progress(void* worker) {
   static progress_fn real;
   if (real == NULL) real = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
   const unsigned completed = real(worker);

@@ -1,11 +1,11 @@
 #include "mutants.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
-#include <algorithm>
 
 namespace ordo::refmpi {
 namespace {
@@ -82,7 +82,9 @@ const std::vector<Mutant>& active_mutants() {
 }
 }  // namespace
 
-Mutant active_mutant() { return active_mutants().empty() ? Mutant::none : active_mutants().front(); }
+Mutant active_mutant() {
+  return active_mutants().empty() ? Mutant::none : active_mutants().front();
+}
 
 bool mutant(Mutant m) {
   for (Mutant a : active_mutants())

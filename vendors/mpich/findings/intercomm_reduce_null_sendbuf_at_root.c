@@ -12,7 +12,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, ok = 1;
   MPI_Comm local, inter;
   MPI_Init(&argc, &argv);

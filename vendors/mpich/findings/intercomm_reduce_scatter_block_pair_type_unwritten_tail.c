@@ -47,14 +47,15 @@ typedef struct {
 static void on_alarm(int sig) {
   (void)sig;
   static const char m[] = "timed out: MPI_(I)reduce_scatter_block did not finish in 30 s\n";
-  if (write(2, m, sizeof m - 1) < 0) {}
+  if (write(2, m, sizeof m - 1) < 0) {
+  }
   _exit(3);
 }
 
 static short a_value(long k) { return (short)(k % 1000); }
 static short b_value(long k, int r) { return (short)((k + r) % 7); }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   signal(SIGALRM, on_alarm);
   alarm(30);
@@ -81,8 +82,8 @@ int main(int argc, char **argv) {
    * recvcount total; B (size-1 processes) sends total with recvcount BLOCK. */
   const long total = (long)BLOCK * (size - 1);
   const int recvcount = in_a ? (int)total : BLOCK;
-  short_int *send = malloc(sizeof(short_int) * total);
-  short_int *recv = malloc(sizeof(short_int) * recvcount);
+  short_int* send = malloc(sizeof(short_int) * total);
+  short_int* recv = malloc(sizeof(short_int) * recvcount);
   for (long k = 0; k < total; ++k) {
     memset(&send[k], 0, sizeof send[k]);
     send[k].value = in_a ? a_value(k) : b_value(k, lrank);
@@ -98,7 +99,7 @@ int main(int argc, char **argv) {
     rc = MPI_Ireduce_scatter_block(send, recv, recvcount, MPI_SHORT_INT, MPI_MINLOC, inter, &req);
     if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   }
-  const char *call = blocking ? "MPI_Reduce_scatter_block" : "MPI_Ireduce_scatter_block";
+  const char* call = blocking ? "MPI_Reduce_scatter_block" : "MPI_Ireduce_scatter_block";
   if (rc != MPI_SUCCESS) {
     char msg[MPI_MAX_ERROR_STRING];
     int len;
@@ -126,20 +127,22 @@ int main(int argc, char **argv) {
       }
     }
     if (wrong) {
-      printf("world rank %d (group %s rank %d of %d): %ld of %d elements wrong from element %ld on: "
-             "expected (%d, idx %d), got (%d, idx %d)%s\n",
-             rank, in_a ? "A" : "B", lrank, lsize, wrong, recvcount, first, want_first.value,
-             want_first.index, recv[first].value, recv[first].index,
-             recv[first].index == 0x5A5A5A5A ? " = the 0x5A fill, never written" : "");
+      printf(
+          "world rank %d (group %s rank %d of %d): %ld of %d elements wrong from element %ld on: "
+          "expected (%d, idx %d), got (%d, idx %d)%s\n",
+          rank, in_a ? "A" : "B", lrank, lsize, wrong, recvcount, first, want_first.value,
+          want_first.index, recv[first].value, recv[first].index,
+          recv[first].index == 0x5A5A5A5A ? " = the 0x5A fill, never written" : "");
       ok = 0;
     }
   }
   int all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("%s, MPI_SHORT_INT, MPI_MINLOC, intercommunicator 1 + %d processes, %d elements per "
-           "block of group B: %s\n",
-           call, size - 1, BLOCK, all ? "every process received its block" : "FAILED");
+    printf(
+        "%s, MPI_SHORT_INT, MPI_MINLOC, intercommunicator 1 + %d processes, %d elements per "
+        "block of group B: %s\n",
+        call, size - 1, BLOCK, all ? "every process received its block" : "FAILED");
   MPI_Comm_free(&inter);
   MPI_Comm_free(&local);
   free(send);

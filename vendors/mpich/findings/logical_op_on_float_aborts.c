@@ -13,7 +13,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -24,7 +24,8 @@ int main(int argc, char **argv) {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     if (rc != MPI_SUCCESS) MPI_Error_string(rc, msg, &len);
-    printf("MPI_Allreduce(MPI_FLOAT, MPI_LAND) returned %s\n", rc == MPI_SUCCESS ? "MPI_SUCCESS" : msg);
+    printf("MPI_Allreduce(MPI_FLOAT, MPI_LAND) returned %s\n",
+           rc == MPI_SUCCESS ? "MPI_SUCCESS" : msg);
   }
   MPI_Finalize();
   return 0;

@@ -14,13 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int n = argc > 1 ? atoi(argv[1]) : 1000, root = size - 1;
-  int *buf = malloc(sizeof(int) * (size_t)n);
+  int* buf = malloc(sizeof(int) * (size_t)n);
   for (int i = 0; i < n; ++i) buf[i] = rank + i;
   if (rank == root)
     MPI_Reduce(MPI_IN_PLACE, buf, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);

@@ -17,16 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void keep_left(void *in, void *inout, int *len, MPI_Datatype *dt) {
+static void keep_left(void* in, void* inout, int* len, MPI_Datatype* dt) {
   /* Elements are 4 ints followed by 8 bytes of padding. */
   MPI_Aint lb, extent;
   MPI_Type_get_extent(*dt, &lb, &extent);
   for (int k = 0; k < *len; ++k)
     for (int j = 0; j < 4; ++j)
-      ((int *)((char *)inout + k * extent))[j] = ((int *)((char *)in + k * extent))[j];
+      ((int*)((char*)inout + k * extent))[j] = ((int*)((char*)in + k * extent))[j];
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -46,10 +46,12 @@ int main(int argc, char **argv) {
   int ok = 1;
   for (int j = 0; j < 4; ++j)
     if (recv[j] != 10 * rank + j) {
-      printf("rank %d int %d: expected %d (rank 0's block %d), got %d\n", rank, j, 10 * rank + j, rank, recv[j]);
+      printf("rank %d int %d: expected %d (rank 0's block %d), got %d\n", rank, j, 10 * rank + j,
+             rank, recv[j]);
       ok = 0;
     }
-  if (recv[4] != -9 || recv[5] != -9) printf("rank %d: the padding of recvbuf was written\n", rank), ok = 0;
+  if (recv[4] != -9 || recv[5] != -9)
+    printf("rank %d: the padding of recvbuf was written\n", rank), ok = 0;
   int all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   if (rank == 0 && all) printf("every rank received rank 0's block\n");

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -27,13 +27,14 @@ int main(int argc, char **argv) {
     if (i < rank) offset += counts[i];
     total += counts[i];
   }
-  int *buf = malloc(sizeof(int) * (size_t)total);
+  int* buf = malloc(sizeof(int) * (size_t)total);
   for (int i = 0; i < total; ++i) buf[i] = rank + i;
   MPI_Reduce_scatter(MPI_IN_PLACE, buf, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int ok = 1;
   for (int i = 0; i < counts[rank] && ok; ++i)
     if (buf[i] != size * (size - 1) / 2 + size * (offset + i)) {
-      printf("rank %d element %d: expected %d, got %d\n", rank, i, size * (size - 1) / 2 + size * (offset + i), buf[i]);
+      printf("rank %d element %d: expected %d, got %d\n", rank, i,
+             size * (size - 1) / 2 + size * (offset + i), buf[i]);
       ok = 0;
     }
   int all = 0;

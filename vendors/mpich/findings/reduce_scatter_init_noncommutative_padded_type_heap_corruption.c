@@ -28,22 +28,24 @@
 
 static void on_alarm(int sig) {
   (void)sig;
-  static const char m[] = "timed out: MPI_Reduce_scatter_init / MPI_Start / MPI_Wait did not finish in 30 s\n";
-  if (write(2, m, sizeof m - 1) < 0) {}
+  static const char m[] =
+      "timed out: MPI_Reduce_scatter_init / MPI_Start / MPI_Wait did not finish in 30 s\n";
+  if (write(2, m, sizeof m - 1) < 0) {
+  }
   _exit(2);
 }
 
 #if MPI_VERSION >= 4
-static void keep_left(void *in, void *inout, int *len, MPI_Datatype *dt) {
+static void keep_left(void* in, void* inout, int* len, MPI_Datatype* dt) {
   MPI_Aint lb, extent;
   MPI_Type_get_extent(*dt, &lb, &extent);
   for (int k = 0; k < *len; ++k)
     for (int j = 0; j < 4; ++j)
-      ((int *)((char *)inout + k * extent))[j] = ((int *)((char *)in + k * extent))[j];
+      ((int*)((char*)inout + k * extent))[j] = ((int*)((char*)in + k * extent))[j];
 }
 #endif
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   signal(SIGALRM, on_alarm);
   alarm(30);
@@ -54,11 +56,11 @@ int main(int argc, char **argv) {
   MPI_Comm_dup(MPI_COMM_SELF, &self);
   MPI_Datatype cells, padded;
   MPI_Type_contiguous(4, MPI_INT, &cells);
-  MPI_Type_create_resized(cells, 0, 24, &padded);  /* 16 bytes of data, 8 of padding */
+  MPI_Type_create_resized(cells, 0, 24, &padded); /* 16 bytes of data, 8 of padding */
   MPI_Type_commit(&padded);
   MPI_Op op;
   MPI_Op_create(keep_left, 0, &op);
-  enum { N = 4 };  /* elements; 6 ints each */
+  enum { N = 4 }; /* elements; 6 ints each */
   int send[6 * N], recv[6 * N], recvcounts[1] = {N};
   for (int i = 0; i < 6 * N; ++i) send[i] = 100 * rank + i, recv[i] = -9;
   MPI_Request req;
@@ -69,7 +71,8 @@ int main(int argc, char **argv) {
   for (int k = 0; k < N; ++k)
     for (int j = 0; j < 4; ++j)
       if (recv[6 * k + j] != send[6 * k + j]) {
-        printf("rank %d element %d int %d: expected %d, got %d\n", rank, k, j, send[6 * k + j], recv[6 * k + j]);
+        printf("rank %d element %d int %d: expected %d, got %d\n", rank, k, j, send[6 * k + j],
+               recv[6 * k + j]);
         ok = 0;
       }
   /* More heap traffic, so that a corrupted heap shows before the exit. */
@@ -78,9 +81,12 @@ int main(int argc, char **argv) {
   MPI_Type_free(&padded);
   MPI_Type_free(&cells);
   MPI_Comm_free(&self);
-  if (ok) printf("rank %d: MPI_Reduce_scatter_init gave the input back and the heap is intact\n", rank);
+  if (ok)
+    printf("rank %d: MPI_Reduce_scatter_init gave the input back and the heap is intact\n", rank);
 #else
-  if (rank == 0) printf("this library has no MPI_Reduce_scatter_init (MPI %d.%d): nothing to check\n", MPI_VERSION, MPI_SUBVERSION);
+  if (rank == 0)
+    printf("this library has no MPI_Reduce_scatter_init (MPI %d.%d): nothing to check\n",
+           MPI_VERSION, MPI_SUBVERSION);
 #endif
   MPI_Finalize();
   return ok ? 0 : 1;

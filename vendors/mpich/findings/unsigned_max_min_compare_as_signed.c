@@ -15,19 +15,19 @@
 
 static int bad = 0;
 
-#define CHECK(T, MPIT, OP, A, B, WANT)                                              \
-  do {                                                                              \
-    T in = (A), inout = (B);                                                        \
-    MPI_Reduce_local(&in, &inout, 1, MPIT, OP);                                     \
-    if (inout != (T)(WANT)) {                                                       \
-      printf("%s(%s): %llu and %llu gave %llu, expected %llu\n", #OP, #MPIT,        \
-             (unsigned long long)(A), (unsigned long long)(B),                      \
-             (unsigned long long)inout, (unsigned long long)(WANT));                \
-      bad = 1;                                                                      \
-    }                                                                               \
+#define CHECK(T, MPIT, OP, A, B, WANT)                                                    \
+  do {                                                                                    \
+    T in = (A), inout = (B);                                                              \
+    MPI_Reduce_local(&in, &inout, 1, MPIT, OP);                                           \
+    if (inout != (T)(WANT)) {                                                             \
+      printf("%s(%s): %llu and %llu gave %llu, expected %llu\n", #OP, #MPIT,              \
+             (unsigned long long)(A), (unsigned long long)(B), (unsigned long long)inout, \
+             (unsigned long long)(WANT));                                                 \
+      bad = 1;                                                                            \
+    }                                                                                     \
   } while (0)
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   CHECK(unsigned char, MPI_UNSIGNED_CHAR, MPI_MAX, 162, 1, 162);
   CHECK(uint8_t, MPI_UINT8_T, MPI_MIN, 200, 3, 3);

@@ -26,10 +26,10 @@
  * allred_float) describes the cause in the recexch algorithms: each rank
  * reduces its k-group with a different association. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <unistd.h>
 
 static void on_alarm(int sig) {
@@ -39,7 +39,7 @@ static void on_alarm(int sig) {
   _exit(2);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   signal(SIGALRM, on_alarm);
   alarm(30);
   int rank, size;
@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   MPI_Request req;
   MPI_Iallreduce(send, recv, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
-  double *all = malloc(sizeof(double) * N * (size_t)size);
+  double* all = malloc(sizeof(double) * N * (size_t)size);
   MPI_Allgather(recv, N, MPI_DOUBLE, all, N, MPI_DOUBLE, MPI_COMM_WORLD);
   int ok = 1;
   if (rank == 0) {
@@ -67,8 +67,10 @@ int main(int argc, char **argv) {
     for (int r = 1; r < size; ++r)
       for (int j = 0; j < N; ++j)
         if (memcmp(&all[N * r + j], &all[j], sizeof(double)) != 0) {
-          printf("element %d: expected rank %d to receive rank 0's result %g (bit-identical), got %g\n", j, r, all[j],
-                 all[N * r + j]);
+          printf(
+              "element %d: expected rank %d to receive rank 0's result %g (bit-identical), got "
+              "%g\n",
+              j, r, all[j], all[N * r + j]);
           ok = 0;
         }
     if (ok) printf("every rank received bit-identical results\n");

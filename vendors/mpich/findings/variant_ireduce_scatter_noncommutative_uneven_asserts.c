@@ -23,9 +23,9 @@
  * non-zero code. Without the variables MPICH 4.0.2 passes. No upstream
  * report found. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <unistd.h>
 
 static void on_alarm(int sig) {
@@ -35,7 +35,7 @@ static void on_alarm(int sig) {
   _exit(2);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   signal(SIGALRM, on_alarm);
   alarm(30);
   int rank, size;

@@ -24,19 +24,20 @@
  * abort ends the job with exit code 1. Without the variables MPICH 4.0.2
  * passes. No upstream report found. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <unistd.h>
 
 static void on_alarm(int sig) {
   (void)sig;
-  static const char msg[] = "hang: MPI_Reduce_init / MPI_Start / MPI_Wait did not complete in 30 s\n";
+  static const char msg[] =
+      "hang: MPI_Reduce_init / MPI_Start / MPI_Wait did not complete in 30 s\n";
   write(2, msg, sizeof msg - 1);
   _exit(2);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   signal(SIGALRM, on_alarm);
   alarm(30);
   int rank;
@@ -58,7 +59,8 @@ int main(int argc, char **argv) {
     }
   int all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  if (rank == 0 && all) printf("MPI_Reduce_init on MPI_COMM_SELF returned each process's own values\n");
+  if (rank == 0 && all)
+    printf("MPI_Reduce_init on MPI_COMM_SELF returned each process's own values\n");
   MPI_Finalize();
   return all ? 0 : 1;
 }

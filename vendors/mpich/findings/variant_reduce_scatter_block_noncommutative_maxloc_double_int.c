@@ -25,9 +25,9 @@
  * otherwise, 2 after 30 s of hanging. Without the variables MPICH 4.0.2
  * passes. No upstream report found. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <signal.h>
 #include <unistd.h>
 
 static void on_alarm(int sig) {
@@ -37,9 +37,12 @@ static void on_alarm(int sig) {
   _exit(2);
 }
 
-struct double_int { double value; int index; };
+struct double_int {
+  double value;
+  int index;
+};
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   signal(SIGALRM, on_alarm);
   alarm(30);
   int rank, size;
@@ -50,7 +53,8 @@ int main(int argc, char **argv) {
   /* Block b, rank r: value 10*b + r, index 100*r + b; the maximum of block b
    * is at the last rank. */
   struct double_int send[16], recv = {-1.0, -1};
-  for (int b = 0; b < size && b < 16; ++b) send[b].value = 10.0 * b + rank, send[b].index = 100 * rank + b;
+  for (int b = 0; b < size && b < 16; ++b)
+    send[b].value = 10.0 * b + rank, send[b].index = 100 * rank + b;
   if (nonblocking) {
     MPI_Request req;
     MPI_Ireduce_scatter_block(send, &recv, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD, &req);
@@ -62,8 +66,8 @@ int main(int argc, char **argv) {
   const int want_index = 100 * (size - 1) + rank;
   int ok = recv.value == want_value && recv.index == want_index;
   if (!ok)
-    printf("rank %d: expected (%g, index %d), got (%g, index %d)\n", rank, want_value, want_index, recv.value,
-           recv.index);
+    printf("rank %d: expected (%g, index %d), got (%g, index %d)\n", rank, want_value, want_index,
+           recv.value, recv.index);
   int all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   if (rank == 0 && all) printf("every process received the maximum of its block and its index\n");

@@ -26,13 +26,13 @@
  *
  * Exits 0 when every process receives its block of sums, 1 on a wrong
  * value, 2 after 30 s of hanging; the library's abort ends the job with a
- * non-zero code (mpiexec.mpich reported 9 at -n 3, 1 at -n 2). Without the variables MPICH 4.0.2 passes. No upstream
- * report found. */
+ * non-zero code (mpiexec.mpich reported 9 at -n 3, 1 at -n 2). Without the variables MPICH 4.0.2
+ * passes. No upstream report found. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <unistd.h>
 
 static void on_alarm(int sig) {
@@ -42,7 +42,7 @@ static void on_alarm(int sig) {
   _exit(2);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   signal(SIGALRM, on_alarm);
   alarm(30);
   int rank, size;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, rc = MPI_SUCCESS, which = argc > 1 ? atoi(argv[1]) : 1;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     rc = MPI_Exscan(a, b, 3, MPI_INT, MPI_SUM, inter);
   }
-  printf("rank %d: the erroneous call returned %s\n", rank, rc == MPI_SUCCESS ? "MPI_SUCCESS" : "an error code");
+  printf("rank %d: the erroneous call returned %s\n", rank,
+         rc == MPI_SUCCESS ? "MPI_SUCCESS" : "an error code");
   MPI_Finalize();
   return 0;
 }

@@ -10,15 +10,17 @@
 #include <mpi.h>
 #include <stdio.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int bad = 0;
   MPI_Init(&argc, &argv);
   MPI_Offset in = -5, inout = 3;
   MPI_Reduce_local(&in, &inout, 1, MPI_OFFSET, MPI_MAX);
-  if (inout != 3) printf("MPI_MAX(MPI_OFFSET): -5 and 3 gave %lld, expected 3\n", (long long)inout), bad = 1;
+  if (inout != 3)
+    printf("MPI_MAX(MPI_OFFSET): -5 and 3 gave %lld, expected 3\n", (long long)inout), bad = 1;
   in = -5, inout = 3;
   MPI_Reduce_local(&in, &inout, 1, MPI_OFFSET, MPI_MIN);
-  if (inout != -5) printf("MPI_MIN(MPI_OFFSET): -5 and 3 gave %lld, expected -5\n", (long long)inout), bad = 1;
+  if (inout != -5)
+    printf("MPI_MIN(MPI_OFFSET): -5 and 3 gave %lld, expected -5\n", (long long)inout), bad = 1;
   if (!bad) printf("MPI_OFFSET MAX/MIN are right\n");
   MPI_Finalize();
   return bad;

@@ -10,7 +10,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int bad = 0;
   MPI_Init(&argc, &argv);
   unsigned long in = ULONG_MAX, inout = 0;

@@ -13,7 +13,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int bad = 0;
   MPI_Init(&argc, &argv);
   for (int count = 1; count <= 64; count *= 2) {
@@ -22,7 +22,8 @@ int main(int argc, char **argv) {
     MPI_Reduce_local(in, inout, count, MPI_UNSIGNED_CHAR, MPI_SUM);
     for (int i = 0; i < count; ++i)
       if (inout[i] != 44) {
-        printf("count %d element %d: 200 + 100 gave %d, expected 44 (mod 256)\n", count, i, inout[i]);
+        printf("count %d element %d: 200 + 100 gave %d, expected 44 (mod 256)\n", count, i,
+               inout[i]);
         bad = 1;
         break;
       }

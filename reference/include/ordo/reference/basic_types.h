@@ -29,39 +29,97 @@ enum class TypeGroup {
 
 // How the bytes of one scalar are interpreted by the combine kernels.
 enum class Scalar {
-  i8, i16, i32, i64,
-  u8, u16, u32, u64,
-  f32, f64, f80,        // f80: x87 extended precision stored in sizeof(long double) bytes
-  c_bool,               // C _Bool / C++ bool: one byte, 0 or 1
-  f_logical,            // Fortran LOGICAL: a 4-byte integer, nonzero is .TRUE.
-  cf32, cf64, cf80,     // complex: two scalars of the component type
-  byte,                 // MPI_BYTE: uninterpreted octet
-  ch8, wch,             // char / wchar_t: printable characters
+  i8,
+  i16,
+  i32,
+  i64,
+  u8,
+  u16,
+  u32,
+  u64,
+  f32,
+  f64,
+  f80,        // f80: x87 extended precision stored in sizeof(long double) bytes
+  c_bool,     // C _Bool / C++ bool: one byte, 0 or 1
+  f_logical,  // Fortran LOGICAL: a 4-byte integer, nonzero is .TRUE.
+  cf32,
+  cf64,
+  cf80,  // complex: two scalars of the component type
+  byte,  // MPI_BYTE: uninterpreted octet
+  ch8,
+  wch,  // char / wchar_t: printable characters
 };
 
 enum class Basic {
   // C integer
-  SIGNED_CHAR, UNSIGNED_CHAR, SHORT, UNSIGNED_SHORT, INT, UNSIGNED, LONG, UNSIGNED_LONG,
-  LONG_LONG, UNSIGNED_LONG_LONG, INT8_T, INT16_T, INT32_T, INT64_T, UINT8_T, UINT16_T, UINT32_T,
+  SIGNED_CHAR,
+  UNSIGNED_CHAR,
+  SHORT,
+  UNSIGNED_SHORT,
+  INT,
+  UNSIGNED,
+  LONG,
+  UNSIGNED_LONG,
+  LONG_LONG,
+  UNSIGNED_LONG_LONG,
+  INT8_T,
+  INT16_T,
+  INT32_T,
+  INT64_T,
+  UINT8_T,
+  UINT16_T,
+  UINT32_T,
   UINT64_T,
   // Fortran integer
-  INTEGER, INTEGER1, INTEGER2, INTEGER4, INTEGER8,
+  INTEGER,
+  INTEGER1,
+  INTEGER2,
+  INTEGER4,
+  INTEGER8,
   // Floating point
-  FLOAT, DOUBLE, LONG_DOUBLE, REAL, DOUBLE_PRECISION, REAL4, REAL8,
+  FLOAT,
+  DOUBLE,
+  LONG_DOUBLE,
+  REAL,
+  DOUBLE_PRECISION,
+  REAL4,
+  REAL8,
   // Logical
-  C_BOOL, CXX_BOOL, LOGICAL,
+  C_BOOL,
+  CXX_BOOL,
+  LOGICAL,
   // Complex
-  C_COMPLEX, C_FLOAT_COMPLEX, C_DOUBLE_COMPLEX, C_LONG_DOUBLE_COMPLEX, CXX_FLOAT_COMPLEX,
-  CXX_DOUBLE_COMPLEX, CXX_LONG_DOUBLE_COMPLEX, COMPLEX, DOUBLE_COMPLEX, COMPLEX8, COMPLEX16,
+  C_COMPLEX,
+  C_FLOAT_COMPLEX,
+  C_DOUBLE_COMPLEX,
+  C_LONG_DOUBLE_COMPLEX,
+  CXX_FLOAT_COMPLEX,
+  CXX_DOUBLE_COMPLEX,
+  CXX_LONG_DOUBLE_COMPLEX,
+  COMPLEX,
+  DOUBLE_COMPLEX,
+  COMPLEX8,
+  COMPLEX16,
   // Byte
   BYTE,
   // Multi-language types
-  AINT, OFFSET, COUNT,
+  AINT,
+  OFFSET,
+  COUNT,
   // Pair types for MINLOC / MAXLOC, with their C layouts
-  FLOAT_INT, DOUBLE_INT, LONG_INT, TWO_INT, SHORT_INT, LONG_DOUBLE_INT, TWO_INTEGER, TWO_REAL,
+  FLOAT_INT,
+  DOUBLE_INT,
+  LONG_INT,
+  TWO_INT,
+  SHORT_INT,
+  LONG_DOUBLE_INT,
+  TWO_INTEGER,
+  TWO_REAL,
   TWO_DOUBLE_PRECISION,
   // Characters
-  CHAR, WCHAR, CHARACTER,
+  CHAR,
+  WCHAR,
+  CHARACTER,
 };
 
 inline constexpr int kBasicCount = static_cast<int>(Basic::CHARACTER) + 1;
@@ -70,14 +128,14 @@ struct BasicInfo {
   Basic id;
   std::string_view mpi_name;  // "MPI_INT"
   TypeGroup group;
-  Scalar scalar;              // for pairs: the value's scalar
-  std::size_t size;           // bytes of data (MPI_Type_size)
-  std::size_t extent;         // MPI_Type_get_extent
+  Scalar scalar;       // for pairs: the value's scalar
+  std::size_t size;    // bytes of data (MPI_Type_size)
+  std::size_t extent;  // MPI_Type_get_extent
   std::size_t alignment;
   // Pairs only: where the index lives and how it is stored.
   std::size_t index_offset = 0;
   Scalar index_scalar = Scalar::i32;
-  bool fortran = false;       // a Fortran type used from C (may be absent in a library)
+  bool fortran = false;  // a Fortran type used from C (may be absent in a library)
 };
 
 const BasicInfo& info(Basic b);

@@ -55,11 +55,11 @@ Buffer convert(const Buffer& src, const Datatype& to);
 // significant bytes of each scalar) inside the typemap, and by byte outside it.
 struct Difference {
   bool any = false;
-  bool in_hole = false;   // a byte outside the typemap changed
-  int element = -1;       // element index (in_hole: -1)
-  int leaf = -1;          // leaf index within the element
+  bool in_hole = false;     // a byte outside the typemap changed
+  int element = -1;         // element index (in_hole: -1)
+  int leaf = -1;            // leaf index within the element
   std::ptrdiff_t byte = 0;  // offset from data() of the first differing byte
-  std::string expected;   // formatted values
+  std::string expected;     // formatted values
   std::string observed;
 };
 Difference first_difference(const Buffer& expected, const Buffer& observed);

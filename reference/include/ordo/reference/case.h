@@ -11,8 +11,16 @@
 
 namespace ordo::ref {
 
-enum class Routine { reduce, allreduce, reduce_scatter, reduce_scatter_block, scan, exscan,
-                     reduce_local, reduce_locals };
+enum class Routine {
+  reduce,
+  allreduce,
+  reduce_scatter,
+  reduce_scatter_block,
+  scan,
+  exscan,
+  reduce_local,
+  reduce_locals
+};
 enum class Mode { blocking, nonblocking, persistent };
 
 std::string_view routine_name(Routine r);  // "reduce", ...
@@ -29,14 +37,14 @@ struct Case {
   // other ranks' send datatype may then overlap itself, which is allowed in a
   // send buffer and erroneous in the root's receive buffer (MPI-4.1 6.9.1).
   std::string root_datatype;
-  int count = 1;                     // elements per send buffer (reduce_scatter: derived)
+  int count = 1;  // elements per send buffer (reduce_scatter: derived)
   // reduce_scatter: per rank (low group's, then high group's); empty: an
   // uneven pattern with zeros (see ordo::ref::effective_recvcounts).
   // reduce_scatter_block on an intercommunicator: {low group's, high group's}.
   std::vector<int> recvcounts;
-  int root = 0;                      // reduce: rank of the root in its group
-  std::string comm = "world";        // communicator shape, see conformance/harness/comm_zoo.h
-  bool root_in_high_group = false;   // intercommunicator reduce: which group holds the root
+  int root = 0;                     // reduce: rank of the root in its group
+  std::string comm = "world";       // communicator shape, see conformance/harness/comm_zoo.h
+  bool root_in_high_group = false;  // intercommunicator reduce: which group holds the root
   bool in_place = false;
   // Buffers that are not significant for a rank (the send buffer at an
   // intercommunicator root, the receive buffer at a non-root) are passed as

@@ -75,10 +75,20 @@ class Datatype {
   const std::string& text() const { return node_->text; }
 
   // The constructor tree, for building the same type in an MPI library.
-  enum class Kind { basic, contiguous, vector, hvector, indexed, hindexed, indexed_block,
-                    struct_, resized, dup };
+  enum class Kind {
+    basic,
+    contiguous,
+    vector,
+    hvector,
+    indexed,
+    hindexed,
+    indexed_block,
+    struct_,
+    resized,
+    dup
+  };
   Kind kind() const { return node_->kind; }
-  Basic basic_type() const { return node_->basic; }      // kind == basic
+  Basic basic_type() const { return node_->basic; }             // kind == basic
   const std::vector<int>& ints() const { return node_->ints; }  // counts, blocklengths, ...
   const std::vector<std::ptrdiff_t>& addrs() const { return node_->addrs; }  // byte values
   const std::vector<Datatype>& children() const { return node_->children; }

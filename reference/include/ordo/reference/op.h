@@ -15,8 +15,22 @@
 
 namespace ordo::ref {
 
-enum class PredefinedOp { MAX, MIN, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR, MAXLOC, MINLOC,
-                          REPLACE, NO_OP };
+enum class PredefinedOp {
+  MAX,
+  MIN,
+  SUM,
+  PROD,
+  LAND,
+  LOR,
+  LXOR,
+  BAND,
+  BOR,
+  BXOR,
+  MAXLOC,
+  MINLOC,
+  REPLACE,
+  NO_OP
+};
 inline constexpr int kPredefinedOpCount = static_cast<int>(PredefinedOp::NO_OP) + 1;
 
 std::string_view op_name(PredefinedOp op);  // "MPI_SUM"

@@ -32,10 +32,10 @@ struct Role {
 std::vector<int> effective_recvcounts(const Case& c, const Topology& t);
 
 struct RankPlan {
-  std::string datatype;           // the datatype (text) this rank passes
+  std::string datatype;  // the datatype (text) this rank passes
   int send_count = 0;
   int recv_count = 0;
-  bool send_significant = true;   // false: pass MPI's value of "not significant" (NULL)
+  bool send_significant = true;  // false: pass MPI's value of "not significant" (NULL)
   bool recv_significant = true;
   bool result_defined = true;     // exscan rank 0: undefined
   std::optional<Buffer> send;     // absent when not significant or in place
@@ -43,9 +43,14 @@ struct RankPlan {
   int recv_compare_elements = 0;  // leading elements of recv that hold the result
   std::optional<Buffer> recv_initial;
   std::optional<Buffer> recv_expected;
-  int mpi_root = 0;               // the root argument this rank passes (MPI_ROOT etc. resolved
-                                  // by the caller from root_role)
-  enum class RootRole { none, root, other_in_root_group, in_other_group } root_role = RootRole::none;
+  int mpi_root = 0;  // the root argument this rank passes (MPI_ROOT etc. resolved
+                     // by the caller from root_role)
+  enum class RootRole {
+    none,
+    root,
+    other_in_root_group,
+    in_other_group
+  } root_role = RootRole::none;
 };
 
 // The op a case names (predefined or witness), ready for the reference.

@@ -51,8 +51,33 @@ void check_datatype(const Datatype& dt);
 std::vector<Cell> read_cells(const std::byte* element, const Datatype& dt);
 void write_cells(std::byte* element, const Datatype& dt, const std::vector<Cell>& cells);
 
-// "ranks 0..3 (correct)", or "first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1
-// (operands swapped)" for a tracer cell.
+// What a tracer cell says of the combines that made it, as data.
+struct Trace {
+  enum class Kind {
+    in_order,     // the cell covers the expected ranks: every combine was right
+    swapped,      // first wrong combine: invec holds ranks above inoutvec's
+    overlapping,  // first wrong combine: the operands share ranks
+    gap,          // first wrong combine: ranks missing between the operands
+    wrong_cover,  // no wrong combine, but the cell covers other ranks than expected
+  };
+  Kind kind = Kind::in_order;
+  // The rank intervals [lo, hi]: swapped / overlapping / gap: the operands
+  // of the first wrong combine (invec, the left operand; inoutvec, the
+  // right); in_order / wrong_cover: the ranks the cell covers and those expected.
+  std::int32_t invec[2] = {0, 0}, inoutvec[2] = {0, 0};
+  std::int32_t covers[2] = {0, 0}, expected[2] = {0, 0};
+};
+Trace trace(const Cell& c, int expected_lo, int expected_hi);
+// "swapped", "overlapping", "gap", "in_order", "wrong_cover".
+const char* trace_kind_name(Trace::Kind k);
+// The words of the message: "operands swapped", "overlapping operands",
+// "a gap between the operands" (a wrong combine), else "".
+const char* trace_why(Trace::Kind k);
+
+// "ranks 0..3 in order", "covers ranks 0..2 instead of ranks 0..3", or
+// "first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1
+// (operands swapped)" for a tracer cell: trace() in words.
 std::string explain_tracer(const Cell& c, int expected_lo, int expected_hi);
+std::string explain(const Trace& t);
 
 }  // namespace ordo::ref::witness

@@ -1,5 +1,5 @@
 /* The proposed three-argument local reduction (see
- * /work/shared/seeds/proposal-mpi-reduce-locals.txt), as the reference MPI
+ * the proposal text in the project's seeds), as the reference MPI
  * provides it under the MPIX_ prefix of functions not (yet) in the standard:
  *
  *   inoutbuf := X o Y,  X = inbuf, Y = argbuf, element-wise, X the left
@@ -9,8 +9,8 @@
  *
  * A program that must also run without the reference MPI finds it at run
  * time: dlsym(RTLD_DEFAULT, "MPIX_Reduce_locals"). */
-#ifndef ORDO_MPIX_REDUCE_LOCALS_H
-#define ORDO_MPIX_REDUCE_LOCALS_H
+#ifndef ORDO_REFMPI_MPIX_REDUCE_LOCALS_H
+#define ORDO_REFMPI_MPIX_REDUCE_LOCALS_H
 
 #include <mpi.h>
 

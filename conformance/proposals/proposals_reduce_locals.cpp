@@ -26,10 +26,11 @@ const Assignment kAssignments[] = {
 TEST(Reduce_locals, which_implementation_is_checked_is_recorded) {
   ORDO_CLAUSE("reduce-locals.implementation", INFO);
   const bool own = dlsym(RTLD_DEFAULT, "MPIX_Reduce_locals") != nullptr;
-  ordo::harness::record_check(
-      "MPIX_Reduce_locals",
-      {ordo::harness::LocalVerdict::Status::pass,
-       own ? "the library's own MPIX_Reduce_locals" : "ordo's portable MPIX_Reduce_locals over MPI_Reduce_local", ""});
+  ordo::harness::record_check("MPIX_Reduce_locals",
+                              {ordo::harness::LocalVerdict::Status::pass,
+                               own ? "the library's own MPIX_Reduce_locals"
+                                   : "ordo's portable MPIX_Reduce_locals over MPI_Reduce_local",
+                               ""});
 }
 
 TEST(Reduce_locals, the_five_assignments_of_the_proposal_keep_x_as_the_left_operand) {

@@ -1,0 +1,35 @@
+// The job protocol: the files a check executable leaves beside its journal
+// for the runner (tools/, `ordo run` and `ordo mutants`), which starts the
+// job, watches it die or end, and resumes it. The Python side keeps the same
+// names in one module and a test parses the lines below to prove they agree:
+// change them together.
+//
+// Every file is <journal><suffix>; <journal> is --ordo-journal=PATH.
+//
+//   <journal>.inflight.<world rank>   written by EVERY rank at the start of each
+//       case (begin_case), rewritten in place: one JSON object with the case's
+//       seq, id, test, clause, level, case and routine. Read by the runner when
+//       the job dies without a record of that case: the crash or timeout record
+//       is charged to the case in flight.
+//   <journal>.done       written by rank 0 when the executable ran to its end
+//       (finish_checks), holding the gtest exit code. Read by the runner: a job
+//       without it did not finish (an MPI_Abort can also exit with 1).
+//   <journal>.timeout    written by the rank whose watchdog fired, holding the
+//       seq of the case in flight; the job then exits with 124. Read by the
+//       runner: the case is recorded as a timeout and the job resumed after it.
+//   <journal>.restart    written by rank 0 after recording a failure that a
+//       restart_job waiver names (the library corrupts memory), holding the
+//       seq of that case; every rank then exits with kRestartExitCode. Read by
+//       the runner: the job is started again after that case, in a fresh
+//       process, and the exit is not a crash.
+#pragma once
+
+namespace ordo::harness {
+
+inline constexpr char kInflightSuffix[] = ".inflight.";
+inline constexpr char kDoneSuffix[] = ".done";
+inline constexpr char kTimeoutSuffix[] = ".timeout";
+inline constexpr char kRestartSuffix[] = ".restart";
+inline constexpr int kRestartExitCode = 75;
+
+}  // namespace ordo::harness

@@ -1,0 +1,56 @@
+#include "record.h"
+
+#include <ctime>
+
+namespace ordo::harness {
+namespace {
+
+Json optional_string(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
+
+std::string utc(const char* format) {
+  char b[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(b, sizeof b, format, &tm);
+  return b;
+}
+
+}  // namespace
+
+Json to_json(const Record& r) {
+  Json j;
+  if (!r.property.is_null()) j["property"] = r.property;
+  j["schema"] = "ordo.check/1";
+  j["seq"] = r.seq ? Json(*r.seq) : Json(nullptr);
+  j["id"] = r.id;
+  j["test"] = r.test;
+  j["clause"] = r.clause;
+  j["level"] = r.level;
+  j["routine"] = optional_string(r.routine);
+  j["case"] = r.case_json;
+  j["ranks"] = r.ranks;
+  j["comm_size"] = r.comm_size;
+  j["vendor"] = r.vendor;
+  j["variant"] = r.variant;
+  j["outcome"] = r.outcome;
+  j["message"] = r.message;
+  j["failing_ranks"] = r.failing_ranks;
+  j["detect"] = optional_string(r.detect);
+  j["waiver"] = optional_string(r.waiver);
+  if (!r.tracer.empty()) j["tracer"] = r.tracer;
+  j["duration_s"] = r.duration_s;
+  j["reproducer"] = optional_string(r.reproducer);
+  j["replay"] = optional_string(r.replay);
+  j["time"] = r.time;
+  return j;
+}
+
+std::string to_line(const Record& r) {
+  return to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string now_iso() { return utc("%Y-%m-%dT%H:%M:%SZ"); }
+std::string today() { return utc("%Y-%m-%d"); }
+
+}  // namespace ordo::harness

@@ -1,0 +1,55 @@
+// A check record: one line of the results journal, the single C++ shape of
+// reports/schema/record-1.schema.json (until it moves there,
+// reports/schema/results-1.schema.json, $defs/record). Every C++ writer (the
+// harness's record() and the property summary) fills a Record and writes it
+// through to_json() / to_line(); nothing else builds record JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ordo::harness {
+
+// Objects keep their keys in insertion order (a record reads in schema order).
+using Json = nlohmann::ordered_json;
+
+struct Record {
+  std::optional<long long> seq;        // the case's number in its process; none for a summary
+  std::string id;                      // <test>#<case index> or <test>#summary
+  std::string test;                    // GoogleTest Suite.name
+  std::string clause;                  // slug from spec/clauses.json
+  std::string level;                   // MUST | SHOULD | DETECT | INFO
+  std::optional<std::string> routine;  // MPI routine or the subject of a case-less check
+  Json case_json;                      // the case (ordo::ref::Case::to_json) or null
+  int ranks = 1;                       // processes in the job
+  int comm_size = 1;                   // processes in the case's communicator
+  std::string vendor;
+  std::string variant = "default";
+  std::string outcome;  // pass | fail | crash | timeout | skip | waived
+  std::string message;
+  std::vector<int> failing_ranks;
+  std::optional<std::string> detect;  // DETECT level: "reported" | "accepted"
+  std::optional<std::string> waiver;  // the id of the waiver that applied
+  double duration_s = 0;
+  std::optional<std::string> reproducer;  // a reproducer file written for this case
+  std::optional<std::string> replay;      // the command that replays the case
+  std::string time;                       // ISO 8601, UTC
+  // The witness.tracer's explanation of a wrong result, one item per failing
+  // rank whose message names it (see ordo::ref::witness::Trace); omitted when empty.
+  Json tracer = Json::array();
+  // The property summary's own data (property_tests/properties.cpp); omitted when null.
+  Json property;
+};
+
+// The record as the schema spells it.
+Json to_json(const Record& r);
+// One journal line (no newline); invalid UTF-8 in a message is replaced.
+std::string to_line(const Record& r);
+
+// The time now, "YYYY-MM-DDTHH:MM:SSZ" (UTC), and today's date "YYYY-MM-DD".
+std::string now_iso();
+std::string today();
+
+}  // namespace ordo::harness

@@ -1,0 +1,241 @@
+#include "waivers.h"
+
+#include <fnmatch.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace ordo::harness::waivers {
+namespace {
+
+bool glob(const std::string& pattern, const std::string& text) {
+  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+}
+
+bool is_number(const Json& x) { return x.is_number(); }  // booleans are not numbers in nlohmann
+
+std::string string_or(const Json& object, const char* key, const std::string& fallback) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// A version's leading dotted numbers ("4.1a1" -> {4, 1}).
+std::vector<long long> numeric(const std::string& version) {
+  std::vector<long long> parts;
+  std::size_t i = 0;
+  while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i]))) {
+    long long n = 0;
+    while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])))
+      n = n * 10 + (version[i++] - '0');
+    parts.push_back(n);
+    if (i + 1 < version.size() && version[i] == '.' &&
+        std::isdigit(static_cast<unsigned char>(version[i + 1])))
+      ++i;
+    else
+      break;
+  }
+  return parts;
+}
+
+int compare(std::vector<long long> a, std::vector<long long> b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  a.resize(n, 0);
+  b.resize(n, 0);
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+std::vector<std::string> versions_of(const Json& waiver) {
+  const auto it = waiver.find("library_versions");
+  if (it == waiver.end() || it->is_null()) return {};
+  if (it->is_string()) return {it->get<std::string>()};
+  std::vector<std::string> out;
+  for (const Json& v : *it)
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+// A waiver field as the message shows it (Python's str() of a string or null).
+std::string shown(const Json& waiver, const char* key) {
+  const auto it = waiver.find(key);
+  if (it == waiver.end() || it->is_null()) return "None";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+}  // namespace
+
+const char* match_name(Match m) {
+  switch (m) {
+    case Match::waived:
+      return "waived";
+    case Match::no_match:
+      return "no-match";
+    case Match::expired:
+      return "expired";
+    case Match::version:
+      return "version";
+  }
+  return "?";
+}
+
+std::string parse_library_version(const std::string& text) {
+  static const std::regex re(R"((\d+(?:\.\d+)+)([a-z]+\d*)?)");
+  std::smatch m;
+  if (!std::regex_search(text, m, re)) return "";
+  return m[1].str() + (m[2].matched ? m[2].str() : "");
+}
+
+bool version_matches(const std::string& spec_text, const std::string& version) {
+  const auto first = spec_text.find_first_not_of(" \t\n");
+  if (first == std::string::npos || version.empty()) return false;
+  const std::string spec = spec_text.substr(first, spec_text.find_last_not_of(" \t\n") - first + 1);
+  if (spec[0] != '<' && spec[0] != '>' && spec[0] != '=') return glob(spec, version);
+  std::istringstream parts(spec);
+  std::string part;
+  while (parts >> part) {
+    static const char* ops[] = {">=", "<=", "==", ">", "<"};
+    std::string op;
+    for (const char* o : ops)
+      if (part.rfind(o, 0) == 0) {
+        op = o;
+        break;
+      }
+    if (op.empty()) return false;
+    const int c = compare(numeric(version), numeric(part.substr(op.size())));
+    const bool holds = op == ">="   ? c >= 0
+                       : op == "<=" ? c <= 0
+                       : op == "==" ? c == 0
+                       : op == ">"  ? c > 0
+                                    : c < 0;
+    if (!holds) return false;
+  }
+  return true;
+}
+
+bool value_matches(const Json& want, const Json& have) {
+  if (want.is_string())
+    return have.is_string() && glob(want.get<std::string>(), have.get<std::string>());
+  if (want.is_array()) {
+    for (const Json& w : want)
+      if (value_matches(w, have)) return true;
+    return false;
+  }
+  if (want.is_object()) {
+    if (!is_number(have)) return false;
+    const double h = have.get<double>();
+    if (want.contains("min") && is_number(want["min"]) && h < want["min"].get<double>())
+      return false;
+    if (want.contains("max") && is_number(want["max"]) && h > want["max"].get<double>())
+      return false;
+    if (want.contains("not") && want["not"].is_array())
+      for (const Json& x : want["not"])
+        if (is_number(x) && h == x.get<double>()) return false;
+    if (want.contains("power_of_two")) {
+      const bool pow2 =
+          h > 0 && std::floor(h) == h &&
+          (static_cast<unsigned long long>(h) & (static_cast<unsigned long long>(h) - 1)) == 0;
+      if (pow2 != (want["power_of_two"].is_boolean() && want["power_of_two"].get<bool>()))
+        return false;
+    }
+    return true;
+  }
+  if (want.is_boolean() || have.is_boolean())
+    return want.is_boolean() && have.is_boolean() && want.get<bool>() == have.get<bool>();
+  if (is_number(want) && is_number(have)) return want.get<double>() == have.get<double>();
+  return want == have;
+}
+
+bool covers(const Json& waiver, const Json& record) {
+  if (string_or(waiver, "outcome", "fail") != string_or(record, "outcome", "")) return false;
+  if (!waiver.contains("test") || !waiver["test"].is_string() ||
+      !glob(waiver["test"].get<std::string>(), string_or(record, "test", "")))
+    return false;
+  if (waiver.contains("variant") &&
+      !glob(string_or(waiver, "variant", ""), string_or(record, "variant", "default")))
+    return false;
+  if (waiver.contains("message") &&
+      !glob(string_or(waiver, "message", ""), string_or(record, "message", "")))
+    return false;
+  for (const char* key : {"ranks", "comm_size"})
+    if (waiver.contains(key) && (!record.contains(key) || !value_matches(waiver[key], record[key])))
+      return false;
+  const auto conditions = waiver.find("case");
+  if (conditions != waiver.end() && conditions->is_object() && !conditions->empty()) {
+    const auto c = record.find("case");
+    if (c == record.end() || !c->is_object()) return false;
+    for (const auto& [key, want] : conditions->items())
+      if (!c->contains(key) || !value_matches(want, (*c)[key])) return false;
+  }
+  return true;
+}
+
+Match match(const Json& waiver, const Json& record, const std::string& today,
+            const std::string& library_version) {
+  if (!covers(waiver, record)) return Match::no_match;
+  const std::vector<std::string> versions = versions_of(waiver);
+  if (!versions.empty()) {
+    bool any = false;
+    for (const std::string& spec : versions) any = any || version_matches(spec, library_version);
+    if (!any) return Match::version;
+  }
+  const auto expires = waiver.find("expires");
+  const std::string date = expires == waiver.end() ? ""
+                           : expires->is_string()  ? expires->get<std::string>()
+                                                   : expires->dump();
+  if (date < today) return Match::expired;
+  return Match::waived;
+}
+
+const Json* apply(Json& record, const std::vector<Json>& waivers, const std::string& today,
+                  const std::string& library_version) {
+  std::string message = string_or(record, "message", "");
+  const Json* applied = nullptr;
+  for (const Json& w : waivers) {
+    const Match m = match(w, record, today, library_version);
+    if (m == Match::no_match) continue;
+    if (m == Match::expired) {
+      message += " | the waiver " + shown(w, "id") + " expired on " + shown(w, "expires");
+      record["message"] = message;
+      continue;
+    }
+    if (m == Match::version) {
+      message += " | the waiver " + shown(w, "id") + " is for " + join(versions_of(w), " or ") +
+                 ", not " +
+                 (library_version.empty() ? std::string("an unknown release") : library_version);
+      record["message"] = message;
+      continue;
+    }
+    record["outcome"] = "waived";
+    record["waiver"] = w.contains("id") ? w["id"] : Json(nullptr);
+    message += " | waived until " + shown(w, "expires") + ": " + shown(w, "reason") + " (" +
+               shown(w, "upstream") + ")";
+    record["message"] = message;
+    applied = &w;
+    break;
+  }
+  return applied;
+}
+
+std::vector<Json> load(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read the waivers file " + path);
+  Json doc;
+  try {
+    doc = Json::parse(f);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("malformed waivers file " + path + ": " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("waivers") || !doc["waivers"].is_array())
+    throw std::runtime_error("malformed waivers file " + path + ": no \"waivers\" array");
+  return std::vector<Json>(doc["waivers"].begin(), doc["waivers"].end());
+}
+
+}  // namespace ordo::harness::waivers
