@@ -13,7 +13,7 @@
 set -u
 
 packages=(
-  cmake g++ make libgtest-dev librapidcheck-dev
+  cmake g++ make libgtest-dev librapidcheck-dev nlohmann-json3-dev clang-format
   mpich libmpich-dev
   openmpi-bin libopenmpi-dev
   python3 python3-jsonschema python3-jinja2 python3-pytest
