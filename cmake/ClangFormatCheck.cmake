@@ -1,6 +1,7 @@
 # cmake -DORDO_SOURCE_DIR=<checkout> -P ClangFormatCheck.cmake
 # Fails when a tracked C or C++ file differs from what clang-format (the root
 # .clang-format) makes of it, or when clang-format is missing.
+cmake_minimum_required(VERSION 3.18)
 find_program(CLANG_FORMAT NAMES clang-format clang-format-14)
 if(NOT CLANG_FORMAT)
   message(FATAL_ERROR "lint.clang_format: clang-format is not installed; "

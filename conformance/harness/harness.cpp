@@ -536,7 +536,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   rec.message = message;
   rec.failing_ranks = failing;
   if (!detect.empty()) rec.detect = detect;
-  if (any_fail) rec.tracer = std::move(tracer);
+  rec.tracer = std::move(tracer);  // the failing ranks' tracer explanations (none: omitted)
   rec.duration_s = seconds;
   if (!g_next_reproducer.empty()) rec.reproducer = g_next_reproducer;
   rec.replay = cp ? replay_command(*cp) : std::string();
