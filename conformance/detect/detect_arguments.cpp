@@ -46,6 +46,10 @@ const std::vector<Routine>& intercomm_routines() {
   return v;
 }
 
+// The intercommunicator: one process in the low group, the others in the
+// high group (available from 2 processes on).
+const char* const kInter = "inter-1-n";
+
 // A negative root that is neither MPI_ROOT nor MPI_PROC_NULL in either library.
 constexpr int kNegativeRoot = -7;
 
@@ -90,8 +94,8 @@ TEST(Detect, a_reduce_root_that_is_not_a_rank_of_the_group_is_reported_in_every_
     // Intercommunicator: the other group names a root that is not in the
     // root's group; the root's group has no MPI_ROOT and passes MPI_PROC_NULL.
     for (bool high : {false, true})
-      for (int root : {ordo::harness::root_count("inter-halves", high), kNegativeRoot}) {
-        Case c = make(Routine::reduce, "MPI_SUM", "MPI_INT", 3, "inter-halves");
+      for (int root : {ordo::harness::root_count(kInter, high), kNegativeRoot}) {
+        Case c = make(Routine::reduce, "MPI_SUM", "MPI_INT", 3, kInter);
         c.root = root;
         c.root_in_high_group = high;
         ordo::harness::run_case(erroneous(c, "root_out_of_range", f));
@@ -127,7 +131,7 @@ TEST(Detect, mpi_in_place_on_an_intercommunicator_is_reported_in_every_routine_t
     for (Form f : forms(r))
       for (bool high :
            r == Routine::reduce ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
-        Case c = make(r, "MPI_SUM", "MPI_INT", 3, "inter-halves");
+        Case c = make(r, "MPI_SUM", "MPI_INT", 3, kInter);
         c.in_place = true;
         c.root_in_high_group = high;
         c.null_insignificant = false;  // every process has a receive buffer holding its input
