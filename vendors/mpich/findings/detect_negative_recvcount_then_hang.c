@@ -1,15 +1,16 @@
 /* Finding (DETECT): at one process, MPI_Reduce_scatter_block and
  * MPI_Ireduce_scatter_block with recvcount = -3 return MPI_SUCCESS (the
  * negative count is not checked; MPI-4.1 6.10.1: recvcount is a non-negative
- * integer) and leave the library in a state where a later call on a new
- * communicator does not return: the job hangs.
+ * integer) and corrupt the library's state: a later call aborts (this
+ * program: SIGABRT, exit code 6, checked with MPICH 4.0.2) or, in ordo's
+ * harness, does not return (the job hangs).
  *
  *   mpicc.mpich detect_negative_recvcount_then_hang.c -o repro
  *   mpiexec.mpich -n 1 ./repro
  *
  * Exits 0 when every step returns; 3 when a step has not returned after 20 s
  * (the hang; the step is printed first); 2 when the erroneous calls were
- * accepted but nothing hung. MPICH 4.0.2 in ordo's harness: the case after
+ * accepted but nothing hung or aborted; the abort ends the job non-zero. MPICH 4.0.2 in ordo's harness: the case after
  * Detect.a_negative_recvcount_is_reported_in_reduce_scatter_and_reduce_scatter_block
  * (MPI_Reduce_scatter_block_init, reported) exceeds the case time limit at 1
  * process. No upstream report found. */
