@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "erroneous_args.h"
 #include "mpi_types.h"
 #include "mpix_reduce_locals_portable.h"
 #include "ordo/reference/errors.h"
@@ -121,14 +122,15 @@ int invoke_large_count(const Args& k, int root, const std::vector<int>& counts, 
 int invoke(const Args& k) {
   const ref::Case& c = k.c;
   MPI_Comm comm = k.z.comm;
-  const int count = c.count;
-  const std::vector<int> counts =
+  int count = c.count;
+  std::vector<int> counts =
       c.routine == Routine::reduce_scatter ? scatter_counts(c, k.z) : std::vector<int>{};
-  const int block =
+  int block =
       c.routine == Routine::reduce_scatter_block && k.z.topology.inter
           ? ref::effective_recvcounts(c, k.z.topology)[static_cast<std::size_t>(k.z.role.group)]
           : c.count;
-  const int root = mpi_root(c, k.z, k.plan);
+  int root = mpi_root(c, k.z, k.plan);
+  if (!c.erroneous.empty()) erroneous_scalars(c, &count, &counts, &block, &root);  // DETECT
   if (c.routine == Routine::reduce_locals)
     return reduce_locals_impl()(k.send, k.arg, k.recv, count, k.dt, k.op);
 #ifdef ORDO_HAVE_LARGE_COUNT
@@ -382,6 +384,12 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     return out;
   }
   MPI_Op mop = mpi_op(c.op);
+  // DETECT: the erroneous handle the case names, if any (ordo/reference/case.h).
+  const ErroneousHandles erroneous_handles(c, &mdt, &mop);
+  if (!erroneous_handles.error().empty()) {
+    out.verdict = fail(erroneous_handles.error());
+    return out;
+  }
 
   std::optional<GuardedBuffer> send, recv, arg;
   const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;

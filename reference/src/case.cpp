@@ -66,8 +66,9 @@ std::string Case::to_json() const {
     << ",\"locals_arg_is_in\":" << (locals_arg_is_in ? "true" : "false")
     << ",\"large_count\":" << (large_count ? "true" : "false")
     << ",\"exact\":" << (exact ? "true" : "false")
-    << ",\"alias_send_recv\":" << (alias_send_recv ? "true" : "false") << ",\"seed\":" << seed
-    << "}";
+    << ",\"alias_send_recv\":" << (alias_send_recv ? "true" : "false");
+  if (!erroneous.empty()) o << ",\"erroneous\":" << quote(erroneous);  // absent for valid cases
+  o << ",\"seed\":" << seed << "}";
   return o.str();
 }
 
@@ -109,6 +110,7 @@ Case Case::from_json(std::string_view text) {
                                   "large_count",
                                   "exact",
                                   "alias_send_recv",
+                                  "erroneous",
                                   "seed"};
     bool ok = false;
     for (const char* n : known) ok = ok || k == n;
@@ -146,6 +148,7 @@ Case Case::from_json(std::string_view text) {
   if (auto v = get("large_count", K::boolean)) c.large_count = v->b;
   if (auto v = get("exact", K::boolean)) c.exact = v->b;
   if (auto v = get("alias_send_recv", K::boolean)) c.alias_send_recv = v->b;
+  if (auto v = get("erroneous", K::string)) c.erroneous = v->str;
   if (auto n = integer("seed", 0, 1LL << 53)) c.seed = static_cast<std::uint64_t>(*n);
   return c;
 }
@@ -168,6 +171,7 @@ std::string Case::describe() const {
   if (large_count) o << " large-count";
   if (!exact) o << " inexact-inputs";
   if (alias_send_recv) o << " sendbuf==recvbuf";
+  if (!erroneous.empty()) o << " erroneous=" << erroneous;
   if (routine == Routine::reduce_locals)
     o << " in=" << (locals_in_is_in_place ? "IN_PLACE" : "X")
       << " arg=" << (locals_arg_is_in_place ? "IN_PLACE" : (locals_arg_is_in ? "X" : "Y"));

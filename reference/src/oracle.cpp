@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ordo/reference/erroneous.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/semantics.h"
 #include "ordo/reference/witness.h"
@@ -280,6 +281,7 @@ std::vector<int> effective_recvcounts(const Case& c, const Topology& t) {
 
 void validate_case(const Case& c, const Topology& t) {
   const Datatype dt = Datatype::parse(c.datatype);
+  check_erroneous(c, t);  // a case that names an erroneous argument (DETECT)
   const Op op = op_for_case(c);
   op.check_usable_with(dt);
   if (witness::is_witness(c.op)) witness::check_datatype(dt);
@@ -435,7 +437,9 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
       send_count = p * c.count;
       recv_count = c.count;
     }
-    const int recv_alloc = c.in_place ? send_count : recv_count;
+    // In place, or sendbuf == recvbuf (erroneous: DETECT): the receive buffer
+    // is also what the library reads as input, send_count elements.
+    const int recv_alloc = c.in_place || c.alias_send_recv ? send_count : recv_count;
     if (c.routine == Routine::reduce && r != c.root) {
       // Not the root: no result to expect, only this rank's own buffers.
       pl.send_count = send_count;
@@ -458,7 +462,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     for (int q = 0; q < ranks_needed; ++q) {
       // Each rank's own receive size: with uneven recvcounts, rank q's block
       // need not fit in this rank's buffer.
-      const int alloc_q = c.in_place || counts.empty() ? recv_alloc : counts[q];
+      const int alloc_q =
+          c.in_place || c.alias_send_recv || counts.empty() ? recv_alloc : counts[q];
       const bool in_place_here = c.in_place && (c.routine != Routine::reduce || q == c.root);
       const Datatype& qdt = root_dt && q == c.root ? rdt : dt;
       recv.push_back(in_place_here ? make_input(c, qdt, alloc_q, 0, q)
@@ -503,6 +508,17 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   }
 
   // ---- intercommunicators ----
+  // MPI_IN_PLACE here is erroneous (DETECT): each process's input is then
+  // in its receive buffer, which is as large as its send buffer would be.
+  auto in_place_input = [&](RankPlan& p) {
+    if (!c.in_place) return;
+    if (p.send) {
+      p.recv_initial = p.send;
+      p.recv_count = p.send_count;
+    }
+    p.send.reset();
+    p.send_significant = false;
+  };
   const int sizes[2] = {t.size_low, t.size_high};
   const int other = 1 - me.group;
   if (c.routine == Routine::reduce) {
@@ -528,6 +544,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
       pl.recv_significant = false;
       pl.send = make_input(c, dt, c.count, me.group, me.rank);
     }
+    in_place_input(pl);
     return pl;
   }
   std::vector<int> counts_of[2];
@@ -564,6 +581,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   pl.send_count = send_count;
   pl.recv_count = pl.recv_compare_elements = recv_count;
   pl.send = send[me.group][me.rank];
+  in_place_input(pl);
   return pl;
 }
 

@@ -63,6 +63,22 @@ struct Case {
   bool exact = true;
   // Erroneous on purpose (DETECT checks): sendbuf == recvbuf.
   bool alias_send_recv = false;
+  // Erroneous on purpose (DETECT checks): which argument of the call is
+  // erroneous, empty for a valid case (and then absent from the JSON).
+  //   op_null, datatype_null: MPI_OP_NULL / MPI_DATATYPE_NULL is passed
+  //     instead of op / datatype (which still lay out the buffers);
+  //   uncommitted_type: a derived datatype with datatype's typemap
+  //     (MPI_Type_contiguous(1, datatype)) that was never committed;
+  //   freed_type: the same datatype, committed, then freed before the call;
+  //   freed_op: a user op made by MPI_Op_create and freed before the call;
+  //   root_out_of_range: root (reduce) is not a rank of the root's group;
+  //   root_is_mpi_root: every process passes MPI_ROOT on an intracommunicator;
+  //   negative_count: count (reduce_scatter: recvcounts[0], reduce_scatter_block:
+  //     recvcount) is passed negated (-max(1, n)), int bindings only;
+  //   in_place_on_intercomm: in_place on an intercommunicator shape (every
+  //     process passes MPI_IN_PLACE as sendbuf);
+  //   aliased: alias_send_recv (sendbuf == recvbuf).
+  std::string erroneous;
   std::uint64_t seed = 1;
 
   std::string to_json() const;
