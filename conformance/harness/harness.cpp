@@ -538,7 +538,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     if (outcome == Outcome::fail)
       message = "differs from the reference (not judged): " + message;
     else if (outcome == Outcome::pass)
-      message = all[0].message;
+      message = all[0].status == S::skip ? std::string() : all[0].message;
     if (outcome == Outcome::fail) outcome = Outcome::pass;
     any_fail = false;
   }
