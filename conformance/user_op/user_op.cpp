@@ -60,6 +60,13 @@ TEST(User_op, values_and_order_at_large_counts_are_those_of_the_reference) {
                               std::string(op) == "witness.matrix" ? "contiguous(4,MPI_UINT32_T)"
                                                                   : "contiguous(4,MPI_INT)",
                               count)));
+  // The nonblocking and persistent forms too.
+  for (Mode m : {Mode::nonblocking, Mode::persistent})
+    for (Routine r : collectives()) {
+      Case c = at_last_root(make(r, "witness.tracer", "contiguous(4,MPI_INT)", 4096));
+      c.mode = m;
+      ordo::harness::run_case(c);
+    }
 }
 
 TEST(User_op, how_the_library_splits_a_combine_into_calls_is_recorded) {
