@@ -57,6 +57,8 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
                        duration_s=duration_s, log=log)
     record.update({k: begun.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
+    if begun.get("credited_to"):  # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
+        record["credited_to"] = begun["credited_to"]
     what = "did not finish within the case time limit" if timed_out else "ended the job"
     record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
     return record
@@ -68,6 +70,8 @@ def died_after_failure(prior, *, ranks, vendor, variant, timed_out, rc, tail, du
     record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
                        duration_s=duration_s, log=log)
     record.update({k: prior.get(k) for k in ("seq", "test", "clause", "level", "case", "routine")})
+    if prior.get("credited_to"):
+        record["credited_to"] = prior["credited_to"]
     record["id"] = f"{prior.get('id')}~after"
     record["message"] = (f"the job ended (exit code {rc}) outside any case, after this case had failed: "
                          f"most likely memory the library corrupted in it; last output: {tail}")

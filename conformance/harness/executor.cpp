@@ -11,6 +11,7 @@
 #include "erroneous_args.h"
 #include "mpi_types.h"
 #include "mpix_reduce_locals_portable.h"
+#include "ordo/reference/error_bound.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/witness.h"
 #include "record.h"
@@ -28,7 +29,7 @@ using ReduceLocalsFn = int (*)(const void*, const void*, void*, int, MPI_Datatyp
 // The library's own MPIX_Reduce_locals when it has one, else ordo's portable one.
 ReduceLocalsFn reduce_locals_impl() {
   static ReduceLocalsFn f = [] {
-    void* sym = dlsym(RTLD_DEFAULT, "MPIX_Reduce_locals");
+    void* sym = library_has_reduce_locals() ? dlsym(RTLD_DEFAULT, "MPIX_Reduce_locals") : nullptr;
     return sym ? reinterpret_cast<ReduceLocalsFn>(sym) : &ordo_portable_reduce_locals;
   }();
   return f;
@@ -278,73 +279,24 @@ std::string describe_difference(const ref::Case& c, const ref::Difference& d,
   return o.str();
 }
 
-template <class T>
-T load(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// Inexact floating-point inputs: each value within the error bound of a
-// sum evaluated in any order, 2 (n - 1) eps sum|x_i| (Higham), where the
-// bound's inputs are every contributing rank's values of that element.
+// Inexact floating-point inputs: each value within the reference's error
+// bound (ref::error_bound: per routine, Scan and Exscan by their prefix
+// length, every leaf of the datatype counted).
 std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm& z,
                                               const ref::RankPlan& plan,
                                               const ref::Buffer& expected,
                                               const ref::Buffer& observed) {
-  const ref::Datatype& dt = expected.type();
-  const int contributors_group = z.topology.inter ? 1 - z.role.group : 0;
-  const int contributors = z.topology.inter
-                               ? (z.role.group == 0 ? z.topology.size_high : z.topology.size_low)
-                               : z.topology.size_low;
-  // Element k of this rank's result is element first + k of the inputs.
-  int first = 0;
-  if (c.routine == Routine::reduce_scatter || c.routine == Routine::reduce_scatter_block) {
-    if (c.routine == Routine::reduce_scatter_block) {
-      first = z.role.rank * plan.recv_compare_elements;
-    } else {
-      const auto counts = scatter_counts(c, z);
-      for (int r = 0; r < z.role.rank; ++r) first += counts[static_cast<std::size_t>(r)];
-    }
-  }
-  std::vector<ref::Buffer> inputs;
-  for (int r = 0; r < contributors; ++r)
-    inputs.push_back(ref::make_input(c, dt, plan.send_count, contributors_group, r));
-  const auto& tm = dt.typemap();
-  for (int k = 0; k < plan.recv_compare_elements; ++k) {
-    for (std::size_t j = 0; j < tm.size(); ++j) {
-      const ref::Scalar s = ref::info(tm[j].type).scalar;
-      const std::byte* e = expected.element(k) + tm[j].disp;
-      const std::byte* o = observed.element(k) + tm[j].disp;
-      long double ev, ov, eps, mag = 0;
-      auto in = [&](int r) {
-        return inputs[static_cast<std::size_t>(r)].element(first + k) + tm[j].disp;
-      };
-      if (s == ref::Scalar::f32) {
-        ev = load<float>(e), ov = load<float>(o), eps = std::numeric_limits<float>::epsilon();
-        for (int r = 0; r < contributors; ++r) mag += std::fabs(load<float>(in(r)));
-      } else if (s == ref::Scalar::f64) {
-        ev = load<double>(e), ov = load<double>(o), eps = std::numeric_limits<double>::epsilon();
-        for (int r = 0; r < contributors; ++r) mag += std::fabs(load<double>(in(r)));
-      } else if (s == ref::Scalar::f80) {
-        ev = load<long double>(e), ov = load<long double>(o),
-        eps = std::numeric_limits<long double>::epsilon();
-        for (int r = 0; r < contributors; ++r) mag += std::fabs(load<long double>(in(r)));
-      } else {
-        continue;
-      }
-      const long double bound = 2.0L * std::max(1, contributors - 1) * eps * mag;
-      if (!(std::fabs(ov - ev) <= bound)) {
-        std::ostringstream m;
-        m.precision(21);
-        m << "element " << k << " (leaf " << j << "): observed " << static_cast<double>(ov)
-          << " is farther than the error bound " << static_cast<double>(bound)
-          << " from the reference's " << static_cast<double>(ev);
-        return m.str();
-      }
-    }
-  }
-  return std::nullopt;
+  const auto bound = ref::error_bound(c, z.topology, z.role, plan);
+  const auto bad = ref::first_outside_bound(bound, expected, observed);
+  if (!bad) return std::nullopt;
+  std::ostringstream m;
+  m.precision(21);
+  m << "element " << bad->element << " (leaf " << bad->slot.leaf;
+  if (bad->slot.component != 0) m << ", part " << bad->slot.component;
+  m << "): observed " << static_cast<double>(bad->observed) << " is farther than the error bound "
+    << static_cast<double>(bad->bound) << " from the reference's "
+    << static_cast<double>(bad->expected);
+  return m.str();
 }
 
 struct RankResult {
@@ -378,12 +330,21 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
   }
   phase.emplace(Phase::buffers);
   std::string why;
-  MPI_Datatype mdt = mpi_datatype(dt, &why);
+  bool constructor_failed = false;
+  MPI_Datatype mdt = mpi_datatype(dt, &why, &constructor_failed);
   if (mdt == MPI_DATATYPE_NULL) {
-    out.verdict = {S::skip, why, ""};
+    // A basic type the library lacks is a skip; a constructor that returned
+    // an error is the library's failure, with its error string.
+    out.verdict =
+        constructor_failed ? fail(why + " (" + where(z) + ")") : LocalVerdict{S::skip, why, ""};
     return out;
   }
-  MPI_Op mop = mpi_op(c.op);
+  std::string op_error;
+  MPI_Op mop = mpi_op(c.op, &op_error);
+  if (mop == MPI_OP_NULL && !op_error.empty()) {
+    out.verdict = fail(op_error + " (" + where(z) + ")");
+    return out;
+  }
   // DETECT: the erroneous handle the case names, if any (ordo/reference/case.h).
   const ErroneousHandles erroneous_handles(c, &mdt, &mop);
   if (!erroneous_handles.error().empty()) {

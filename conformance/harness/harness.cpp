@@ -1,5 +1,6 @@
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <malloc.h>
@@ -340,7 +341,20 @@ std::string replay_command(const ref::Case& c) {
          std::to_string(g_size) + " --case '" + j + "'";
 }
 
+bool library_has_reduce_locals() {
+  static const bool has = dlsym(RTLD_DEFAULT, "MPIX_Reduce_locals") != nullptr;
+  return has;
+}
+
 namespace {
+// The routine a case's record names: Reduce_locals without the library's own
+// MPIX_Reduce_locals ran ordo's code.
+std::string record_routine(const ref::Case& c) {
+  if (c.routine == ref::Routine::reduce_locals && !library_has_reduce_locals())
+    return kPortableReduceLocals;
+  return std::string(ref::mpi_routine_name(c.routine, c.mode));
+}
+
 Outcome record_impl(const ref::Case* cp, const std::string& subject, const LocalVerdict& mine,
                     double seconds, int comm_size);
 }  // namespace
@@ -367,8 +381,7 @@ std::string known_fatal_waiver(const ref::Case& c) {
 }
 
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size) {
-  return record_impl(&c, std::string(ref::mpi_routine_name(c.routine, c.mode)), mine, seconds,
-                     comm_size);
+  return record_impl(&c, record_routine(c), mine, seconds, comm_size);
 }
 
 Outcome record_check(const std::string& subject, const LocalVerdict& mine) {
@@ -397,8 +410,10 @@ bool begin_case(const ref::Case* c) {
     f << "{\"seq\":" << g_seq << ",\"id\":\"" << json_escape(g_test) << "#" << (g_case_index - 1)
       << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
       << "\",\"level\":\"" << level_name(g_level) << "\",\"case\":" << (c ? c->to_json() : "null")
-      << ",\"routine\":\""
-      << (c ? std::string(ref::mpi_routine_name(c->routine, c->mode)) : std::string()) << "\"}\n";
+      << ",\"routine\":\"" << (c ? record_routine(*c) : std::string()) << "\"";
+    if (c && c->routine == ref::Routine::reduce_locals)
+      f << ",\"credited_to\":\"" << (library_has_reduce_locals() ? "library" : "ordo") << "\"";
+    f << "}\n";
     write_inflight(f.str());
   }
   // An erroneous call (DETECT) that only some ranks report can leave the
@@ -457,6 +472,8 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   bool any_fail = false, any_pass = false, any_skip = false;
   std::string message;
   std::vector<int> failing;
+  std::vector<int> skipped;  // the ranks that skipped the case, and why
+  std::string skip_reasons;
   Json tracer = Json::array();
   for (int r = 0; r < g_size; ++r) {
     switch (all[r].status) {
@@ -478,7 +495,11 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
         break;
       case S::skip:
         any_skip = true;
-        if (message.empty()) message = all[r].message;
+        skipped.push_back(r);
+        if (skipped.size() <= 3)
+          skip_reasons += (skip_reasons.empty() ? "" : "; ") + std::string("rank ") +
+                          std::to_string(r) + ": " +
+                          (all[r].message.empty() ? "no reason given" : all[r].message);
         break;
       case S::absent:
         break;
@@ -510,15 +531,44 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
                 std::to_string(reported.size() + accepted.size()) + " ranks: " + first_report;
     }
   }
+  const std::size_t failing_before_skip_rule = failing.size();
   outcome = any_fail ? Outcome::fail : (any_pass || !any_skip ? Outcome::pass : Outcome::skip);
   if (g_level == Level::INFO) {
     // Implementation-defined behaviour: recorded, never judged.
     if (outcome == Outcome::fail)
       message = "differs from the reference (not judged): " + message;
     else if (outcome == Outcome::pass)
-      message = all[0].message;
+      message = all[0].status == S::skip ? std::string() : all[0].message;
     if (outcome == Outcome::fail) outcome = Outcome::pass;
     any_fail = false;
+  }
+  // A case that some ranks skipped while others ran is not a pass (not even
+  // at INFO: it was not run as the case says): the skipping ranks did not
+  // take part in the call the others judged.
+  if (any_skip && (any_pass || failing_before_skip_rule > 0)) {
+    std::string names;
+    for (std::size_t i = 0; i < skipped.size(); ++i)
+      names += (i ? "," : "") + std::to_string(skipped[i]);
+    if (skipped.size() > 3) skip_reasons += "; and " + std::to_string(skipped.size() - 3) + " more";
+    message = "skipped on rank" + std::string(skipped.size() > 1 ? "s " : " ") + names +
+              " while the others ran it (" + skip_reasons + ")" +
+              (message.empty() ? std::string() : " | " + message);
+    for (int r : skipped)
+      if (std::find(failing.begin(), failing.end(), r) == failing.end()) failing.push_back(r);
+    std::sort(failing.begin(), failing.end());
+    detect.clear();
+    outcome = Outcome::fail;
+    any_fail = true;
+  }
+  // Every skip says why: a skip without a reason hides what was not tested.
+  if (outcome == Outcome::skip) {
+    for (int r : skipped)
+      if (message.empty()) message = all[r].message;
+    if (message.empty()) {
+      message = "ordo: every rank skipped the case without giving a reason (a harness defect)";
+      outcome = Outcome::fail;
+      any_fail = true;
+    }
   }
   Record rec;
   rec.seq = g_seq;
@@ -527,6 +577,8 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   rec.clause = g_clause;
   rec.level = level_name(g_level);
   rec.routine = subject;
+  if (cp && cp->routine == ref::Routine::reduce_locals)
+    rec.credited_to = library_has_reduce_locals() ? "library" : "ordo";
   rec.case_json = cp ? Json::parse(cp->to_json()) : Json(nullptr);
   rec.ranks = g_size;
   rec.comm_size = comm_size;

@@ -108,6 +108,14 @@ Level current_level();
 // gets them all (index = world rank), the others get an empty vector.
 std::vector<std::string> gather_to_rank0(const std::string& bytes);
 
+// Whether the library provides MPIX_Reduce_locals itself. Without it the
+// Reduce_locals cases run ordo's portable implementation
+// (ordo_portable_reduce_locals over the library's MPI_Reduce_local), and
+// their records say so: routine kPortableReduceLocals, credited_to "ordo".
+bool library_has_reduce_locals();
+inline constexpr const char* kPortableReduceLocals =
+    "ordo_portable_reduce_locals over MPI_Reduce_local";
+
 // A check that is not a call of a reduction (MPI_Op_commutative, ...):
 // begins, combines and records it under `subject`.
 Outcome record_check(const std::string& subject, const LocalVerdict& mine);

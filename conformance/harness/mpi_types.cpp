@@ -43,7 +43,11 @@ void witness_fn(void* invec, void* inoutvec, int* len, MPI_Datatype* dt) {
   Kernel(static_cast<const std::byte*>(invec), static_cast<std::byte*>(inoutvec), *len, *t);
 }
 
-MPI_Datatype build(const ref::Datatype& dt, std::string* why) {
+// Builds the library's datatype. A basic type the library lacks: returns
+// MPI_DATATYPE_NULL and says so in *why (the case is skipped). A constructor
+// that returns an error: returns MPI_DATATYPE_NULL, sets *failed and names
+// the call and the library's error string in *why (the case fails).
+MPI_Datatype build(const ref::Datatype& dt, std::string* why, bool* failed) {
   using K = ref::Datatype::Kind;
   if (dt.kind() == K::basic) {
     MPI_Datatype b = mpi_basic(dt.basic_type());
@@ -52,11 +56,15 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why) {
     return b;
   }
   std::vector<MPI_Datatype> kids;
+  auto free_kids = [&] {
+    for (std::size_t i = 0; i < kids.size(); ++i)
+      if (dt.children()[i].kind() != K::basic && kids[i] != MPI_DATATYPE_NULL)
+        MPI_Type_free(&kids[i]);
+  };
   for (const ref::Datatype& c : dt.children()) {
-    MPI_Datatype k = build(c, why);
+    MPI_Datatype k = build(c, why, failed);
     if (k == MPI_DATATYPE_NULL) {
-      for (MPI_Datatype x : kids)
-        if (x != MPI_DATATYPE_NULL) MPI_Type_free(&x);
+      free_kids();
       return MPI_DATATYPE_NULL;
     }
     kids.push_back(k);
@@ -64,47 +72,66 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why) {
   const auto& in = dt.ints();
   const auto& ad = dt.addrs();
   MPI_Datatype out = MPI_DATATYPE_NULL;
+  int rc = MPI_SUCCESS;
+  const char* call = "?";
   switch (dt.kind()) {
     case K::contiguous:
-      MPI_Type_contiguous(in[0], kids[0], &out);
+      call = "MPI_Type_contiguous";
+      rc = MPI_Type_contiguous(in[0], kids[0], &out);
       break;
     case K::vector:
-      MPI_Type_vector(in[0], in[1], in[2], kids[0], &out);
+      call = "MPI_Type_vector";
+      rc = MPI_Type_vector(in[0], in[1], in[2], kids[0], &out);
       break;
     case K::hvector:
-      MPI_Type_create_hvector(in[0], in[1], ad[0], kids[0], &out);
+      call = "MPI_Type_create_hvector";
+      rc = MPI_Type_create_hvector(in[0], in[1], ad[0], kids[0], &out);
       break;
     case K::indexed: {
       const int n = static_cast<int>(in.size() / 2);
-      MPI_Type_indexed(n, in.data(), in.data() + n, kids[0], &out);
+      call = "MPI_Type_indexed";
+      rc = MPI_Type_indexed(n, in.data(), in.data() + n, kids[0], &out);
       break;
     }
     case K::hindexed: {
       std::vector<MPI_Aint> d(ad.begin(), ad.end());
-      MPI_Type_create_hindexed(static_cast<int>(in.size()), in.data(), d.data(), kids[0], &out);
+      call = "MPI_Type_create_hindexed";
+      rc =
+          MPI_Type_create_hindexed(static_cast<int>(in.size()), in.data(), d.data(), kids[0], &out);
       break;
     }
     case K::indexed_block:
-      MPI_Type_create_indexed_block(static_cast<int>(in.size() - 1), in[0], in.data() + 1, kids[0],
-                                    &out);
+      call = "MPI_Type_create_indexed_block";
+      rc = MPI_Type_create_indexed_block(static_cast<int>(in.size() - 1), in[0], in.data() + 1,
+                                         kids[0], &out);
       break;
     case K::struct_: {
       std::vector<MPI_Aint> d(ad.begin(), ad.end());
-      MPI_Type_create_struct(static_cast<int>(in.size()), in.data(), d.data(), kids.data(), &out);
+      call = "MPI_Type_create_struct";
+      rc = MPI_Type_create_struct(static_cast<int>(in.size()), in.data(), d.data(), kids.data(),
+                                  &out);
       break;
     }
     case K::resized:
-      MPI_Type_create_resized(kids[0], ad[0], ad[1], &out);
+      call = "MPI_Type_create_resized";
+      rc = MPI_Type_create_resized(kids[0], ad[0], ad[1], &out);
       break;
     case K::dup:
-      MPI_Type_dup(kids[0], &out);
+      call = "MPI_Type_dup";
+      rc = MPI_Type_dup(kids[0], &out);
       break;
     case K::basic:
       break;
   }
   // Children that are derived types are no longer needed once used.
-  for (std::size_t i = 0; i < kids.size(); ++i)
-    if (dt.children()[i].kind() != K::basic) MPI_Type_free(&kids[i]);
+  free_kids();
+  if (rc != MPI_SUCCESS || out == MPI_DATATYPE_NULL) {
+    if (failed) *failed = true;
+    if (why)
+      *why = std::string(call) + " for " + dt.text() + " returned " +
+             (rc != MPI_SUCCESS ? error_string(rc) : std::string("MPI_SUCCESS but no datatype"));
+    return MPI_DATATYPE_NULL;
+  }
   return out;
 }
 
@@ -257,12 +284,20 @@ std::vector<std::string> verify_basic_types() {
   return bad;
 }
 
-MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why) {
+MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why, bool* failed) {
   auto it = cache().find(dt.text());
   if (it != cache().end()) return it->second;
-  MPI_Datatype t = build(dt, why);
+  MPI_Datatype t = build(dt, why, failed);
   if (t == MPI_DATATYPE_NULL) return t;
-  if (dt.kind() != ref::Datatype::Kind::basic) MPI_Type_commit(&t);
+  if (dt.kind() != ref::Datatype::Kind::basic) {
+    const int rc = MPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) {
+      if (failed) *failed = true;
+      if (why) *why = "MPI_Type_commit for " + dt.text() + " returned " + error_string(rc);
+      MPI_Type_free(&t);
+      return MPI_DATATYPE_NULL;
+    }
+  }
   cache()[dt.text()] = t;
   registry().push_back({t, dt});
   return t;
@@ -274,7 +309,7 @@ const ref::Datatype* reference_datatype(MPI_Datatype dt) {
   return nullptr;
 }
 
-MPI_Op mpi_op(const std::string& name) {
+MPI_Op mpi_op(const std::string& name, std::string* error) {
   static std::map<std::string, MPI_Op> user;
   if (auto p = ref::op_from_name(name)) {
     switch (*p) {
@@ -321,9 +356,15 @@ MPI_Op mpi_op(const std::string& name) {
     fn = recorder_fn;
   else
     throw ref::UsageError("unknown op '" + name + "'");
-  MPI_Op op;
-  // Every witness is registered as non-commutative (commute = 0).
-  MPI_Op_create(fn, 0, &op);
+  MPI_Op op = MPI_OP_NULL;
+  // The commute flag is the reference's (every witness is non-commutative).
+  const int rc = MPI_Op_create(fn, ref::witness::make(name).commutative() ? 1 : 0, &op);
+  if (rc != MPI_SUCCESS || op == MPI_OP_NULL) {
+    if (error)
+      *error = "MPI_Op_create for " + name + " returned " +
+               (rc != MPI_SUCCESS ? error_string(rc) : std::string("MPI_SUCCESS but MPI_OP_NULL"));
+    return MPI_OP_NULL;
+  }
   user[name] = op;
   return op;
 }

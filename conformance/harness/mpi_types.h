@@ -21,13 +21,17 @@ std::vector<std::string> verify_basic_types();
 
 // A committed MPI datatype for a reference datatype, cached by its text, and
 // known to the witness ops' user functions. Returns MPI_DATATYPE_NULL and
-// sets *why when the library lacks a basic type the datatype needs.
-MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why);
+// sets *why when the library lacks a basic type the datatype needs (a skip),
+// or when a constructor or MPI_Type_commit returned an error: then *failed
+// is set too and *why names the call and the library's error string (a fail).
+MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why, bool* failed = nullptr);
 // The reference datatype behind a handle the library passed to a user function.
 const ref::Datatype* reference_datatype(MPI_Datatype dt);
 
-// MPI op handle for a case's op name (predefined or witness).
-MPI_Op mpi_op(const std::string& name);
+// MPI op handle for a case's op name (predefined or witness). When
+// MPI_Op_create returns an error: MPI_OP_NULL, and *error names the library's
+// error string.
+MPI_Op mpi_op(const std::string& name, std::string* error = nullptr);
 
 // Calls the witness functions saw with a datatype handle they did not know
 // (a user-function contract violation), since the last reset.

@@ -1,6 +1,7 @@
 #include "record.h"
 
 #include <ctime>
+#include <stdexcept>
 
 namespace ordo::harness {
 namespace {
@@ -19,6 +20,10 @@ std::string utc(const char* format) {
 }  // namespace
 
 Json to_json(const Record& r) {
+  // A skip always says why (issue #13: a skip without a reason hides what
+  // was not tested); the writers make sure of it, this is the last guard.
+  if (r.outcome == "skip" && r.message.empty())
+    throw std::logic_error("ordo: record " + r.id + " is a skip without a reason");
   Json j;
   if (!r.property.is_null()) j["property"] = r.property;
   j["schema"] = "ordo.check/1";
@@ -28,6 +33,7 @@ Json to_json(const Record& r) {
   j["clause"] = r.clause;
   j["level"] = r.level;
   j["routine"] = optional_string(r.routine);
+  if (r.credited_to) j["credited_to"] = *r.credited_to;
   j["case"] = r.case_json;
   j["ranks"] = r.ranks;
   j["comm_size"] = r.comm_size;

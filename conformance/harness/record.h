@@ -22,9 +22,14 @@ struct Record {
   std::string clause;                  // slug from spec/clauses.json
   std::string level;                   // MUST | SHOULD | DETECT | INFO
   std::optional<std::string> routine;  // MPI routine or the subject of a case-less check
-  Json case_json;                      // the case (ordo::ref::Case::to_json) or null
-  int ranks = 1;                       // processes in the job
-  int comm_size = 1;                   // processes in the case's communicator
+  // Whose code the check judged: "ordo" when the library lacks the routine
+  // and ordo's portable implementation ran over the library's primitives
+  // (Reduce_locals without MPIX_Reduce_locals); none (or "library") when the
+  // library's own code ran. Omitted when none.
+  std::optional<std::string> credited_to;
+  Json case_json;     // the case (ordo::ref::Case::to_json) or null
+  int ranks = 1;      // processes in the job
+  int comm_size = 1;  // processes in the case's communicator
   std::string vendor;
   std::string variant = "default";
   std::string outcome;  // pass | fail | crash | timeout | skip | waived

@@ -47,6 +47,28 @@ TEST(User_op, the_function_receives_the_datatype_passed_to_the_call_and_len_elem
         ordo::harness::run_case(at_last_root(make(r, "witness.recorder", type, count)), check);
 }
 
+// The values and the order of a user op are required at every count: the
+// counts whose chunking is recorded below (INFO) are judged here (MUST),
+// with non-commutative ops that make a wrong order visible, in every routine.
+TEST(User_op, values_and_order_at_large_counts_are_those_of_the_reference) {
+  ORDO_CLAUSE("user-op.noncommutative-order", MUST);
+  for (Routine r : collectives_and_local())
+    for (const char* op : {"witness.recorder", "witness.tracer", "witness.matrix"})
+      for (int count : {4096, 65536})
+        ordo::harness::run_case(
+            at_last_root(make(r, op,
+                              std::string(op) == "witness.matrix" ? "contiguous(4,MPI_UINT32_T)"
+                                                                  : "contiguous(4,MPI_INT)",
+                              count)));
+  // The nonblocking and persistent forms too.
+  for (Mode m : {Mode::nonblocking, Mode::persistent})
+    for (Routine r : collectives()) {
+      Case c = at_last_root(make(r, "witness.tracer", "contiguous(4,MPI_INT)", 4096));
+      c.mode = m;
+      ordo::harness::run_case(c);
+    }
+}
+
 TEST(User_op, how_the_library_splits_a_combine_into_calls_is_recorded) {
   ORDO_CLAUSE("user-op.chunking", INFO);
   ordo::harness::CaseOptions note;
