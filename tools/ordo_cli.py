@@ -55,6 +55,8 @@ def main(argv=None):
                    help="algorithm variants: default, all, or names/patterns a,b,c (see `ordo list variants`)")
     r.add_argument("--property-budget", default="20",
                    help="property phase: N cases per rank count, or Ns seconds in all; 0 turns it off (default: 20)")
+    r.add_argument("--sanitize", action="store_true",
+                   help="use the AddressSanitizer/UBSan build of ordo's own code (build/<vendor>-sanitize/)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     r.set_defaults(func=cmd_run)
 
@@ -71,6 +73,8 @@ def main(argv=None):
 
     t = sub.add_parser("test", help="build and run the project's own tests")
     t.add_argument("--vendors", help="comma-separated vendors to test against (default: mpich,openmpi)")
+    t.add_argument("--sanitize-only", action="store_true",
+                   help="only the sanitizer step: ordo's own code under ASan/UBSan against reference-mpich")
     t.set_defaults(func=cmd_test)
 
     rp = sub.add_parser("replay", help="run one case again")
@@ -82,6 +86,7 @@ def main(argv=None):
     rp.add_argument("--env", action="append", metavar="K=V")
     rp.add_argument("--timeout", type=int, default=120)
     rp.add_argument("--plain-launch", action="store_true")
+    rp.add_argument("--sanitize", action="store_true", help="in the AddressSanitizer/UBSan build (as `run --sanitize`)")
     rp.set_defaults(func=cmd_replay)
 
     ls = sub.add_parser("list", help="list vendors, clauses or checks")

@@ -1,5 +1,14 @@
 // A copy of a reference buffer with guard bytes on both sides, handed to the
 // MPI library; afterwards the guards must be intact.
+//
+// In the sanitizer build (ORDO_SANITIZE, cmake/OrdoSanitize.cmake) the guards
+// are also poisoned for AddressSanitizer while the buffer is out of the
+// harness's hands: an access of ordo's own code (the harness, the reference
+// MPI) or a memcpy that passes the buffer's end is reported where it
+// happens, even when it stays within the guard bytes, so that a harness that
+// hands the library too small a buffer is caught at any rank count. The
+// harness reads the guards only through guards_intact() and raw(), which
+// unpoison them first.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +16,15 @@
 #include <vector>
 
 #include "ordo/reference/buffer.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define ORDO_GUARD_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define ORDO_GUARD_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define ORDO_GUARD_POISON(p, n) ((void)(p), (void)(n))
+#define ORDO_GUARD_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 namespace ordo::harness {
 
@@ -19,9 +37,19 @@ class GuardedBuffer {
       : mem_(b.storage().size() + 2 * kGuard, kGuardByte), origin_(b.origin()) {
     if (!b.storage().empty())
       std::memcpy(mem_.data() + kGuard, b.storage().data(), b.storage().size());
+    poison();
   }
-  void* ptr() { return mem_.data() + kGuard + origin_; }
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+  ~GuardedBuffer() { unpoison(); }
+  // Where the library is handed the buffer (the guards poisoned again: the
+  // call may come after a check).
+  void* ptr() {
+    poison();
+    return mem_.data() + kGuard + origin_;
+  }
   bool guards_intact() const {
+    unpoison();
     for (std::size_t i = 0; i < kGuard; ++i)
       if (mem_[i] != kGuardByte || mem_[mem_.size() - 1 - i] != kGuardByte) return false;
     return true;
@@ -33,9 +61,20 @@ class GuardedBuffer {
       std::memcpy(out.storage().data(), mem_.data() + kGuard, out.storage().size());
     return out;
   }
-  const std::vector<std::byte>& raw() const { return mem_; }
+  // The bytes between the guards.
+  std::size_t size() const { return mem_.size() - 2 * kGuard; }
+  const std::vector<std::byte>& raw() const {
+    unpoison();
+    return mem_;
+  }
 
  private:
+  void poison() const {
+    ORDO_GUARD_POISON(mem_.data(), kGuard);
+    ORDO_GUARD_POISON(mem_.data() + mem_.size() - kGuard, kGuard);
+  }
+  void unpoison() const { ORDO_GUARD_UNPOISON(mem_.data(), mem_.size()); }
+
   std::vector<std::byte> mem_;
   std::ptrdiff_t origin_;
 };

@@ -59,9 +59,61 @@ def require_tools(adapter):
                             f"(install it with: sudo apt-get install -y {packages})")
 
 
-def build_dir_for(adapter):
+def build_dir_for(adapter, sanitize=False):
     # ORDO_BUILD_ROOT moves the build directories (default: build/ in the checkout).
-    return pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build")).resolve() / adapter["name"]
+    # The sanitizer build of a library (ORDO_SANITIZE, `ordo run --sanitize`) has its own: <vendor>-sanitize.
+    name = adapter["name"] + ("-sanitize" if sanitize else "")
+    return pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build")).resolve() / name
+
+
+SANITIZER_SUPPRESSIONS = ROOT / "tools" / "sanitizers"
+
+
+def is_sanitize_build(build):
+    """Whether the build folder was configured with ORDO_SANITIZE=ON (cmake/OrdoSanitize.cmake)."""
+    try:
+        return "ORDO_SANITIZE:BOOL=ON" in (pathlib.Path(build) / "CMakeCache.txt").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def asan_runtime():
+    """The AddressSanitizer runtime the compiler links (libasan.so.N), for LD_PRELOAD."""
+    import subprocess
+    try:
+        out = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True, text=True, timeout=30)
+        path = pathlib.Path(out.stdout.strip())
+        return str(path.resolve()) if path.is_absolute() and path.exists() else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def sanitize_env(env):
+    """The runtime options of every rank of a sanitizer build (ORDO_SANITIZE):
+    - ASAN_OPTIONS detect_leaks=0: the MPI libraries leak by design (their
+      own allocations live until exit and are not ordo's); abort_on_error=1:
+      a report ends the rank with SIGABRT, recorded as a crash of its case;
+      suppressions: findings inside the MPI library itself (never ordo's
+      code), each named in tools/sanitizers/asan.supp with its function.
+    - UBSAN_OPTIONS print_stacktrace=1: where ordo's code went wrong;
+      halt_on_error=1 with abort_on_error=1: the first report ends the rank
+      (the build has -fno-sanitize-recover=undefined as well).
+    - LD_PRELOAD: the ASan runtime must come first in the initial library
+      list, before an instrumented preload (the reference MPI,
+      libordo_refmpi.so, or a vendor's preload of vendors/<name>/), else the
+      process stops at start-up."""
+    env = dict(env)
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [
+        "detect_leaks=0", "abort_on_error=1",
+        f"suppressions={SANITIZER_SUPPRESSIONS / 'asan.supp'}", env.get("ASAN_OPTIONS", "")]))
+    env["UBSAN_OPTIONS"] = ":".join(filter(None, [
+        "print_stacktrace=1", "halt_on_error=1", "abort_on_error=1",
+        f"suppressions={SANITIZER_SUPPRESSIONS / 'ubsan.supp'}", env.get("UBSAN_OPTIONS", "")]))
+    if env.get("LD_PRELOAD"):
+        runtime = asan_runtime()
+        if runtime and runtime not in env["LD_PRELOAD"].split():
+            env["LD_PRELOAD"] = runtime + " " + env["LD_PRELOAD"]
+    return env
 
 
 def expand(value, build):
@@ -76,13 +128,19 @@ def expand(value, build):
     return value
 
 
-def launch_env(adapter, build, user_env, plain_launch):
+def launch_env(adapter, build, user_env, plain_launch, sanitize=None):
+    """Every rank's environment. sanitize: a sanitizer build (its runtime
+    options added, sanitize_env); None: whatever the build folder was
+    configured as."""
     env = dict(adapter.get("env", {}))
     if not plain_launch:
         for setting in adapter.get("launch_settings", []):
             env.update(setting.get("env", {}))
     env.update(user_env)
-    return {k: expand(v, build) for k, v in env.items()}
+    env = {k: expand(v, build) for k, v in env.items()}
+    if sanitize is None:
+        sanitize = is_sanitize_build(build)
+    return sanitize_env(env) if sanitize else env
 
 
 def launcher_prefix(adapter, build, env):

@@ -22,12 +22,14 @@ def run_logged(cmd, log, cwd=None):
         return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd)
 
 
-def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=False):
+def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=False, sanitize=False):
+    """Configures and builds build/<vendor>/ (sanitize: build/<vendor>-sanitize/,
+    ordo's own code with ASan and UBSan, cmake/OrdoSanitize.cmake)."""
     require_tools(adapter)
-    bdir = build_dir_for(adapter)
+    bdir = build_dir_for(adapter, sanitize)
     bdir.mkdir(parents=True, exist_ok=True)
     log = bdir / "ordo-build.log"
-    env = launch_env(adapter, bdir, user_env or {}, plain_launch)
+    env = launch_env(adapter, bdir, user_env or {}, plain_launch, sanitize)
     prefix = launcher_prefix(adapter, bdir, env)
     configure = [
         "cmake", "-S", str(ROOT), "-B", str(bdir),
@@ -37,6 +39,7 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
         f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
         f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
         f"-DORDO_VENDOR={adapter['name']}",
+        f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}",
     ]
     if reference_tests or not (bdir / "CMakeCache.txt").exists():  # `ordo run` keeps a test build's setting
         configure.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")

@@ -36,7 +36,7 @@ def cmd_replay(args):
         raise OrdoError(f"--case is not a JSON object: {e}")
     user_env = parse_env(args.env)
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch,
-                         quiet=True)
+                         quiet=True, sanitize=getattr(args, "sanitize", False))
     cmd = job_command(adapter, prefix, ranks[0], bdir / "conformance" / "ordo_replay", timeout=args.timeout,
                       flags=ordo_flags(case=case_json, clause=clause, vendor=adapter["name"]))
     rc = subprocess.call(cmd)

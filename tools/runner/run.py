@@ -29,7 +29,7 @@ from .waivers import JobWaivers, library_release
 
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
-                "only", "plain_launch", "env", "property_budget")
+                "only", "plain_launch", "env", "property_budget", "sanitize")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -100,7 +100,9 @@ def cmd_run(args):
         print(f"ordo: resuming {out}: {sum('done' in j for j in jobs.values())} jobs done", flush=True)
     else:
         journal.touch()
-    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"])
+    sanitize = bool(settings.get("sanitize"))  # the ASan/UBSan build, build/<vendor>-sanitize/
+    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"],
+                         sanitize=sanitize)
     executables = sorted(glob.glob(str(bdir / "conformance" / "*" / "ordo_check_*")))
     if settings["filter"]:
         executables = [e for e in executables if settings["filter"] in pathlib.Path(e).name]
@@ -118,7 +120,7 @@ def cmd_run(args):
             "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
             "launcher": prefix + [adapter["launcher"]["np_flag"], "N"],
             "command": ["./ordo"] + sys.argv[1:], "variants": [v["name"] for v in chosen], "ranks": ranks,
-            "seed": settings["seed"], "env": launch_env(adapter, bdir, user_env, settings["plain_launch"]),
+            "seed": settings["seed"], "env": launch_env(adapter, bdir, user_env, settings["plain_launch"], sanitize),
             "start": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "end": None,
             "per_rank_count": [], "settings": settings,
             "variant_details": [{k: v.get(k) for k in ("name", "env", "targets", "source")} for v in chosen],
@@ -140,7 +142,7 @@ def cmd_run(args):
         venv = dict(user_env)
         if vname != "default":
             venv = {**common, **((variant.get("fallback") or {}).get("env") or {}), **variant["env"], **user_env}
-        env = launch_env(adapter, bdir, venv, settings["plain_launch"])
+        env = launch_env(adapter, bdir, venv, settings["plain_launch"], sanitize)
         vprefix = launcher_prefix(adapter, bdir, env)
         pattern = (variant.get("fallback") or {}).get("pattern")
         logdir = out / "logs" if vname == "default" else out / "logs" / vname

@@ -1,6 +1,8 @@
 """`ordo test`: the project's own tests, as CI runs them: ctest against each
 library, the mutant vendor, Python lint and the Python tests, one line each
 in the table at the end."""
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -12,6 +14,58 @@ from .errors import EXIT_FAIL, EXIT_OK
 
 
 LINTED = ("tools", "reports", "bench")
+
+# The sanitizer step: ordo's own code (reference, harness, checks, property
+# executable, the reference MPI) built with ASan and UBSan
+# (build/reference-mpich-sanitize/) and run through the normal runner on a
+# short run, so that a memory error of ordo's is caught here and never
+# charged to a library. Every check family at 2 and 3 ranks: the buffer,
+# datatype and executor code of the harness (values, buffers,
+# noncommutative, intercomm, in_place, detect among them) and a few
+# property cases.
+SANITIZE_VENDOR = "reference-mpich"
+SANITIZE_RANKS = "2,3"
+SANITIZE_PROPERTY_BUDGET = "3"
+SANITIZER_REPORTS = re.compile(r"ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer")
+
+
+def sanitizer_reports(out):
+    """(log, line) of every sanitizer report in the job logs of a run."""
+    hits = []
+    for log in sorted((out / "logs").rglob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if SANITIZER_REPORTS.search(line):
+                hits.append((log, line.strip()))
+    return hits
+
+
+def sanitize_step():
+    """Builds the sanitizer build and runs the short run; 0 when the run is
+    clean (exit 0) and no log holds a sanitizer report."""
+    adapter = load_adapter(SANITIZE_VENDOR)
+    require_tools(adapter)
+    bdir, _ = build(adapter, reference_tests=False, sanitize=True)
+    out = bdir / "selftest-run"
+    shutil.rmtree(out, ignore_errors=True)
+    log = bdir / "ordo-selftest-run.log"
+    cmd = [sys.executable, str(ROOT / "tools" / "ordo_cli.py"), "run", "--vendor", SANITIZE_VENDOR, "--sanitize",
+           "--ranks", SANITIZE_RANKS, "--property-budget", SANITIZE_PROPERTY_BUDGET, "--out", str(out)]
+    print(f"ordo: sanitizer run against {SANITIZE_VENDOR} at ranks {SANITIZE_RANKS} (log: {log})", flush=True)
+    with open(log, "w") as f:
+        rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    hits = sanitizer_reports(out)
+    for path, line in hits[:20]:
+        print(f"  {path.relative_to(out)}: {line[:200]}", flush=True)
+    if hits:
+        print(f"  {len(hits)} sanitizer report lines in {out / 'logs'}", flush=True)
+        return 1
+    if rc != 0:
+        total = [l for l in log.read_text(errors="replace").splitlines() if l.startswith("total:")]
+        print(f"  the run was not clean (exit {rc}): {total[-1] if total else 'see ' + str(log)}", flush=True)
+        return 1
+    total = [l for l in log.read_text(errors="replace").splitlines() if l.startswith("total:")]
+    print("  clean: " + (total[-1] if total else "no sanitizer report"), flush=True)
+    return 0
 
 
 def python_files():
@@ -30,6 +84,12 @@ def python_files():
 def cmd_test(args):
     t_all = time.time()
     results = []
+    if getattr(args, "sanitize_only", False):
+        t0 = time.time()
+        rc = sanitize_step()
+        print(f"\n{'suite':24} {'result':8} {'seconds':>8}\n{'sanitize ' + SANITIZE_VENDOR:24} "
+              f"{'pass' if rc == 0 else 'FAIL':8} {time.time() - t0:8.1f}")
+        return EXIT_OK if rc == 0 else EXIT_FAIL
     vendors = args.vendors.split(",") if args.vendors else ["mpich", "openmpi"]
     adapters = [load_adapter(v) for v in vendors]
     for a in adapters:
@@ -49,6 +109,9 @@ def cmd_test(args):
             failed = [l for l in text.splitlines() if "***Failed" in l or "***Timeout" in l or "(Failed)" in l]
             print("\n".join("  " + l for l in failed[:40]), flush=True)
         results.append((f"ctest {a['name']}", rc, time.time() - t0))
+    t0 = time.time()  # ordo's own code under ASan and UBSan (sanitize_step)
+    rc = sanitize_step()
+    results.append((f"sanitize {SANITIZE_VENDOR}", rc, time.time() - t0))
     t0 = time.time()  # the mutant vendor: every injected fault must be caught (tools/mutants.py)
     print("ordo: mutants", flush=True)
     rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])

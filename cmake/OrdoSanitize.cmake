@@ -1,0 +1,22 @@
+# ORDO_SANITIZE=ON: ordo's own code (the reference, the harness, the check
+# and property executables, the reference MPI of reference/mpi/ and what
+# vendors/<name>/ builds) compiled and linked with AddressSanitizer and
+# UndefinedBehaviorSanitizer, so that a memory error or undefined behaviour
+# of ordo's is reported as ordo's and never charged to a library. The MPI
+# library itself, GoogleTest and RapidCheck come from Debian, uninstrumented.
+# ./ordo run --sanitize builds this in build/<vendor>-sanitize/ and sets the
+# runtime options of every rank (tools/runner/build.py, sanitize_env);
+# ./ordo test runs it against reference-mpich (tools/runner/selftest.py).
+option(ORDO_SANITIZE "Build ordo's own code with -fsanitize=address,undefined" OFF)
+if(ORDO_SANITIZE)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "ORDO_SANITIZE needs g++ or clang++ (found ${CMAKE_CXX_COMPILER_ID})")
+  endif()
+  # -fno-sanitize-recover=undefined: the first undefined behaviour ends the
+  # process (a crash the runner records), never a line in a log alone.
+  set(ORDO_SANITIZE_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer
+                          -fno-sanitize-recover=undefined)
+  add_compile_options(${ORDO_SANITIZE_FLAGS})
+  add_link_options(${ORDO_SANITIZE_FLAGS})
+  add_compile_definitions(ORDO_SANITIZE=1)
+endif()
