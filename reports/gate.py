@@ -7,6 +7,10 @@ case (results.record_key). The gate fails (exit 1) when
     bad in the baseline (pass, waived, skip) or is new: a regression;
   - a waiver of the new run's vendor has no reason, no valid expiry date, or
     has expired; or a waived check names a waiver that does not exist;
+  - a waived check of the new run is not waived when judged again by the
+    waivers file for the new run's library release (another release, a
+    narrowed trigger, an expired date): the check counts as its original
+    outcome, and the gate names the waiver and why it did not apply;
   - the new run is partial (interrupted: it cannot show that nothing got worse).
 
 It lists, without failing: checks still failing as in the baseline, checks
@@ -76,12 +80,44 @@ def _describe(r):
         (f" (variant {r['variant']})" if r.get("variant", "default") != "default" else "")
 
 
+def rejudge(records, waivers, today, library_version):
+    """The new run's waived checks judged again by the waivers file the gate is
+    given, for the library's release: a check whose waiver does not apply (any
+    more) is its original outcome again, and the message says why. Returns the
+    records and, per waiver that did not apply, why and how many checks."""
+    by_id = {w.get("id"): w for w in waivers}
+    out, not_applied = [], {}
+    for r in records:
+        w = by_id.get(r.get("waiver")) if r["outcome"] == "waived" else None
+        if w is None:
+            out.append(r)
+            continue
+        again = waiver_files.apply(waiver_files.unwaived(r, w), waivers, today=today.isoformat(), library_version=library_version)
+        if again["outcome"] == "waived":
+            out.append(r)
+            continue
+        verdict = waiver_files.match(w, again, today=today.isoformat(), library_version=library_version)
+        why = (f"it is for {' or '.join(waiver_files.versions_of(w))}, not {library_version or 'an unknown release'}"
+               if verdict == waiver_files.VERSION else f"it expired on {w.get('expires')}" if verdict == waiver_files.EXPIRED
+               else "its trigger no longer names this check")
+        row = not_applied.setdefault(w.get("id"), {"id": w.get("id"), "why": why, "checks": 0})
+        row["checks"] += 1
+        again["_not_waived"] = f"the waiver {w.get('id')} did not apply: {why}"
+        out.append(again)
+    return out, sorted(not_applied.values(), key=lambda x: x["id"])
+
+
 def compare(baseline, new, waivers, today):
-    """The gate's decision: a dict with the lists and 'passed'."""
+    """The gate's decision: a dict with the lists and 'passed'. The new run's
+    waived checks are judged again by the given waivers for the new run's
+    library release (rejudge), so that a waiver bound to another release, or
+    narrowed since, cannot hide a regression."""
     old = res.keyed(baseline["records"])
     seen = set()
     regressions, still_bad, fixed, newly_waived, newly_skipped, new_checks = [], [], [], [], [], 0
-    for key, r in res.keyed(new["records"]).items():
+    release = waiver_files.parse_library_version(new["run"].get("library_version") or "")
+    judged, not_applied = rejudge(new["records"], waivers, today, release)
+    for key, r in res.keyed(judged).items():
         seen.add(key)
         before = old.get(key)
         was = before["outcome"] if before else None
@@ -101,6 +137,9 @@ def compare(baseline, new, waivers, today):
             new_checks += 1
     missing = [r for key, r in old.items() if key not in seen]
     problems = list(waiver_problems(waivers, today))
+    for row in not_applied:
+        problems.append(f"the waiver {row['id']} did not apply to {row['checks']} checks of this run: {row['why']} "
+                        f"(library: {res.first_line(new['run'].get('library_version')) or 'unknown'})")
     known = {w.get("id") for w in waivers}
     unknown = sorted({r.get("waiver") or "(none)" for r in new["records"]
                       if r["outcome"] == "waived" and r.get("waiver") not in known})
@@ -109,7 +148,7 @@ def compare(baseline, new, waivers, today):
     partial = [f"the new run is partial: {reason}" for reason in new["partial_reasons"]] if new["partial"] else []
     return {"regressions": regressions, "still_bad": still_bad, "fixed": fixed, "newly_waived": newly_waived,
             "newly_skipped": newly_skipped, "missing": missing, "new_checks": new_checks,
-            "waiver_problems": problems, "partial": partial,
+            "waiver_problems": problems, "partial": partial, "not_applied": not_applied,
             "passed": not regressions and not problems and not partial}
 
 
@@ -119,7 +158,8 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
              f" -> new {new_name} ({new['run']['vendor']}, {len(new['records'])} checks); waivers: {waivers_source}"]
     for r, was in d["regressions"][:limit]:
         lines.append(f"REGRESSION  {_describe(r)} [{r['clause']}, {r['level']}]: {was or 'not in the baseline'} "
-                     f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}")
+                     f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}" +
+                     (f" ({r['_not_waived']})" if r.get("_not_waived") else ""))
         replay = res.replay_command(r)
         if replay:
             lines.append(f"            replay: {rec.printable(replay)}")

@@ -39,7 +39,7 @@ def code(value, limit=None):
 
 def render(report, report_link="report.html"):
     run, summary = report["run"], report["summary"]
-    lines = [f"### ordo: {text(run['vendor'])}: {summary['verdict']}", ""]
+    lines = [f"### ordo: {text(run['vendor'])}: {text(summary.get('headline') or summary['verdict'])}", ""]
     lib = res.first_line(run.get("library_version")) or "library version unknown"
     ranks = sorted({r["ranks"] for r in report["records"]}) or run.get("ranks", [])
     lines.append(f"{text(lib)} · MPI {text(run.get('mpi_version') or '?')} · ordo {text(run['ordo_version'])} "
@@ -57,6 +57,18 @@ def render(report, report_link="report.html"):
         lines.append(f"| {level} | {verdict} | {lv['total']} | " +
                      " | ".join(str(lv["outcomes"].get(o, 0)) for o in rec.OUTCOMES) + " |")
     lines.append("")
+    for g in summary.get("not_tested", []):
+        if g["level"] == "MUST":
+            lines.append(f"- {g['status']}: {code(g['clause'])} ({g['untested']} of {g['checks']} checks): " +
+                         text("; ".join(item["reason"] for item in g["reasons"])))
+    if summary.get("ordo_own"):
+        own = summary["ordo_own"]
+        lines.append(f"- ordo's own implementation, not the library's: {own['total']} checks of " +
+                     ", ".join(code(c) for c in own["clauses"]) + " (the library has no MPIX_Reduce_locals)")
+    for w in report["waivers"].get("not_applied", []):
+        lines.append(f"- waiver {code(w['id'])} did not apply to {w['checks']} failing checks: {text(w['why'])}")
+    if lines[-1] != "":
+        lines.append("")
     bad = [r for r in report["records"] if r["outcome"] in rec.BAD]
     entries = []
     for r in bad[:MAX_FAILURES]:

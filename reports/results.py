@@ -152,13 +152,95 @@ def level_verdict(level, counts):
     return "pass with waivers" if counts.get("waived") else "pass"
 
 
+def credited_to_library(record):
+    """Records of checks that ran ordo's own code in place of the library's
+    (the portable MPIX_Reduce_locals) are not the library's conformance."""
+    return record.get("credited_to", "library") != "ordo"
+
+
+_FEATURE = re.compile(r"\(([^()]+)\)\s*$")
+
+
+def skip_reason(message):
+    """A skip's reason, grouped: the feature a library lacks ('... is not
+    provided by this library (MPI-4 persistent collectives)' -> 'MPI-4
+    persistent collectives absent'), else its first line without numbers."""
+    line = first_line(message).strip()
+    m = _FEATURE.search(line)
+    if m and "not provided" in line:
+        return f"{m.group(1)} absent"
+    return re.sub(r"\d+", "N", line) or "no reason given"
+
+
+def library_gap(reason):
+    """A skip that says the library lacks something (not a shape that needs more ranks)."""
+    return reason.endswith(" absent")
+
+
+def not_tested(records):
+    """Clauses of the judged levels that the library's checks did not (fully) exercise:
+    'not tested' when every check was skipped or ran ordo's own code, 'partly tested'
+    when the library lacks a feature some of them needed; with the reasons."""
+    by_clause = {}
+    for r in records:
+        if r["level"] == "INFO":
+            continue
+        row = by_clause.setdefault((r["clause"], r["level"]), {"checks": 0, "skipped": 0, "ordo": 0, "reasons": {}})
+        row["checks"] += 1
+        if not credited_to_library(r):
+            row["ordo"] += 1
+            why = "the library has no MPIX_Reduce_locals: ordo's portable implementation ran"
+            row["reasons"][why] = row["reasons"].get(why, 0) + 1
+        elif r["outcome"] == "skip":
+            row["skipped"] += 1
+            why = skip_reason(r.get("message"))
+            row["reasons"][why] = row["reasons"].get(why, 0) + 1
+    out = []
+    for (clause, level), row in sorted(by_clause.items()):
+        untested = row["skipped"] + row["ordo"]
+        if not untested:
+            continue
+        gaps = {k: v for k, v in row["reasons"].items() if library_gap(k) or k.startswith("the library has no")}
+        if untested == row["checks"]:
+            status = "not tested"
+        elif gaps:
+            status = "partly tested"
+        else:
+            continue  # some cases need another rank count or shape: the clause is exercised elsewhere
+        reasons = sorted(row["reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
+        out.append({"clause": clause, "level": level, "status": status, "checks": row["checks"],
+                    "untested": untested, "reasons": [{"reason": k, "checks": v} for k, v in reasons]})
+    return out
+
+
+def headline(verdict, gaps):
+    """The verdict and, for MUST, what was not tested and why."""
+    parts = [verdict]
+    for status in ("not tested", "partly tested"):
+        rows = [g for g in gaps if g["level"] == "MUST" and g["status"] == status]
+        if rows:
+            reasons = []
+            for g in rows:
+                for item in g["reasons"]:
+                    if item["reason"] not in reasons and (library_gap(item["reason"]) or
+                                                          item["reason"].startswith("the library has no") or
+                                                          status == "not tested"):
+                        reasons.append(item["reason"])
+            n = len(rows)
+            parts.append(f"{n} MUST clause{'s' if n != 1 else ''} {status}: {', '.join(reasons) or 'see the clauses'}")
+    return "; ".join(parts)
+
+
 def summarize(records, partial):
+    """Verdicts per level over the library's checks (not those of ordo's own code),
+    the clauses not tested and why, and the headline."""
+    library = [r for r in records if credited_to_library(r)]
     levels = {}
     for level in LEVELS:
-        c = count(r for r in records if r["level"] == level)
+        c = count(r for r in library if r["level"] == level)
         levels[level] = {"total": sum(c.values()), "outcomes": c, "verdict": level_verdict(level, c)}
     # DETECT: how often the library reported the erroneous use, and how often it accepted it.
-    levels["DETECT"]["detect"] = detect_counts(records)
+    levels["DETECT"]["detect"] = detect_counts(library)
     must = levels["MUST"]["verdict"]
     if must == "fail":
         verdict = "not conformant"
@@ -170,7 +252,17 @@ def summarize(records, partial):
         verdict = "conformant with waivers"
     else:
         verdict = "conformant"
-    return {"total": len(records), "outcomes": count(records), "levels": levels, "verdict": verdict}
+    gaps = not_tested(records)
+    own = [r for r in records if not credited_to_library(r)]
+    summary = {"total": len(records), "outcomes": count(records), "levels": levels, "verdict": verdict,
+               "headline": headline(verdict, gaps), "not_tested": gaps}
+    if own:
+        summary["ordo_own"] = {"total": len(own), "outcomes": count(own),
+                               "clauses": sorted({r["clause"] for r in own}),
+                               "note": "these checks ran ordo's portable implementation (over the library's "
+                                       "MPI_Reduce_local) because the library has none of its own; they test "
+                                       "ordo, and are not counted in the library's verdict"}
+    return summary
 
 
 # ---- building --------------------------------------------------------------------
@@ -281,6 +373,17 @@ def _waivers_of(run):
         return {"source": None, "waivers": []}
 
 
+def _judged_waivers(run, records):
+    """The run's waivers and how its records met them (waivers.usage): a waiver that
+    waived nothing is stale; one that named a failing check but did not apply says why."""
+    found = _waivers_of(run)
+    day = (run.get("end") or run.get("start") or _now())[:10]
+    found.update(waivers.usage(records, found["waivers"], today=day,
+                               library_version=waivers.parse_library_version(run.get("library_version") or ""),
+                               variants=run.get("variants") or ["default"], ranks=run.get("ranks") or []))
+    return found
+
+
 def build(out_dir):
     """results.json's content for an output folder (run.json + journal.jsonl), validated."""
     out = pathlib.Path(out_dir)
@@ -340,7 +443,7 @@ def _assemble(out, run, records, reasons, corrupt, notes):
         "run": run,
         "spec": {"standard": spec.get("standard", "MPI-4.1"), "clauses": spec.get("clauses", {}),
                  "source": spec_source},
-        "waivers": _waivers_of(run),
+        "waivers": _judged_waivers(run, records),
         "summary": summarize(records, partial),
         "records": records,
     }

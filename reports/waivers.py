@@ -219,3 +219,52 @@ def locate(adapter):
         return None
     path = (base / name).resolve()
     return path if path.is_file() else None
+
+
+# ---- a run's records against its waivers ------------------------------------------
+
+def unwaived(record, waiver):
+    """A waived record as it was before the waiver applied: the waiver's outcome
+    and the message without the waiver's note."""
+    original = dict(record)
+    original["outcome"] = waiver.get("outcome", "fail")
+    original["message"] = (record.get("message") or "").split(" | waived until ")[0]
+    original.pop("waiver", None)
+    return original
+
+
+def in_scope(waiver, *, variants, ranks):
+    """Could a run of these variants and rank counts have met the waiver's trigger?"""
+    if "variant" in waiver and not any(fnmatch.fnmatchcase(v, waiver["variant"]) for v in variants or ["default"]):
+        return False
+    if "ranks" in waiver and ranks and not any(value_matches(waiver["ranks"], n) for n in ranks):
+        return False
+    return True
+
+
+def usage(records, waivers, *, today, library_version, variants=None, ranks=None):
+    """How a run's records met its waivers: the checks each waiver waived, the
+    waivers that waived nothing although the run's variants and rank counts
+    could have met them (stale), those it could not have met (out of scope),
+    and those that named failing checks but did not apply (another release,
+    expired)."""
+    used = {}
+    for r in records:
+        if r.get("outcome") == "waived" and r.get("waiver"):
+            used[r["waiver"]] = used.get(r["waiver"], 0) + 1
+    not_applied = {}
+    for r in records:
+        if r.get("outcome") not in ("fail", "crash", "timeout"):
+            continue
+        for w in waivers:
+            verdict = match(w, r, today=today, library_version=library_version)
+            if verdict in (VERSION, EXPIRED):
+                why = (f"it is for {' or '.join(versions_of(w))}, not {library_version or 'an unknown release'}"
+                       if verdict == VERSION else f"it expired on {w.get('expires')}")
+                row = not_applied.setdefault(w.get("id"), {"id": w.get("id"), "why": why, "checks": 0})
+                row["checks"] += 1
+    idle = [w for w in waivers if w.get("id") not in used and w.get("id") not in not_applied]
+    stale = [w.get("id") for w in idle if in_scope(w, variants=variants, ranks=ranks)]
+    out_of_scope = [w.get("id") for w in idle if not in_scope(w, variants=variants, ranks=ranks)]
+    return {"used": used, "stale": stale, "out_of_scope": out_of_scope,
+            "not_applied": sorted(not_applied.values(), key=lambda x: x["id"])}

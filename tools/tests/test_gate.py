@@ -1,11 +1,12 @@
 """ordo gate: regressions against a baseline, and waivers (synthetic runs, no MPI)."""
 import datetime
 import json
+import os
 import subprocess
 
 import pytest
 
-from conftest import ROOT, record, run_json, write_run
+from conftest import ROOT, needs_build, record, run_json, write_run
 from reports import gate, results
 
 ORDO = str(ROOT / "ordo")
@@ -162,3 +163,59 @@ def test_unreadable_input_is_a_usage_error(tmp_path):
     p = subprocess.run([ORDO, "gate", "--baseline", str(old), str(new), "--today", "soon"], capture_output=True,
                        text=True)
     assert p.returncode == 2 and "--today" in p.stderr
+
+
+# ---- version-bound waivers (issue #13) ---------------------------------------------------
+
+def test_a_waiver_bound_to_another_release_does_not_hide_a_failure_and_the_gate_names_it(tmp_path):
+    """The new run waived a check with a waiver seen in 4.0.2; the waivers file now says the
+    bug is a 4.1 one: judged again for the run's library (4.0.2), the check fails."""
+    w = dict(WAIVER, library_versions="4.0.2")
+    waived = record(index=0, ranks=2, outcome="waived", waiver="w-1",
+                    message="on rank 0: element 0 (leaf 0, byte 0): expected 1, observed 2 | waived until "
+                            "2027-06-30: known bug, upstream #1 (https://example.org/1)")
+    release = {"library_version": "MPICH Version:\t4.0.2\nMPICH Release date: unknown"}
+    old, new = runs(tmp_path, passing() + [record(index=0, ranks=2)], passing() + [waived], new_run=run_json(**release))
+    assert run_gate(tmp_path, old, new, waivers=[w]).returncode == 0
+    p = run_gate(tmp_path, old, new, waivers=[dict(w, library_versions="4.1")])
+    assert p.returncode == 1, p.stdout
+    assert "REGRESSION" in p.stdout and "Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 2 ranks" in p.stdout
+    assert "the waiver w-1 did not apply: it is for 4.1, not 4.0.2" in p.stdout
+    assert "WAIVER      the waiver w-1 did not apply to 1 checks of this run: it is for 4.1, not 4.0.2" in p.stdout
+
+
+def test_a_waiver_narrowed_since_the_run_no_longer_waives_what_it_does_not_name(tmp_path):
+    waived = record(index=0, ranks=3, outcome="waived", waiver="w-1", message="m | waived until 2027-06-30: r (u)")
+    old, new = runs(tmp_path, passing() + [record(index=0, ranks=3)], passing() + [waived])
+    p = run_gate(tmp_path, old, new, waivers=[dict(WAIVER, ranks={"power_of_two": True})])
+    assert p.returncode == 1 and "its trigger no longer names this check" in p.stdout, p.stdout
+
+
+def test_the_mpich_run_with_one_waivers_release_changed_to_4_1_fails_the_gate(tmp_path):
+    """A real MPICH 4.0.2 run: MAX/MIN on unsigned types are waived (pmodels/mpich#6083); with
+    that waiver's release changed to 4.1 the gate fails and names the checks and the waiver."""
+    needs_build("mpich")
+    out = tmp_path / "run"
+    p = subprocess.run(["flock", "/tmp/ordo-mpi.lock", ORDO, "run", "--vendor", "mpich", "--ranks", "1",
+                        "--property-budget", "0", "--filter", "values",
+                        "--only", "Reduce_local.every_valid_predefined_op_and_datatype_gives_the_reference_result",
+                        "--out", str(out)], capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, ORDO_NO_INSTALL="1"))
+    report = json.loads((out / "results.json").read_text())
+    waived = [r for r in report["records"] if r.get("waiver") == "mpich-6083-unsigned-max-min"]
+    assert p.returncode == 0 and waived, p.stdout[-2000:] + p.stderr[-2000:]
+    doc = json.loads((ROOT / "vendors" / "mpich" / "waivers.json").read_text())
+    for w in doc["waivers"]:
+        if w["id"] == "mpich-6083-unsigned-max-min":
+            w["library_versions"] = "4.1"
+    changed = tmp_path / "waivers.json"
+    changed.write_text(json.dumps(doc))
+    same = subprocess.run([ORDO, "gate", "--baseline", str(out), str(out)], capture_output=True, text=True,
+                          timeout=120)
+    assert same.returncode == 0, same.stdout
+    g = subprocess.run([ORDO, "gate", "--baseline", str(out), str(out), "--waivers", str(changed)],
+                       capture_output=True, text=True, timeout=120)
+    assert g.returncode == 1, g.stdout
+    assert f"the waiver mpich-6083-unsigned-max-min did not apply to {len(waived)} checks of this run: " \
+           "it is for 4.1, not 4.0.2" in g.stdout
+    assert g.stdout.count("did not apply: it is for 4.1, not 4.0.2") == min(len(waived), 200)
