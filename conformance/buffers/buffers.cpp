@@ -55,8 +55,13 @@ void overlapping_send_cases() {
 
 }  // namespace
 
+// INFO, not MUST: see the clause's paraphrase in spec/clauses.json (an
+// overlapping send datatype comes with a user op, whose function receives the
+// datatype passed to the call; a combine away from the root cannot hold a
+// partial result in that layout, so a library with tree algorithms cannot
+// meet both rules). Differences are recorded, never judged.
 TEST(Buffers, an_overlapping_send_datatype_is_read_as_its_typemap_designates) {
-  ORDO_CLAUSE("buffers.send-overlap-allowed", MUST);
+  ORDO_CLAUSE("buffers.send-overlap-allowed", INFO);
   overlapping_send_cases();
 }
 
