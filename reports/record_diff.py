@@ -5,8 +5,10 @@ A check is keyed by (variant, ranks, id). Everything a record holds is
 compared except what differs from run to run by nature: its time, duration
 and sequence number (and a property run's measured seconds), its log file and
 the log's last lines that the record of a dead job quotes (which rank the
-library reports first), and any path inside the run's own output folder (a
-string holding the folder is compared with the folder replaced).
+library reports first), any path inside the run's own output folder or its checkout (a string
+holding either is compared with it replaced), and the memory addresses a
+library prints in its error stacks ("sendbuf=0x55d0..."), which address space
+layout randomisation changes from one run of the same build to the next.
 """
 import json
 import pathlib
@@ -18,6 +20,7 @@ IGNORED = ("time", "duration_s", "seq", "log")
 IGNORED_PROPERTY = ("seconds",)  # in a property summary's "property"
 # A dead job's record quotes its log: "...; last output: <lines> | <waiver notes>".
 _LOG_TAIL = re.compile(r"(; last output: ).*?(?= \| waived until | \| the waiver |$)", re.S)
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 SHOWN = 20
 ABSENT = "<absent>"
 
@@ -37,10 +40,11 @@ def _strip(value, folder):
     return value
 
 
-def comparable(record, folder=None):
-    out = {k: _strip(v, folder) for k, v in record.items() if k not in IGNORED and not k.startswith("_")}
+def comparable(record, folder=None, checkout=None):
+    out = {k: _strip(_strip(v, folder), checkout) for k, v in record.items()
+           if k not in IGNORED and not k.startswith("_")}
     if isinstance(out.get("message"), str):
-        out["message"] = _LOG_TAIL.sub(r"\1<log>", out["message"])
+        out["message"] = _ADDRESS.sub("0x<address>", _LOG_TAIL.sub(r"\1<log>", out["message"]))
     if isinstance(out.get("property"), dict):
         out["property"] = {k: v for k, v in out["property"].items() if k not in IGNORED_PROPERTY}
     return out
@@ -56,20 +60,20 @@ def _diff(a, b, where=""):
     return [] if a == b else [(where, a, b)]
 
 
-def compare_records(a, b, folder_a=None, folder_b=None):
+def compare_records(a, b, folder_a=None, folder_b=None, checkout_a=None, checkout_b=None):
     """{"count": (len a, len b), "missing": keys only in a, "extra": keys only
     in b, "duplicates": keys seen twice in one run, "differences": [(key,
     field, value in a, value in b)], "same": bool}."""
-    def index(recs, folder):
+    def index(recs, folder, checkout):
         out, dup = {}, []
         for r in recs:
             k = key(r)
             if k in out:
                 dup.append(k)
-            out[k] = comparable(r, folder)
+            out[k] = comparable(r, folder, checkout)
         return out, dup
-    ia, da = index(a, folder_a)
-    ib, db = index(b, folder_b)
+    ia, da = index(a, folder_a, checkout_a)
+    ib, db = index(b, folder_b, checkout_b)
     missing = sorted(set(ia) - set(ib), key=str)
     extra = sorted(set(ib) - set(ia), key=str)
     differences = []
@@ -87,7 +91,17 @@ def compare_folders(a, b):
         if not (d / "journal.jsonl").is_file():
             raise FileNotFoundError(f"{d} holds no journal.jsonl: not an output folder of `ordo run`")
     return compare_records(records.read_journal(a / "journal.jsonl"), records.read_journal(b / "journal.jsonl"),
-                           str(a), str(b))
+                           str(a), str(b), _checkout(a), _checkout(b))
+
+
+def _checkout(folder):
+    """The checkout a run was made from (its adapter is vendors/<name>/adapter.json there), if it says."""
+    try:
+        adapter = pathlib.Path(json.loads((folder / "run.json").read_text()).get("adapter") or "")
+    except (OSError, ValueError, AttributeError):
+        return None
+    root = adapter.parent.parent.parent
+    return str(root) if adapter.name == "adapter.json" and (root / "vendors").is_dir() else None
 
 
 def _show(value):
@@ -110,7 +124,7 @@ def format_result(result, name_a="A", name_b="B"):
         lines.append(f"{len(diffs)} field(s) differ" + (f" (the first {SHOWN}):" if len(diffs) > SHOWN else ":"))
         for (v, n, i), field, va, vb in diffs[:SHOWN]:
             lines.append(f"  {v} {n} ranks {i}: {field}: {_show(va)} -> {_show(vb)}")
-    lines.append("identical records (ignoring " + ", ".join(IGNORED) + ", property seconds, quoted log lines "
-                 "and the output folders' paths)"
+    lines.append("identical records (ignoring " + ", ".join(IGNORED) + ", property seconds, quoted log lines, "
+                 "memory addresses in messages and the output folders' and checkouts' paths)"
                  if result["same"] else "the records DIFFER")
     return "\n".join(lines)
