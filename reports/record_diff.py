@@ -60,7 +60,7 @@ def _diff(a, b, where=""):
     return [] if a == b else [(where, a, b)]
 
 
-def compare_records(a, b, folder_a=None, folder_b=None, checkout_a=None, checkout_b=None):
+def compare_records(a, b, folder_a=None, folder_b=None, checkout_a=None, checkout_b=None, new_fields=()):
     """{"count": (len a, len b), "missing": keys only in a, "extra": keys only
     in b, "duplicates": keys seen twice in one run, "differences": [(key,
     field, value in a, value in b)], "same": bool}."""
@@ -76,22 +76,28 @@ def compare_records(a, b, folder_a=None, folder_b=None, checkout_a=None, checkou
     ib, db = index(b, folder_b, checkout_b)
     missing = sorted(set(ia) - set(ib), key=str)
     extra = sorted(set(ib) - set(ia), key=str)
-    differences = []
+    differences, added = [], {}
     for k in sorted(set(ia) & set(ib), key=str):
-        differences += [(k, field, va, vb) for field, va, vb in _diff(ia[k], ib[k])]
+        for field, va, vb in _diff(ia[k], ib[k]):
+            top = field.split("/")[0]
+            if top in new_fields and top not in ia[k]:
+                added[top] = added.get(top, 0) + 1  # a field the change adds on purpose: counted once per record
+                continue
+            differences.append((k, field, va, vb))
+    added = {f: sum(1 for k in set(ia) & set(ib) if f in ib[k] and f not in ia[k]) for f in added}
     same = len(a) == len(b) and not missing and not extra and not differences and sorted(da) == sorted(db)
     return {"count": (len(a), len(b)), "missing": missing, "extra": extra, "duplicates": (da, db),
-            "differences": differences, "same": same}
+            "differences": differences, "same": same, "added": added}
 
 
-def compare_folders(a, b):
+def compare_folders(a, b, new_fields=()):
     """The records of two output folders (their journal.jsonl)."""
     a, b = pathlib.Path(a).resolve(), pathlib.Path(b).resolve()
     for d in (a, b):
         if not (d / "journal.jsonl").is_file():
             raise FileNotFoundError(f"{d} holds no journal.jsonl: not an output folder of `ordo run`")
     return compare_records(records.read_journal(a / "journal.jsonl"), records.read_journal(b / "journal.jsonl"),
-                           str(a), str(b), _checkout(a), _checkout(b))
+                           str(a), str(b), _checkout(a), _checkout(b), new_fields)
 
 
 def _checkout(folder):
@@ -119,6 +125,8 @@ def format_result(result, name_a="A", name_b="B"):
     da, db = result["duplicates"]
     if sorted(da) != sorted(db):
         lines.append(f"keys seen twice: {len(da)} in {name_a}, {len(db)} in {name_b}")
+    for field, n in sorted(result.get("added", {}).items()):
+        lines.append(f"field '{field}' added on {n} records of {name_b} (allowed by --new-field)")
     diffs = result["differences"]
     if diffs:
         lines.append(f"{len(diffs)} field(s) differ" + (f" (the first {SHOWN}):" if len(diffs) > SHOWN else ":"))

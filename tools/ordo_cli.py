@@ -139,6 +139,9 @@ def add_report_parsers(sub):
                     help="compare two output folders' journals check by check, keyed by (variant, ranks, id), "
                          "ignoring times, durations, sequence numbers, logs and the folders' own paths; exit 0 "
                          "when identical, 1 otherwise")
+    cp.add_argument("--new-field", action="append", default=[], metavar="NAME",
+                    help="with --records: a record field the second run may add (a change that adds a field on "
+                         "purpose); it is counted, not compared (repeatable)")
     cp.set_defaults(func=cmd_compare)
 
     gp = sub.add_parser("gate", help="exit 1 when a run got worse than a baseline",

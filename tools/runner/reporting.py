@@ -140,7 +140,7 @@ def compare_records(args):
     if len(args.runs) != 2:
         raise OrdoError("compare --records takes two output folders of `ordo run`")
     try:
-        result = record_diff.compare_folders(*args.runs)
+        result = record_diff.compare_folders(*args.runs, new_fields=tuple(args.new_field))
     except FileNotFoundError as e:
         raise OrdoError(str(e))
     print(record_diff.format_result(result, args.runs[0], args.runs[1]))

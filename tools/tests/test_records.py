@@ -10,6 +10,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
+from conftest import record  # noqa: E402
 from reports import record_diff, records  # noqa: E402
 from runner import properties  # noqa: E402
 from runner.adapters import build_dir_for, launch_env, launcher_prefix, load_adapter  # noqa: E402
@@ -187,3 +188,22 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
                for r in parsed), "the property executable wrote no summary of its own"
     problems = [(r.get("id"), records.schema_errors(r)) for r in parsed if records.schema_errors(r)]
     assert not problems, problems[:3]
+
+
+def test_record_comparison_ignores_library_addresses_but_not_values():
+    a = record(index=1, outcome="fail", message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed")
+    b = dict(a, message="MPI_Allreduce(sendbuf=0x5610ff, recvbuf=0x7ffd22) failed")
+    assert record_diff.compare_records([a], [b])["same"]
+    c = dict(a, message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed with count 4")
+    assert not record_diff.compare_records([a], [c])["same"]
+
+
+def test_a_field_added_on_purpose_is_counted_and_any_other_change_still_differs():
+    a = record(index=1, outcome="fail", message="m")
+    b = dict(a, tracer=[{"kind": "swapped"}])
+    assert not record_diff.compare_records([a], [b])["same"]
+    result = record_diff.compare_records([a], [b], new_fields=("tracer",))
+    assert result["same"] and result["added"] == {"tracer": 1}
+    assert "field 'tracer' added on 1 records" in record_diff.format_result(result)
+    assert not record_diff.compare_records([a], [dict(b, outcome="pass")], new_fields=("tracer",))["same"]
+    assert not record_diff.compare_records([b], [a], new_fields=("tracer",))["same"]  # a field lost is a change
