@@ -28,7 +28,7 @@ from runner import ROOT, protocol  # noqa: E402  (first: it puts the reports pac
 from reports.records import BAD as DETECTING, read_journal  # noqa: E402
 from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402
 from runner.arguments import parse_ranks  # noqa: E402
-from runner.build import build, git_state  # noqa: E402
+from runner.build import build, check_executables, git_state  # noqa: E402
 from runner.errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 
@@ -150,7 +150,7 @@ def cmd_mutants(args):
         raise OrdoError("vendors/mutants/mutants.json and the mutant library disagree: "
                             f"only in the list: {sorted(listed - known)}, only in the library: {sorted(known - listed)}",
                             EXIT_INFRA)
-    executables = sorted(glob.glob(str(bdir / "conformance" / "*" / "ordo_check_*")))
+    executables = check_executables(bdir)
     if not executables:
         raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
 

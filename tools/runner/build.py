@@ -2,6 +2,7 @@
 the build folder), and what a run records of where it ran: the library's
 version string and the suite's git state."""
 import json
+import pathlib
 import os
 import shlex
 import shutil
@@ -80,3 +81,15 @@ def git_state():
         except (OSError, subprocess.TimeoutExpired):
             return ""
     return {"commit": git("rev-parse", "HEAD") or "unknown", "dirty": bool(git("status", "--porcelain"))}
+
+
+def check_executables(bdir):
+    """The check executables of a build: conformance/<concern>/ordo_check_<concern>
+    for every concern folder this checkout has (a build directory made from an
+    older checkout may still hold executables of folders since moved)."""
+    found = []
+    for exe in sorted((pathlib.Path(bdir) / "conformance").glob("*/ordo_check_*")):
+        concern = exe.parent.name
+        if exe.name == f"ordo_check_{concern}" and (ROOT / "conformance" / concern / "CMakeLists.txt").is_file():
+            found.append(str(exe))
+    return found

@@ -3,7 +3,6 @@ check executable as one job (runner/job.py), the property phase
 (runner/properties.py), and at the end run.json, the coverage table and the
 report (reports/)."""
 import datetime
-import glob
 import json
 import os
 import pathlib
@@ -16,7 +15,7 @@ from reports.records import BAD, read_journal
 from . import ROOT, properties, variants as variants_mod
 from .adapters import launch_env, launcher_prefix, load_adapter, known_vendors, require_tools
 from .arguments import parse_env, parse_ranks
-from .build import build, git_state, library_version
+from .build import build, check_executables, git_state, library_version
 from .coverage import coverage_table
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
 from .job import run_job
@@ -103,7 +102,7 @@ def cmd_run(args):
     sanitize = bool(settings.get("sanitize"))  # the ASan/UBSan build, build/<vendor>-sanitize/
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"],
                          sanitize=sanitize)
-    executables = sorted(glob.glob(str(bdir / "conformance" / "*" / "ordo_check_*")))
+    executables = check_executables(bdir)
     if settings["filter"]:
         executables = [e for e in executables if settings["filter"] in pathlib.Path(e).name]
     if not executables:
