@@ -161,8 +161,9 @@ bool covers(const Json& waiver, const Json& record) {
   if (waiver.contains("variant") &&
       !glob(string_or(waiver, "variant", ""), string_or(record, "variant", "default")))
     return false;
+  // A message condition is a glob or a list of globs (any of which).
   if (waiver.contains("message") &&
-      !glob(string_or(waiver, "message", ""), string_or(record, "message", "")))
+      !value_matches(waiver["message"], Json(string_or(record, "message", ""))))
     return false;
   for (const char* key : {"ranks", "comm_size"})
     if (waiver.contains(key) && (!record.contains(key) || !value_matches(waiver[key], record[key])))
