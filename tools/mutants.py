@@ -84,6 +84,11 @@ def detection(records, rc, log, journal):
         outcome = "timeout" if protocol.timed_out(journal, rc) else "crash"
         tail = " / ".join(pathlib.Path(log).read_text(errors="replace").splitlines()[-3:])
         case, _ = protocol.charged_case(journal, 0)
+        if case and case.get("level") == "DETECT":
+            # An erroneous call (DETECT) that ended the job says nothing of a
+            # mutant: the reference MPI need not detect erroneous use, and a
+            # hang there is its (and the underlying library's) business.
+            return None
         what = f"{case.get('test', '?')} [{case.get('clause', '?')}]" if case else pathlib.Path(log).stem
         return {"check": f"{what} ({outcome}, exit code {rc})", "outcome": outcome, "message": tail[:300],
                 "id": None}

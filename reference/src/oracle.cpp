@@ -56,8 +56,9 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
     if (op == PredefinedOp::PROD)
       return bits <= 16 ? pick<long long>(u, {-1, 1, 1}) : pick<long long>(u, {-2, -1, 1, 1, 2});
     if (op == PredefinedOp::SUM) {
-      const long long r = (1LL << (bits - 1)) / 16;
-      return static_cast<long long>(u % static_cast<std::uint64_t>(2 * r + 1)) - r;
+      // In unsigned arithmetic: 1 << 63 does not fit a long long.
+      const std::uint64_t r = (std::uint64_t{1} << (bits - 1)) / 16;
+      return static_cast<long long>(u % (2 * r + 1)) - static_cast<long long>(r);
     }
     // MAX/MIN/bitwise: every bit pattern, and often the type's edges.
     if (((u >> 56) & 7) < 3) {

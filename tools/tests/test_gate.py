@@ -196,7 +196,7 @@ def test_the_mpich_run_with_one_waivers_release_changed_to_4_1_fails_the_gate(tm
     that waiver's release changed to 4.1 the gate fails and names the checks and the waiver."""
     needs_build("mpich")
     out = tmp_path / "run"
-    p = subprocess.run(["flock", "/tmp/ordo-mpi.lock", ORDO, "run", "--vendor", "mpich", "--ranks", "1",
+    p = subprocess.run([ORDO, "run", "--vendor", "mpich", "--ranks", "1",
                         "--property-budget", "0", "--filter", "values",
                         "--only", "Reduce_local.every_valid_predefined_op_and_datatype_gives_the_reference_result",
                         "--out", str(out)], capture_output=True, text=True, timeout=600,

@@ -19,7 +19,7 @@ from conftest import BUILD, journal_records as records, needs_build
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDO = str(ROOT / "ordo")
 # A small run: three fast executables, a few hundred checks, a few seconds.
-SMALL = ["--filter", "reduce_local", "--ranks", "1-3", "--property-budget", "0"]
+SMALL = ["--filter", "noncommutative", "--only", "Reduce_local.*", "--ranks", "1-3", "--property-budget", "0"]
 
 
 def run(*args, env=None, timeout=600):
@@ -111,7 +111,7 @@ def test_a_reproducer_folder_that_cannot_be_written_is_refused_before_anything_r
     out = tmp_path / "out"
     out.mkdir()
     (out / "reproducers").write_text("a file where the folder should be\n")
-    line = one_line_error(run("run", "--out", str(out), "--filter", "reduce_local", "--ranks", "2",
+    line = one_line_error(run("run", "--out", str(out), "--filter", "noncommutative", "--ranks", "2",
                               "--property-budget", "5"), codes=(2,))
     assert "reproducer folder" in line and str(out / "reproducers") in line
     assert (out / "reproducers").read_text() == "a file where the folder should be\n"
@@ -263,7 +263,7 @@ def test_the_properties_catch_a_mutant_and_its_reproducer_fails_only_on_the_muta
     if shutil.which("mpicc.mpich") is None:
         pytest.skip("mpicc.mpich is not installed")
     out = tmp_path / "out"
-    p = run("run", "--vendor", "mutants", "--env", "ORDO_MUTANT=swap-operands", "--filter", "reduce_locals",
+    p = run("run", "--vendor", "mutants", "--env", "ORDO_MUTANT=swap-operands", "--filter", "proposals",
             "--ranks", "3", "--property-budget", "100", "--out", str(out), timeout=900)
     assert p.returncode == 1, p.stdout[-3000:] + p.stderr
     summaries = [r for r in records(out) if r.get("clause") == "property.reduce-family"]
