@@ -7,6 +7,7 @@ import time
 
 from reports import records
 from . import protocol
+from .errors import EXIT_INFRA, OrdoError
 from .journal import append_record, journal_offset, last_failed
 from .launch import die_with_parent
 
@@ -43,6 +44,12 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         if rc in (0, 1) and done.exists():
             done.unlink(missing_ok=True)
             return
+        failed = protocol.write_failure(log)
+        if failed:
+            # ordo could not write its own records (a full disk): nothing is
+            # charged to the case in flight; the run stops and resumes there.
+            raise OrdoError(f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks); make room (or fix the "
+                            f"folder), then `./ordo run --resume {out}` finishes the run", EXIT_INFRA)
         after = protocol.restart_after(journal)
         if after is not None and after > skip:
             # The harness ended the job on purpose after a case whose waiver

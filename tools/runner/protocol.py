@@ -8,6 +8,10 @@ job that died is charged to.
     <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
                                waiver says the library corrupts memory there (restart_job);
                                the process exits with RESTART_EXIT_CODE
+
+A job whose harness could not write one of these files (or its journal: a
+full disk) says so on its output in a line beginning WRITE_FAILURE and
+aborts; that death is ordo's, never a case's (write_failure).
 """
 import glob
 import json
@@ -23,6 +27,9 @@ RESTART = ".restart"
 RESTART_EXIT_CODE = 75
 # The exit codes of `timeout` when it ended the job (TERM, then KILL).
 TIMEOUT_EXIT_CODES = (124, 137)
+# How the harness (conformance/harness/harness.cpp, property_tests/) begins the
+# line it prints before it aborts because it cannot write its journal or notes.
+WRITE_FAILURE = "ordo: cannot write "
 
 
 def marker(journal, suffix):
@@ -52,6 +59,19 @@ def begun_cases(journal):
 
 def timed_out(journal, rc):
     return rc in TIMEOUT_EXIT_CODES or marker(journal, TIMEOUT).exists()
+
+
+def write_failure(log):
+    """The harness's own line when the job died because it could not write
+    its journal or in-flight note (a full disk), or None."""
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                if line.startswith(WRITE_FAILURE):
+                    return line.strip()
+    except OSError:
+        return None
+    return None
 
 
 def restart_after(journal):

@@ -147,6 +147,37 @@ def test_a_timeout_is_the_exit_code_of_timeout_or_the_watchdog_marker(tmp_path, 
     assert protocol.timed_out(j, rc) == expect
 
 
+def test_the_harness_begins_its_write_failure_line_as_the_protocol_says():
+    sources = "".join(p.read_text() for d in ("conformance/harness", "property_tests")
+                      for p in (ROOT / d).glob("*.cpp"))
+    assert sources.count(f'"{protocol.WRITE_FAILURE}') >= 4
+
+
+def test_a_job_that_could_not_write_its_notes_stops_the_run_and_charges_no_case(tmp_path):
+    """A full disk inside the harness (it aborts after its one line) is ordo's
+    failure: the run stops with one line and resumes there; no case is
+    recorded as crashed."""
+    from runner.errors import OrdoError
+    from runner.job import run_job
+    j = tmp_path / "journal.jsonl"
+    j.write_text(json.dumps({"seq": 1, "id": "A#0", "outcome": "pass"}) + "\n")
+    before = j.read_text()
+    fake = tmp_path / "job.sh"
+    fake.write_text(f"#!/bin/sh\necho '{{\"seq\": 2, \"test\": \"B\", \"id\": \"B#0\"}}' > {j}.inflight.0\n"
+                    f"echo 'ordo: cannot write the in-flight note of {j}: No space left on device'\n"
+                    "echo 'Abort(3) on node 0'\nexit 3\n")
+    fake.chmod(0o755)
+    with pytest.raises(OrdoError) as e:
+        run_job([str(fake)], "job", 2, tmp_path, j, {"name": "mpich"}, 2, waivers=_NoWaivers())
+    assert "No space left on device" in str(e.value) and "--resume" in str(e.value)
+    assert j.read_text() == before
+
+
+class _NoWaivers:
+    def apply(self, record):
+        return record
+
+
 def test_no_comment_names_a_path_of_one_machine():
     offenders = []
     for folder in ("tools", "reports", "bench"):
