@@ -392,6 +392,19 @@ ORDO_API int MPI_Op_free(MPI_Op* op) {
   return rc;
 }
 
+ORDO_API int MPI_Type_commit(MPI_Datatype* datatype) {
+  const int rc = PMPI_Type_commit(datatype);
+  if (rc == MPI_SUCCESS) r::note_committed_datatype(*datatype);
+  return rc;
+}
+
+ORDO_API int MPI_Type_free(MPI_Datatype* datatype) {
+  const MPI_Datatype handle = *datatype;
+  const int rc = PMPI_Type_free(datatype);
+  if (rc == MPI_SUCCESS) r::forget_datatype(handle);
+  return rc;
+}
+
 ORDO_API int MPI_Op_commutative(MPI_Op op, int* commute) {
   if (const auto c = r::commutative(op)) {
     *commute = *c ? 1 : 0;

@@ -243,6 +243,10 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_O
   std::vector<Temp> xs;
   int last = 0;
   if (p.inter) {
+    // Section 6.2.3: no "in place" on an intercommunicator. Raised at every
+    // process, whatever its root argument, before any communication, so that
+    // no process waits for one that returned the error.
+    if (sendbuf == MPI_IN_PLACE) return raise(comm, MPI_ERR_BUFFER);
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
     if (root == MPI_ROOT) {
       if (count == 0) return deliver(nullptr, recvbuf, 0, dt, c.l);
@@ -253,7 +257,6 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_O
       return raise(comm, rc);
     }
     if (root < 0 || root >= static_cast<int>(p.remote.size())) return raise(comm, MPI_ERR_ROOT);
-    if (sendbuf == MPI_IN_PLACE) return raise(comm, MPI_ERR_BUFFER);  // Section 6.2.3
     if (count == 0) return MPI_SUCCESS;
     return raise(comm, gather(c, sendbuf, count, p.remote[root], false, {}, nullptr));
   }

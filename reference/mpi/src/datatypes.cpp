@@ -1,7 +1,9 @@
 // Datatypes and buffers: layouts, the reference's model of a datatype,
 // scratch memory, typed copies and transfers, and the one path by which a
 // result reaches a user's receive buffer.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "refmpi.h"
 
@@ -235,7 +237,26 @@ void span_of(int count, const Layout& l, MPI_Aint* lo, MPI_Aint* hi) {
 
 }  // namespace
 
+namespace {
+std::vector<MPI_Datatype>& freed_datatypes() {
+  static std::vector<MPI_Datatype> v;
+  return v;
+}
+}  // namespace
+
+void forget_datatype(MPI_Datatype dt) {
+  auto& v = freed_datatypes();
+  if (std::find(v.begin(), v.end(), dt) == v.end()) v.push_back(dt);
+}
+
+void note_committed_datatype(MPI_Datatype dt) {
+  auto& v = freed_datatypes();
+  v.erase(std::remove(v.begin(), v.end(), dt), v.end());
+}
+
 int layout_of(MPI_Datatype dt, Layout* out) {
+  const auto& freed = freed_datatypes();
+  if (std::find(freed.begin(), freed.end(), dt) != freed.end()) return MPI_ERR_TYPE;
   int rc = PMPI_Type_size(dt, &out->size);
   if (rc == MPI_SUCCESS) rc = PMPI_Type_get_extent(dt, &out->lb, &out->extent);
   if (rc == MPI_SUCCESS) rc = PMPI_Type_get_true_extent(dt, &out->true_lb, &out->true_extent);

@@ -152,23 +152,24 @@ int resolve(MPI_Op op, MPI_Datatype dt, Combiner* out) {
       return MPI_SUCCESS;
     }
   const auto p = predefined(op);
-  if (p) {
-    out->ref_dt = reference_datatype(dt);
-    if (out->ref_dt) {
-      ref::PredefinedOp which = *p;
-      ref::Basic b;
-      if (mutant(Mutant::max_as_min_int) && which == ref::PredefinedOp::MAX &&
-          out->ref_dt->homogeneous(&b) && b == ref::Basic::INT)
-        which = ref::PredefinedOp::MIN;  // Fault: one row of the op table is wrong.
-      out->ref_op = ref::Op::predefined(which);
-      try {
-        out->ref_op->check_usable_with(*out->ref_dt);
-      } catch (const ref::SemanticsError&) {
-        return MPI_ERR_OP;
-      }
-      out->kind = Combiner::Kind::reference;
-      return MPI_SUCCESS;
+  // Neither predefined nor a live op of MPI_Op_create: MPI_OP_NULL, a freed
+  // op, or not an op at all (Section 6.9.5: a freed op may not be used).
+  if (!p) return MPI_ERR_OP;
+  out->ref_dt = reference_datatype(dt);
+  if (out->ref_dt) {
+    ref::PredefinedOp which = *p;
+    ref::Basic b;
+    if (mutant(Mutant::max_as_min_int) && which == ref::PredefinedOp::MAX &&
+        out->ref_dt->homogeneous(&b) && b == ref::Basic::INT)
+      which = ref::PredefinedOp::MIN;  // Fault: one row of the op table is wrong.
+    out->ref_op = ref::Op::predefined(which);
+    try {
+      out->ref_op->check_usable_with(*out->ref_dt);
+    } catch (const ref::SemanticsError&) {
+      return MPI_ERR_OP;
     }
+    out->kind = Combiner::Kind::reference;
+    return MPI_SUCCESS;
   }
   // A datatype the reference does not model (a subarray or darray type, a
   // Fortran 90 type): the library's own local reduction.

@@ -35,8 +35,15 @@ struct Layout {
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   int size = 0;
 };
-// MPI_SUCCESS or the error of an invalid datatype handle.
+// MPI_SUCCESS or the error of an invalid datatype handle (a freed one
+// included: see forget_datatype).
 int layout_of(MPI_Datatype dt, Layout* out);
+// MPI_Type_free notes the handle it frees, MPI_Type_commit the handle it
+// commits (a library may hand a freed handle's value to a new type): a
+// reduction given a freed handle fails with MPI_ERR_TYPE instead of asking
+// the library about a datatype that no longer exists (Section 2.5.1).
+void forget_datatype(MPI_Datatype dt);
+void note_committed_datatype(MPI_Datatype dt);
 
 // The reference's model of an MPI datatype (decoded with
 // MPI_Type_get_envelope / get_contents); nullopt when it uses a constructor

@@ -175,6 +175,53 @@ TEST(Errors, an_op_the_type_does_not_allow_fails_on_every_rank_without_hanging) 
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+TEST(Errors, a_freed_user_op_is_refused_and_nothing_is_written) {
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  MPI_Op op, copy;
+  MPI_Op_create(tens, 0, &op);
+  copy = op;
+  MPI_Op_free(&op);
+  int x = 1, y = 2;
+  EXPECT_EQ(error_class(MPI_Reduce_local(&x, &y, 1, MPI_INT, copy)), MPI_ERR_OP);
+  EXPECT_EQ(y, 2);
+}
+
+TEST(Errors, a_freed_datatype_is_refused_and_a_handle_committed_again_is_usable) {
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  MPI_Datatype t, copy;
+  MPI_Type_contiguous(1, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  copy = t;
+  MPI_Type_free(&t);
+  int x = 1, y = 2;
+  EXPECT_EQ(error_class(MPI_Reduce_local(&x, &y, 1, copy, MPI_SUM)), MPI_ERR_TYPE);
+  EXPECT_EQ(y, 2);
+  MPI_Datatype again;  // the library may give the freed handle's value to a new type
+  MPI_Type_contiguous(1, MPI_INT, &again);
+  MPI_Type_commit(&again);
+  EXPECT_EQ(MPI_Reduce_local(&x, &y, 1, again, MPI_SUM), MPI_SUCCESS);
+  EXPECT_EQ(y, 3);
+  MPI_Type_free(&again);
+}
+
+TEST(Errors, in_place_on_an_intercommunicator_reduce_fails_at_every_process_without_hanging) {
+  if (size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const int group = rank() % 2;
+  MPI_Comm local, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, group, rank(), &local);
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - group, 6, &inter);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  int lrank = 0;
+  MPI_Comm_rank(local, &lrank);
+  // Group 0's first process is the root; group 1 contributes.
+  const int root = group == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  int buf = 1;
+  const int rc = MPI_Reduce(MPI_IN_PLACE, &buf, 1, MPI_INT, MPI_SUM, root, inter);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+  EXPECT_TRUE(everywhere(error_class(rc) == MPI_ERR_BUFFER)) << "rank " << rank() << ": " << rc;
+}
+
 TEST(Communicators, freeing_a_communicator_frees_its_private_communicator) {
   // More dup/free rounds than MPICH has context ids (2048): a leaked private
   // communicator per round would exhaust them.
