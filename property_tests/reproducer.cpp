@@ -152,7 +152,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
   }
   const bool witness = ref::witness::is_witness(c.op);
   if (witness && c.op != "witness.tracer" && c.op != "witness.matrix" &&
-      c.op != "witness.sum-declared-noncommutative") {
+      c.op != "witness.sum-declared-noncommutative" && c.op != "witness.multiset") {
     *why = "no C version of " + c.op;
     return {};
   }
@@ -245,7 +245,8 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
       << (c.op == "witness.tracer"   ? "combine_tracer"
           : c.op == "witness.matrix" ? "combine_matrix"
                                      : "combine_sum")
-      << ";\n  MPI_Op op;\n  MPI_Op_create(user_fn, 0, &op);\n";
+      << ";\n  MPI_Op op;\n  MPI_Op_create(user_fn, "
+      << (ref::witness::make(c.op).commutative() ? 1 : 0) << ", &op);\n";
   } else {
     o << "  MPI_Op op = " << c.op << ";\n";
   }

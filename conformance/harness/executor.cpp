@@ -276,6 +276,18 @@ std::string describe_difference(const ref::Case& c, const ref::Difference& d,
       *tracer = tracer_item(t, static_cast<int>(d.element), z);
     }
   }
+  if (c.op == "witness.multiset") {
+    const auto cells = ref::witness::read_cells(observed.element(d.element), observed.type());
+    const auto want = ref::witness::read_cells(expected.element(d.element), expected.type());
+    const std::size_t cell = static_cast<std::size_t>(d.leaf) / 4;
+    if (cell < cells.size()) {
+      const std::string why = ref::witness::explain_multiset(
+          cells[cell], want[cell],
+          ref::send_element_of(c, z.topology, z.role, static_cast<int>(d.element)),
+          static_cast<int>(cell), ref::multiset_contributions(c, z.topology, z.role));
+      if (!why.empty()) o << "; multiset: " << why;
+    }
+  }
   return o.str();
 }
 

@@ -350,14 +350,14 @@ MPI_Op mpi_op(const std::string& name, std::string* error) {
     fn = witness_fn<ref::witness::tracer>;
   else if (name == "witness.matrix")
     fn = witness_fn<ref::witness::matrix>;
-  else if (name == "witness.sum-declared-noncommutative")
+  else if (name == "witness.sum-declared-noncommutative" || name == "witness.multiset")
     fn = witness_fn<ref::witness::sum_i32>;
   else if (name == "witness.recorder")
     fn = recorder_fn;
   else
     throw ref::UsageError("unknown op '" + name + "'");
   MPI_Op op = MPI_OP_NULL;
-  // The commute flag is the reference's (every witness is non-commutative).
+  // The commute flag is the reference's (witness.multiset alone is commutative).
   const int rc = MPI_Op_create(fn, ref::witness::make(name).commutative() ? 1 : 0, &op);
   if (rc != MPI_SUCCESS || op == MPI_OP_NULL) {
     if (error)

@@ -586,4 +586,46 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   return pl;
 }
 
+int send_element_of(const Case& c, const Topology& t, Role me, int recv_element) {
+  if (c.routine != Routine::reduce_scatter && c.routine != Routine::reduce_scatter_block)
+    return recv_element;
+  const std::vector<int> counts = effective_recvcounts(c, t);
+  if (c.routine == Routine::reduce_scatter_block) {
+    const int per_rank = t.inter ? counts[static_cast<std::size_t>(me.group)] : c.count;
+    return me.rank * per_rank + recv_element;
+  }
+  // Reduce_scatter: the low group's counts, then (intercommunicator) the high group's.
+  const std::size_t first = me.group == 0 ? 0 : static_cast<std::size_t>(t.size_low);
+  int displ = 0;
+  for (std::size_t q = first; q < first + static_cast<std::size_t>(me.rank) && q < counts.size();
+       ++q)
+    displ += counts[q];
+  return displ + recv_element;
+}
+
+std::vector<witness::Contribution> multiset_contributions(const Case& c, const Topology& t,
+                                                          Role me) {
+  const Datatype dt = Datatype::parse(c.datatype);
+  std::vector<witness::Contribution> out;
+  for (int g = 0; g < (t.inter ? 2 : 1); ++g) {
+    const int n = g == 0 ? t.size_low : t.size_high;
+    for (int r = 0; r < n; ++r) {
+      witness::Contribution k;
+      k.group = g;
+      k.rank = r;
+      if (t.inter)
+        k.expected = g != me.group;
+      else if (c.routine == Routine::scan)
+        k.expected = r <= me.rank;
+      else if (c.routine == Routine::exscan)
+        k.expected = r < me.rank;
+      const int count = plan(c, t, Role{g, r}, /*erroneous=*/true).send_count;
+      const Buffer in = make_input(c, dt, count, g, r);
+      for (int e = 0; e < count; ++e) k.elements.push_back(witness::read_cells(in.element(e), dt));
+      out.push_back(std::move(k));
+    }
+  }
+  return out;
+}
+
 }  // namespace ordo::ref

@@ -89,7 +89,8 @@ void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatyp
 
 bool is_witness(const std::string& name) {
   return name == "witness.tracer" || name == "witness.matrix" ||
-         name == "witness.sum-declared-noncommutative" || name == "witness.recorder";
+         name == "witness.sum-declared-noncommutative" || name == "witness.recorder" ||
+         name == "witness.multiset";
 }
 
 Op make(const std::string& name) {
@@ -97,6 +98,7 @@ Op make(const std::string& name) {
   if (name == "witness.matrix") return Op::user(name, matrix, false);
   if (name == "witness.sum-declared-noncommutative" || name == "witness.recorder")
     return Op::user(name, sum_i32, false);
+  if (name == "witness.multiset") return Op::user(name, sum_i32, true);
   throw UsageError("unknown witness op '" + name + "'");
 }
 
@@ -171,6 +173,52 @@ std::string explain(const Trace& t) {
 
 std::string explain_tracer(const Cell& c, int expected_lo, int expected_hi) {
   return explain(trace(c, expected_lo, expected_hi));
+}
+
+namespace {
+Cell lane_diff(const Cell& a, const Cell& b) {  // a - b, lane by lane, wrapping
+  Cell d;
+  for (int i = 0; i < 4; ++i)
+    d.v[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(a.v[i]) -
+                                       static_cast<std::uint32_t>(b.v[i]));
+  return d;
+}
+bool same_cell(const Cell& a, const Cell& b) { return std::memcmp(a.v, b.v, sizeof a.v) == 0; }
+Cell negated(const Cell& a) { return lane_diff(Cell{{0, 0, 0, 0}}, a); }
+}  // namespace
+
+std::string explain_multiset(const Cell& observed, const Cell& expected, int element, int cell,
+                             const std::vector<Contribution>& contributions) {
+  const Cell d = lane_diff(observed, expected);
+  auto name = [](const Contribution& c) {
+    return "rank " + std::to_string(c.rank) + (c.group ? " of the second group" : "");
+  };
+  const auto at = [&](const Contribution& c, int k) -> const Cell* {
+    if (k < 0 || static_cast<std::size_t>(k) >= c.elements.size()) return nullptr;
+    const auto& cells = c.elements[static_cast<std::size_t>(k)];
+    return static_cast<std::size_t>(cell) < cells.size() ? &cells[static_cast<std::size_t>(cell)]
+                                                         : nullptr;
+  };
+  for (const Contribution& c : contributions) {
+    const Cell* own = at(c, element);
+    if (!own) continue;
+    if (c.expected && same_cell(d, negated(*own)))
+      return "the contribution of " + name(c) + " is missing";
+    if (same_cell(d, *own))
+      return "the contribution of " + name(c) +
+             (c.expected ? " is counted twice" : " is counted although it must not be");
+  }
+  for (const Contribution& c : contributions) {
+    const Cell* own = at(c, element);
+    if (!own || !c.expected) continue;
+    for (std::size_t k = 0; k < c.elements.size(); ++k) {
+      const Cell* other = at(c, static_cast<int>(k));
+      if (other && static_cast<int>(k) != element && same_cell(d, lane_diff(*other, *own)))
+        return name(c) + "'s element " + std::to_string(k) +
+               " was combined in place of its element " + std::to_string(element);
+    }
+  }
+  return "";
 }
 
 }  // namespace ordo::ref::witness

@@ -62,6 +62,7 @@ TEST(Oracle, reduce_plan_gives_the_root_the_fold_of_every_ranks_make_input) {
                {"MPI_MAXLOC", "MPI_DOUBLE_INT"},
                {"MPI_BXOR", "MPI_UNSIGNED_LONG"},
                {"witness.sum-declared-noncommutative", "vector(2,2,3,MPI_INT)"},
+               {"witness.multiset", "vector(2,2,3,MPI_INT)"},
                {"MPI_LXOR", "MPI_C_BOOL"},
                {"MPI_PROD", "MPI_C_DOUBLE_COMPLEX"},
                {"witness.tracer", "contiguous(4,MPI_INT)"},
@@ -248,6 +249,62 @@ TEST(Oracle, reduce_locals_plans_follow_the_proposals_five_forms) {
   expect_form(false, true, false, X, A);   // A = X op A
   expect_form(false, false, true, X, X);   // A = X op X
   expect_form(true, true, false, A, A);    // A = A op A
+}
+
+// witness.multiset: the result of a wrong reduction names the contribution
+// that explains it. The "wrong" results here are built by hand from the
+// inputs: one rank dropped, one doubled, one element misplaced.
+TEST(Oracle, a_multiset_result_names_a_dropped_doubled_or_misplaced_contribution) {
+  Case c = make_case(Routine::reduce_scatter, "witness.multiset", "contiguous(4,MPI_INT)", 3);
+  c.recvcounts = {2, 2, 2};
+  const Topology t{false, 3, 0};
+  const Role me{0, 1};
+  const RankPlan pl = plan(c, t, me);
+  ASSERT_TRUE(pl.recv_expected.has_value());
+  const Datatype dt = Datatype::parse(c.datatype);
+  ASSERT_EQ(send_element_of(c, t, me, 1), 3);  // rank 1's second element is send element 3
+  const auto contributions = multiset_contributions(c, t, me);
+  ASSERT_EQ(contributions.size(), 3u);
+  const witness::Cell want = witness::read_cells(pl.recv_expected->element(1), dt)[0];
+  const witness::Cell r2 = contributions[2].elements[3][0];
+  const witness::Cell r2_other = contributions[2].elements[0][0];
+  auto sum = [](witness::Cell a, const witness::Cell& b, int sign) {
+    for (int i = 0; i < 4; ++i)
+      a.v[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(a.v[i]) +
+                                         static_cast<std::uint32_t>(sign) *
+                                             static_cast<std::uint32_t>(b.v[i]));
+    return a;
+  };
+  EXPECT_EQ(witness::explain_multiset(sum(want, r2, -1), want, 3, 0, contributions),
+            "the contribution of rank 2 is missing");
+  EXPECT_EQ(witness::explain_multiset(sum(want, r2, 1), want, 3, 0, contributions),
+            "the contribution of rank 2 is counted twice");
+  EXPECT_EQ(
+      witness::explain_multiset(sum(sum(want, r2, -1), r2_other, 1), want, 3, 0, contributions),
+      "rank 2's element 0 was combined in place of its element 3");
+  EXPECT_EQ(witness::explain_multiset(want, want, 3, 0, contributions), "");
+  // Exscan at rank 1: rank 0 alone belongs in the result; rank 1's own input does not.
+  Case e = make_case(Routine::exscan, "witness.multiset", "contiguous(4,MPI_INT)", 2);
+  const auto ex = multiset_contributions(e, t, me);
+  EXPECT_TRUE(ex[0].expected);
+  EXPECT_FALSE(ex[1].expected);
+  const RankPlan epl = plan(e, t, me);
+  const witness::Cell ewant = witness::read_cells(epl.recv_expected->element(0), dt)[0];
+  EXPECT_EQ(witness::explain_multiset(sum(ewant, ex[1].elements[0][0], 1), ewant, 0, 0, ex),
+            "the contribution of rank 1 is counted although it must not be");
+}
+
+TEST(Oracle, the_multiset_witness_is_commutative_and_its_result_is_the_same_in_every_order) {
+  Case c = make_case(Routine::allreduce, "witness.multiset", "contiguous(4,MPI_INT)", 5);
+  EXPECT_TRUE(op_for_case(c).commutative());
+  const Datatype dt = Datatype::parse(c.datatype);
+  std::vector<Buffer> in;
+  for (int r = 0; r < 4; ++r) in.push_back(make_input(c, dt, c.count, 0, r));
+  std::vector<const Buffer*> order = {&in[0], &in[1], &in[2], &in[3]};
+  const Buffer a = fold(order, op_for_case(c));
+  std::reverse(order.begin(), order.end());
+  const Buffer b = fold(order, op_for_case(c));
+  EXPECT_EQ(a.storage(), b.storage());
 }
 
 TEST(Oracle, validate_case_refuses_erroneous_and_malformed_cases) {

@@ -156,7 +156,7 @@ def test_ordo_compare_records_exits_0_when_identical_and_1_otherwise(tmp_path):
 def built(vendor):
     adapter = load_adapter(vendor)
     bdir = build_dir_for(adapter)
-    exe = bdir / "conformance" / "reduce" / "ordo_check_reduce"
+    exe = bdir / "conformance" / "noncommutative" / "ordo_check_noncommutative"
     props = bdir / properties.EXECUTABLE
     return adapter, bdir, exe if exe.is_file() else None, props.is_file()
 
@@ -169,7 +169,7 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
         if exe and props:
             break
     else:
-        pytest.skip("no build with ordo_check_reduce and ordo_properties (./ordo run or ./ordo test builds one)")
+        pytest.skip("no build with ordo_check_noncommutative and ordo_properties (./ordo run or ./ordo test builds one)")
     prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, {}, False))
     (tmp_path / "gtest").mkdir()
     journal = tmp_path / "journal.jsonl"

@@ -119,6 +119,14 @@ int fold(const Ctx& c, std::vector<Temp>& xs, int count, int start, int* last) {
     *last = acc;
     return rc;
   }
+  if (mutant(Mutant::commutative_user_op_drops_last) && n >= 2 &&
+      c.comb.kind == Combiner::Kind::user && commutative(c.comb.op).value_or(false)) {
+    // Fault: a commutative user op leaves the last contribution out.
+    for (int k = 1; k < n - 1 && rc == MPI_SUCCESS; ++k)
+      rc = combine(c.comb, xs[order[k - 1]].ptr(), xs[order[k]].ptr(), count);
+    *last = order[n - 2];
+    return rc;
+  }
   for (int k = 1; k < n && rc == MPI_SUCCESS; ++k)
     rc = combine(c.comb, xs[order[k - 1]].ptr(), xs[order[k]].ptr(), count);
   *last = order[n - 1];

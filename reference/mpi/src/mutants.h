@@ -48,6 +48,8 @@ enum class Mutant {
   // nonblocking and persistent forms
   nonblocking_result_not_written,
   persistent_start_no_op,
+  // commutative user ops
+  commutative_user_op_drops_last,
   // failures of the process
   hang_reduce_at_4_ranks,
   crash_allreduce_large_count,

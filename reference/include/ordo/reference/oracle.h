@@ -10,6 +10,7 @@
 #include "ordo/reference/buffer.h"
 #include "ordo/reference/case.h"
 #include "ordo/reference/op.h"
+#include "ordo/reference/witness.h"
 
 namespace ordo::ref {
 
@@ -65,5 +66,16 @@ Buffer make_recv_initial(const Case& c, const Datatype& dt, int count, int group
 // With erroneous = true (DETECT checks) the case is not validated and no
 // expected result is computed: only the buffers the call takes.
 RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous = false);
+
+// The send element that element `recv_element` of me's receive buffer
+// reduces (Reduce_scatter and Reduce_scatter_block: shifted by the blocks of
+// the ranks before me; the others: the same index).
+int send_element_of(const Case& c, const Topology& t, Role me, int recv_element);
+// A witness.multiset case: every process's input cells, marked with whether
+// me's result must hold them (the rank-order rules of each routine: the
+// other group on an intercommunicator, ranks 0..me for Scan, 0..me-1 for
+// Exscan, all otherwise), for witness::explain_multiset.
+std::vector<witness::Contribution> multiset_contributions(const Case& c, const Topology& t,
+                                                          Role me);
 
 }  // namespace ordo::ref

@@ -18,6 +18,12 @@
 //    commutative function registered with commute = false.
 //  * recorder: the same sum; on the MPI side it also records the len and
 //    datatype of every call (the user-function contract, MPI-4.1 6.9.5).
+//  * multiset: the same wrapping sum, declared commutative (commute = 1: a
+//    library may then combine in any order, and chooses other algorithms).
+//    Its inputs are independent 32-bit hashes per rank, element and leaf, so
+//    the result identifies the multiset of contributions: a dropped, doubled
+//    or misplaced contribution changes it (but with probability 2^-128 per
+//    cell), where order is free. explain_multiset names which one.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +47,7 @@ void matrix(const std::byte* invec, std::byte* inoutvec, int len, const Datatype
 void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt);
 
 // Names used in cases: "witness.tracer", "witness.matrix",
-// "witness.sum-declared-noncommutative", "witness.recorder".
+// "witness.sum-declared-noncommutative", "witness.recorder", "witness.multiset".
 bool is_witness(const std::string& name);
 Op make(const std::string& name);
 // Throws SemanticsError unless every element of dt holds whole cells of 4-byte integers.
@@ -78,6 +84,22 @@ const char* trace_why(Trace::Kind k);
 // "first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1
 // (operands swapped)" for a tracer cell: trace() in words.
 std::string explain_tracer(const Cell& c, int expected_lo, int expected_hi);
+
+// A witness.multiset cell that differs from the expected one: the single
+// contribution that explains the difference, from `contributions` (one
+// entry per contributing process: its rank and its cells of every element,
+// element-major), or "" when none does. Words: "the contribution of rank 2 is
+// missing", "the contribution of rank 2 is counted twice" ("... is counted
+// although it must not be", for a process whose input does not belong there),
+// "rank 2's element 5 was combined in place of its element 3". element: the
+// send element the receive element reduces (ordo::ref::send_element_of).
+struct Contribution {
+  int group = 0, rank = 0;
+  bool expected = true;                     // false: this process's input must not be in the result
+  std::vector<std::vector<Cell>> elements;  // [element][cell]
+};
+std::string explain_multiset(const Cell& observed, const Cell& expected, int element, int cell,
+                             const std::vector<Contribution>& contributions);
 std::string explain(const Trace& t);
 
 }  // namespace ordo::ref::witness
