@@ -55,6 +55,8 @@ def main(argv=None):
                    help="algorithm variants: default, all, or names/patterns a,b,c (see `ordo list variants`)")
     r.add_argument("--property-budget", default="20",
                    help="property phase: N cases per rank count, or Ns seconds in all; 0 turns it off (default: 20)")
+    r.add_argument("--depth", type=int, default=2,
+                   help="the crossing check: every valid pair (2, default) or triple (3) of case values")
     r.add_argument("--sanitize", action="store_true",
                    help="use the AddressSanitizer/UBSan build of ordo's own code (build/<vendor>-sanitize/)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")

@@ -28,7 +28,7 @@ from .waivers import JobWaivers, library_release
 
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
-                "only", "plain_launch", "env", "property_budget", "sanitize")
+                "only", "plain_launch", "env", "property_budget", "sanitize", "depth")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -54,6 +54,11 @@ def cmd_run(args):
         settings["vendor"] = adapter["_path"]
     ranks = parse_ranks(settings["ranks"])
     user_env = parse_env(settings["env"])
+    depth = settings.get("depth") or 2
+    if depth not in (2, 3):
+        raise OrdoError(f"--depth {depth}: the crossing check covers pairs (2) or triples (3)")
+    if depth != 2:  # the crossing check reads it (conformance/crossing/)
+        user_env = {**user_env, "ORDO_CROSSING_DEPTH": str(depth)}
     if not 0 <= settings["seed"] < 2 ** 53:
         raise OrdoError(f"--seed {settings['seed']} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
     budget = str(settings.get("property_budget") or "0")
@@ -231,6 +236,13 @@ def cmd_run(args):
                 label = "" if vname == "default" else f"{vname} "
                 print(f"  [{label}{n} ranks] {name:28} {len(new):5d} checks  " +
                       "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
+                # The crossing check's coverage figure (conformance/crossing/), from its job log.
+                for log in [logdir / f"{name}-{n}ranks.log"] if name == "ordo_check_crossing" else []:
+                    if not log.is_file():
+                        continue
+                    for line in log.read_text(errors="replace").splitlines():
+                        if line.startswith("ordo crossing: "):
+                            print(f"      {line[len('ordo crossing: '):]}", flush=True)
             recs = read_journal(journal, before)
             dt_n = time.time() - t_n
             vrow["seconds"] += dt_n

@@ -1,0 +1,290 @@
+#include "ordo/reference/crossing.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <unordered_set>
+
+#include "ordo/reference/errors.h"
+
+namespace ordo::ref::crossing {
+namespace {
+
+enum Dim { kRoutine, kForm, kOp, kType, kCount, kRoot, kInPlace, kComm, kDims };
+
+// Each datatype class as its op kinds need it: a predefined op takes the
+// basic type, a witness op whole cells of four 4-byte integers.
+struct TypeClass {
+  const char* name;
+  const char* predefined;  // for MPI_SUM and MPI_MINLOC ("" if none)
+  const char* cells;       // for the witness ops ("" if none)
+};
+const TypeClass kTypes[] = {
+    {"basic", "MPI_INT", ""},
+    {"floating", "MPI_DOUBLE", ""},
+    {"pair", "MPI_DOUBLE_INT", ""},
+    {"char", "MPI_SIGNED_CHAR", ""},
+    {"contiguous", "", "contiguous(4,MPI_INT)"},
+    {"vector-holes", "", "vector(2,2,3,MPI_INT)"},
+    {"indexed", "", "indexed([1,3],[0,5],MPI_INT)"},
+    {"struct-padded", "", "struct([2,2],[0,12],[MPI_INT,MPI_INT])"},
+    {"resized-negative-lb", "", "resized(-8,40,vector(2,2,3,MPI_INT))"},
+};
+
+const char* const kOps[] = {"predefined", "minloc", "noncommutative", "declared-noncommutative",
+                            "commutative-user"};
+const int kCounts[] = {0, 1, 7, 1000, 65536};
+
+std::uint64_t key_of(const std::vector<int>& dims, const Row& row) {
+  std::uint64_t k = dims.size();
+  for (int d : dims)
+    k = k * 131 + static_cast<std::uint64_t>(d) * 1024 + static_cast<std::uint64_t>(row[d]);
+  return k;
+}
+
+std::vector<std::vector<int>> dim_sets(int strength) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> cur;
+  std::function<void(int)> rec = [&](int from) {
+    if (static_cast<int>(cur.size()) == strength) {
+      out.push_back(cur);
+      return;
+    }
+    for (int d = from; d < kDims; ++d) {
+      cur.push_back(d);
+      rec(d + 1);
+      cur.pop_back();
+    }
+  };
+  rec(0);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<Dimension>& dimensions() {
+  static const std::vector<Dimension> v = [] {
+    std::vector<Dimension> d(kDims);
+    d[kRoutine] = {"routine",
+                   {"reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan",
+                    "exscan", "reduce_local", "reduce_locals"}};
+    d[kForm] = {
+        "form",
+        {"blocking", "nonblocking", "persistent", "blocking_c", "nonblocking_c", "persistent_c"}};
+    for (const char* o : kOps) d[kOp].values.emplace_back(o);
+    d[kOp].name = "op";
+    d[kType].name = "datatype";
+    for (const TypeClass& t : kTypes) d[kType].values.emplace_back(t.name);
+    d[kCount].name = "count";
+    for (int c : kCounts) d[kCount].values.push_back(std::to_string(c));
+    d[kRoot] = {"root", {"first", "middle", "last"}};
+    d[kInPlace] = {"in_place", {"no", "yes"}};
+    d[kComm] = {
+        "comm",
+        {"world", "dup", "reversed", "odd-even", "self", "inter-1-n", "inter-n-1", "inter-halves"}};
+    return d;
+  }();
+  return v;
+}
+
+std::string Tuple::describe() const {
+  std::string s;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const Dimension& d = dimensions()[static_cast<std::size_t>(dims[i])];
+    if (i) s += " x ";
+    s += d.name + "=" + d.values[static_cast<std::size_t>(values[i])];
+  }
+  return s;
+}
+
+std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::uint64_t seed,
+                            std::string* why) {
+  const auto& dims = dimensions();
+  auto value = [&](Dim d) -> const std::string& {
+    return dims[d].values[static_cast<std::size_t>(row[d])];
+  };
+  Case c;
+  c.seed = seed;
+  c.routine = *routine_from_name(value(kRoutine));
+  const std::string& form = value(kForm);
+  c.mode = form.rfind("nonblocking", 0) == 0  ? Mode::nonblocking
+           : form.rfind("persistent", 0) == 0 ? Mode::persistent
+                                              : Mode::blocking;
+  c.large_count = form.size() > 2 && form.compare(form.size() - 2, 2, "_c") == 0;
+  const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
+  c.comm = value(kComm);
+  if (local && c.comm != "world") {
+    *why = "a local reduction takes no communicator";
+    return std::nullopt;
+  }
+  if (local && c.mode != Mode::blocking) {
+    *why = std::string(routine_name(c.routine)) + " has no " + std::string(mode_name(c.mode)) +
+           " form";
+    return std::nullopt;
+  }
+  const std::optional<Topology> t = local ? Topology{false, 1, 0} : shapes(c.comm);
+  if (!t) {
+    *why = "the communicator shape " + c.comm + " does not exist at this number of processes";
+    return std::nullopt;
+  }
+  const TypeClass& type = kTypes[row[kType]];
+  const std::string& op = value(kOp);
+  const bool witness = op != "predefined" && op != "minloc";
+  const char* datatype = witness ? type.cells : type.predefined;
+  if (!*datatype) {
+    *why =
+        witness
+            ? std::string("ordo's witness ops take whole cells of four 4-byte integers, not the ") +
+                  type.name + " datatype"
+            : std::string("a predefined op takes a predefined datatype, not a derived one (") +
+                  type.name + ")";
+    return std::nullopt;
+  }
+  c.datatype = datatype;
+  c.op = op == "predefined"                ? "MPI_SUM"
+         : op == "minloc"                  ? "MPI_MINLOC"
+         : op == "noncommutative"          ? "witness.tracer"
+         : op == "declared-noncommutative" ? "witness.sum-declared-noncommutative"
+                                           : "witness.multiset";
+  c.count = kCounts[row[kCount]];
+  c.in_place = value(kInPlace) == "yes";
+  const std::string& root = value(kRoot);
+  if (c.routine != Routine::reduce && root != "first") {
+    *why = "only MPI_Reduce takes a root";
+    return std::nullopt;
+  }
+  const int group = t->size_low;  // the root's group: the low one
+  c.root = root == "first" ? 0 : root == "middle" ? group / 2 : group - 1;
+  if (root != "first" && group < (root == "middle" ? 3 : 2)) {
+    *why = "the root's group has fewer than " + std::string(root == "middle" ? "3" : "2") +
+           " processes: no other root";
+    return std::nullopt;
+  }
+  if (c.routine == Routine::reduce_locals && c.in_place) {
+    *why =
+        "MPI_Reduce_locals takes MPI_IN_PLACE per argument (the proposals check), not as a send "
+        "buffer";
+    return std::nullopt;
+  }
+  try {
+    validate_case(c, *t);
+  } catch (const SemanticsError& e) {
+    *why = e.what();
+    return std::nullopt;
+  } catch (const UsageError& e) {
+    *why = e.what();
+    return std::nullopt;
+  }
+  return c;
+}
+
+Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t seed,
+                        bool with_invalid) {
+  if (strength < 1 || strength > 3) throw UsageError("the crossing strength is 1, 2 or 3");
+  const auto& dims = dimensions();
+  // Validity depends on the comm shape's topology; ask once per shape.
+  std::map<std::string, std::optional<Topology>> topo;
+  ShapeTopology cached = [&](const std::string& s) {
+    auto it = topo.find(s);
+    if (it == topo.end()) it = topo.emplace(s, shapes(s)).first;
+    return it->second;
+  };
+  // Every valid row of the space.
+  std::vector<Row> valid;
+  Row row(kDims, 0);
+  std::string why;
+  for (;;) {
+    if (realize(row, cached, seed, &why)) valid.push_back(row);
+    int d = kDims - 1;
+    while (d >= 0 && ++row[d] == static_cast<int>(dims[d].values.size())) row[d--] = 0;
+    if (d < 0) break;
+  }
+  Coverage cov;
+  cov.strength = strength;
+  cov.valid_rows = static_cast<long long>(valid.size());
+  const auto sets = dim_sets(strength);
+  std::unordered_set<std::uint64_t> uncovered;
+  for (const Row& r : valid)
+    for (const auto& s : sets) uncovered.insert(key_of(s, r));
+  cov.valid_tuples = static_cast<long long>(uncovered.size());
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(strength));
+  auto gain = [&](const Row& r) {
+    int g = 0;
+    for (const auto& s : sets) g += uncovered.count(key_of(s, r)) ? 1 : 0;
+    return g;
+  };
+  // Greedy: take an uncovered tuple, and of the valid rows that hold it (a
+  // sample), the one that covers the most uncovered tuples.
+  std::size_t pos = 0;  // the valid rows before pos hold covered tuples only
+  while (!uncovered.empty()) {
+    // The first uncovered tuple in the order of the valid rows (deterministic).
+    const Row* first = nullptr;
+    std::vector<int> first_set;
+    for (; pos < valid.size() && !first; ++pos) {
+      for (const auto& s : sets)
+        if (uncovered.count(key_of(s, valid[pos]))) {
+          first = &valid[pos];
+          first_set = s;
+          break;
+        }
+      if (first) break;
+    }
+    std::vector<const Row*> holders;
+    for (const Row& r : valid) {
+      bool holds = true;
+      for (int d : first_set) holds = holds && r[d] == (*first)[d];
+      if (holds) holders.push_back(&r);
+    }
+    std::shuffle(holders.begin(), holders.end(), rng);
+    if (holders.size() > 64) holders.resize(64);
+    const Row* best = holders.front();
+    int best_gain = -1;
+    for (const Row* h : holders) {
+      const int g = gain(*h);
+      if (g > best_gain) {
+        best_gain = g;
+        best = h;
+      }
+    }
+    for (const auto& s : sets) uncovered.erase(key_of(s, *best));
+    cov.rows.push_back(*best);
+  }
+  cov.covered_tuples = cov.valid_tuples;
+  if (with_invalid) {
+    // Every tuple no valid row holds, with the reason of a row that holds it:
+    // a valid row's other values where one has the tuple's first value.
+    std::unordered_set<std::uint64_t> valid_keys;
+    for (const Row& r : valid)
+      for (const auto& s : sets) valid_keys.insert(key_of(s, r));
+    for (const auto& s : sets) {
+      Row v(kDims, 0);
+      std::function<void(std::size_t)> each = [&](std::size_t i) {
+        if (i == s.size()) {
+          if (valid_keys.count(key_of(s, v))) return;
+          Row probe = v;
+          for (const Row& r : valid)
+            if (r[s[0]] == v[s[0]]) {
+              probe = r;
+              break;
+            }
+          for (int d : s) probe[d] = v[d];
+          std::string reason;
+          realize(probe, cached, seed, &reason);
+          Tuple t;
+          t.dims = s;
+          for (int d : s) t.values.push_back(v[d]);
+          cov.invalid.emplace_back(t, reason.empty() ? "no valid call has these values" : reason);
+          return;
+        }
+        for (std::size_t k = 0; k < dims[s[i]].values.size(); ++k) {
+          v[s[i]] = static_cast<int>(k);
+          each(i + 1);
+        }
+      };
+      each(0);
+    }
+  }
+  return cov;
+}
+
+}  // namespace ordo::ref::crossing

@@ -1,0 +1,161 @@
+// The crossing of the case space: rows realize valid cases or say why not,
+// and a covering array holds every valid pair (strength 2) or triple
+// (strength 3), checked here against an independent count over the whole
+// space.
+#include "ordo/reference/crossing.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+using namespace ordo::ref;
+namespace x = ordo::ref::crossing;
+
+namespace {
+
+// The zoo's shapes at p processes (conformance/harness/comm_zoo.h), with
+// odd-even as its smaller communicator.
+x::ShapeTopology zoo_at(int p) {
+  return [p](const std::string& s) -> std::optional<Topology> {
+    if (s == "world" || s == "dup" || s == "reversed") return Topology{false, p, 0};
+    if (s == "self") return Topology{false, 1, 0};
+    if (s == "odd-even" && p >= 2) return Topology{false, p / 2, 0};
+    if (s == "inter-1-n" && p >= 2) return Topology{true, 1, p - 1};
+    if (s == "inter-n-1" && p >= 3) return Topology{true, p - 1, 1};
+    if (s == "inter-halves" && p >= 4) return Topology{true, p / 2, p - p / 2};
+    return std::nullopt;
+  };
+}
+
+int index_of(int dim, const std::string& value) {
+  const auto& v = x::dimensions()[static_cast<std::size_t>(dim)].values;
+  return static_cast<int>(std::find(v.begin(), v.end(), value) - v.begin());
+}
+
+x::Row row(const std::string& routine, const std::string& form, const std::string& op,
+           const std::string& type, const std::string& count, const std::string& root,
+           const std::string& in_place, const std::string& comm) {
+  return {index_of(0, routine), index_of(1, form), index_of(2, op),       index_of(3, type),
+          index_of(4, count),   index_of(5, root), index_of(6, in_place), index_of(7, comm)};
+}
+
+// Every valid row of the space, enumerated here on its own.
+std::vector<x::Row> all_valid(const x::ShapeTopology& shapes) {
+  std::vector<x::Row> out;
+  const auto& dims = x::dimensions();
+  x::Row r(dims.size(), 0);
+  std::string why;
+  for (;;) {
+    if (x::realize(r, shapes, 1, &why)) out.push_back(r);
+    int d = static_cast<int>(dims.size()) - 1;
+    while (d >= 0 && ++r[static_cast<std::size_t>(d)] ==
+                         static_cast<int>(dims[static_cast<std::size_t>(d)].values.size()))
+      r[static_cast<std::size_t>(d--)] = 0;
+    if (d < 0) break;
+  }
+  return out;
+}
+
+std::set<std::vector<int>> pairs_of(const std::vector<x::Row>& rows) {
+  std::set<std::vector<int>> s;
+  for (const auto& r : rows)
+    for (std::size_t a = 0; a < r.size(); ++a)
+      for (std::size_t b = a + 1; b < r.size(); ++b)
+        s.insert({static_cast<int>(a), r[a], static_cast<int>(b), r[b]});
+  return s;
+}
+
+}  // namespace
+
+TEST(Crossing, the_dimensions_are_those_a_case_expresses) {
+  std::vector<std::string> names;
+  for (const auto& d : x::dimensions()) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"routine", "form", "op", "datatype", "count", "root",
+                                             "in_place", "comm"}));
+}
+
+TEST(Crossing, a_row_realizes_its_case_or_says_why_it_is_no_valid_call) {
+  std::string why;
+  const auto c = x::realize(row("reduce", "persistent_c", "commutative-user", "vector-holes", "7",
+                                "last", "no", "reversed"),
+                            zoo_at(4), 9, &why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_EQ(c->routine, Routine::reduce);
+  EXPECT_EQ(c->mode, Mode::persistent);
+  EXPECT_TRUE(c->large_count);
+  EXPECT_EQ(c->op, "witness.multiset");
+  EXPECT_EQ(c->datatype, "vector(2,2,3,MPI_INT)");
+  EXPECT_EQ(c->count, 7);
+  EXPECT_EQ(c->root, 3);
+  EXPECT_EQ(c->comm, "reversed");
+  EXPECT_EQ(c->seed, 9u);
+
+  EXPECT_FALSE(
+      x::realize(row("allreduce", "blocking", "predefined", "basic", "1", "last", "no", "world"),
+                 zoo_at(4), 1, &why));
+  EXPECT_EQ(why, "only MPI_Reduce takes a root");
+  EXPECT_FALSE(
+      x::realize(row("scan", "blocking", "predefined", "basic", "1", "first", "no", "inter-1-n"),
+                 zoo_at(4), 1, &why));
+  EXPECT_FALSE(why.empty());
+  EXPECT_FALSE(
+      x::realize(row("reduce", "blocking", "predefined", "contiguous", "1", "first", "no", "world"),
+                 zoo_at(4), 1, &why));
+  EXPECT_NE(why.find("predefined op"), std::string::npos) << why;
+  EXPECT_FALSE(x::realize(
+      row("allreduce", "blocking", "predefined", "basic", "1", "first", "no", "inter-halves"),
+      zoo_at(3), 1, &why));
+  EXPECT_NE(why.find("does not exist"), std::string::npos) << why;
+}
+
+TEST(Crossing, a_strength_2_array_holds_every_valid_pair_and_only_valid_rows) {
+  for (int p : {1, 2, 5}) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const auto shapes = zoo_at(p);
+    const x::Coverage cov = x::covering_array(2, shapes, 3, /*with_invalid=*/true);
+    const auto valid = all_valid(shapes);
+    const auto want = pairs_of(valid);
+    EXPECT_EQ(cov.valid_rows, static_cast<long long>(valid.size()));
+    EXPECT_EQ(cov.valid_tuples, static_cast<long long>(want.size()));
+    EXPECT_EQ(pairs_of(cov.rows), want);
+    EXPECT_DOUBLE_EQ(cov.percent(), 100.0);
+    std::string why;
+    for (const auto& r : cov.rows) EXPECT_TRUE(x::realize(r, shapes, 3, &why)) << why;
+    // Far fewer rows than valid calls.
+    EXPECT_LT(cov.rows.size() * 20, valid.size());
+    // The invalid pairs: all the others, each with a reason.
+    long long all_pairs = 0;
+    const auto& dims = x::dimensions();
+    for (std::size_t a = 0; a < dims.size(); ++a)
+      for (std::size_t b = a + 1; b < dims.size(); ++b)
+        all_pairs += static_cast<long long>(dims[a].values.size() * dims[b].values.size());
+    EXPECT_EQ(static_cast<long long>(cov.invalid.size()) + cov.valid_tuples, all_pairs);
+    for (const auto& [t, reason] : cov.invalid) EXPECT_FALSE(reason.empty()) << t.describe();
+  }
+}
+
+TEST(Crossing, the_array_is_the_same_for_the_same_seed) {
+  const auto a = x::covering_array(2, zoo_at(4), 7);
+  const auto b = x::covering_array(2, zoo_at(4), 7);
+  EXPECT_EQ(a.rows, b.rows);
+}
+
+TEST(Crossing, a_strength_3_array_holds_every_valid_triple) {
+  const auto shapes = zoo_at(4);
+  const x::Coverage cov = x::covering_array(3, shapes, 1);
+  const auto valid = all_valid(shapes);
+  std::set<std::vector<int>> want, got;
+  auto triples = [](const std::vector<x::Row>& rows, std::set<std::vector<int>>* s) {
+    for (const auto& r : rows)
+      for (std::size_t a = 0; a < r.size(); ++a)
+        for (std::size_t b = a + 1; b < r.size(); ++b)
+          for (std::size_t c = b + 1; c < r.size(); ++c)
+            s->insert(
+                {static_cast<int>(a), r[a], static_cast<int>(b), r[b], static_cast<int>(c), r[c]});
+  };
+  triples(valid, &want);
+  triples(cov.rows, &got);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(cov.valid_tuples, static_cast<long long>(want.size()));
+}
