@@ -54,7 +54,7 @@ def cmd_run(args):
         settings["vendor"] = adapter["_path"]
     ranks = parse_ranks(settings["ranks"])
     user_env = parse_env(settings["env"])
-    depth = settings.get("depth") or 2
+    depth = 2 if settings.get("depth") is None else settings["depth"]  # a run from before --depth: 2
     if depth not in (2, 3):
         raise OrdoError(f"--depth {depth}: the crossing check covers pairs (2) or triples (3)")
     if depth != 2:  # the crossing check reads it (conformance/crossing/)

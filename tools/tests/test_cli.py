@@ -39,6 +39,12 @@ def test_env_without_equals_is_refused():
     assert "KEY=VALUE" in line
 
 
+def test_a_crossing_depth_other_than_2_or_3_is_refused():
+    for bad in ("1", "4", "0"):
+        line = one_line_error(run("run", "--depth", bad))
+        assert "--depth" in line and "pairs (2) or triples (3)" in line
+
+
 def test_missing_mpi_library_says_what_to_install(tmp_path):
     adapter = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
     adapter["name"] = "ghost"
