@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 static void add_ints(void* in, void* inout, int* len, MPI_Datatype* dt) {
-  (void)dt;  /* elements of 4 ints */
+  (void)dt; /* elements of 4 ints */
   int* a = in;
   int* b = inout;
   for (int i = 0; i < *len * 4; ++i) b[i] += a[i];
