@@ -44,7 +44,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         if rc in (0, 1) and done.exists():
             done.unlink(missing_ok=True)
             return
-        failed = protocol.write_failure(log)
+        failed = protocol.write_failure(log) or protocol.out_of_space(journal)
         if failed:
             # ordo could not write its own records (a full disk): nothing is
             # charged to the case in flight; the run stops and resumes there.

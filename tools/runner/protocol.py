@@ -15,6 +15,7 @@ aborts; that death is ordo's, never a case's (write_failure).
 """
 import glob
 import json
+import os
 import pathlib
 
 from reports.records import read_journal
@@ -71,6 +72,24 @@ def write_failure(log):
                     return line.strip()
     except OSError:
         return None
+    return None
+
+
+# Less free space than this beside the journal: a job that died there may have
+# died of the full disk (its log could not even hold the harness's line).
+LOW_SPACE_BYTES = 256 * 1024
+
+
+def out_of_space(journal):
+    """A line like write_failure's when the journal's file system is (nearly)
+    full, or None."""
+    try:
+        st = os.statvfs(pathlib.Path(journal).parent)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if free < LOW_SPACE_BYTES:
+        return f"{WRITE_FAILURE}{pathlib.Path(journal).parent}: No space left on device ({free} bytes free)"
     return None
 
 
