@@ -178,6 +178,13 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
   return c;
 }
 
+long long tuples_held(const std::vector<Row>& rows, int strength) {
+  std::unordered_set<std::uint64_t> held;
+  for (const auto& s : dim_sets(strength))
+    for (const Row& r : rows) held.insert(key_of(s, r));
+  return static_cast<long long>(held.size());
+}
+
 Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t seed,
                         bool with_invalid) {
   if (strength < 1 || strength > 3) throw UsageError("the crossing strength is 1, 2 or 3");

@@ -119,6 +119,8 @@ TEST(Crossing, a_strength_2_array_holds_every_valid_pair_and_only_valid_rows) {
     EXPECT_EQ(cov.valid_rows, static_cast<long long>(valid.size()));
     EXPECT_EQ(cov.valid_tuples, static_cast<long long>(want.size()));
     EXPECT_EQ(pairs_of(cov.rows), want);
+    EXPECT_EQ(x::tuples_held(cov.rows, 2), static_cast<long long>(want.size()));
+    EXPECT_EQ(x::tuples_held({cov.rows.front()}, 2), 28);  // 8 dimensions: 28 pairs in one row
     EXPECT_DOUBLE_EQ(cov.percent(), 100.0);
     std::string why;
     for (const auto& r : cov.rows) EXPECT_TRUE(x::realize(r, shapes, 3, &why)) << why;

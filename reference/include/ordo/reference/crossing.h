@@ -61,6 +61,10 @@ struct Coverage {
   }
 };
 
+// How many distinct tuples of `strength` dimensions the rows hold (for the
+// rows whose cases ran, where a library skipped some).
+long long tuples_held(const std::vector<Row>& rows, int strength);
+
 // A covering array of the given strength (2 or 3) over the valid rows;
 // deterministic for a seed (every process computes the same rows).
 // with_invalid: also list the invalid tuples with their reasons.
