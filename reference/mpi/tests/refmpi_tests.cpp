@@ -57,6 +57,23 @@ MPI_Op tens_op() {
   return op;
 }
 
+// The even and the odd world ranks as the two groups of an intercommunicator
+// (freed at the end of the scope); group: this process's, 0 or 1.
+struct EvenOddIntercomm {
+  int group = rank() % 2;
+  int local_rank = 0;
+  MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  explicit EvenOddIntercomm(int tag) {
+    MPI_Comm_split(MPI_COMM_WORLD, group, rank(), &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - group, tag, &inter);
+    MPI_Comm_rank(local, &local_rank);
+  }
+  ~EvenOddIntercomm() {
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+  }
+};
+
 TEST(Interposition, the_mpi_symbols_resolve_to_the_reference_library) {
   Dl_info info{};
   void* sym = dlsym(RTLD_DEFAULT, "MPI_Reduce");
@@ -206,19 +223,15 @@ TEST(Errors, a_freed_datatype_is_refused_and_a_handle_committed_again_is_usable)
 
 TEST(Errors, in_place_on_an_intercommunicator_reduce_fails_at_every_process_without_hanging) {
   if (size() < 2) GTEST_SKIP() << "needs 2 ranks";
-  const int group = rank() % 2;
-  MPI_Comm local, inter;
-  MPI_Comm_split(MPI_COMM_WORLD, group, rank(), &local);
-  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - group, 6, &inter);
-  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-  int lrank = 0;
-  MPI_Comm_rank(local, &lrank);
-  // Group 0's first process is the root; group 1 contributes.
-  const int root = group == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
-  int buf = 1;
-  const int rc = MPI_Reduce(MPI_IN_PLACE, &buf, 1, MPI_INT, MPI_SUM, root, inter);
-  MPI_Comm_free(&inter);
-  MPI_Comm_free(&local);
+  int rc = MPI_SUCCESS;
+  {
+    EvenOddIntercomm ic(6);
+    MPI_Comm_set_errhandler(ic.inter, MPI_ERRORS_RETURN);
+    // Group 0's first process is the root; group 1 contributes.
+    const int root = ic.group == 0 ? (ic.local_rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int buf = 1;
+    rc = MPI_Reduce(MPI_IN_PLACE, &buf, 1, MPI_INT, MPI_SUM, root, ic.inter);
+  }
   EXPECT_TRUE(everywhere(error_class(rc) == MPI_ERR_BUFFER)) << "rank " << rank() << ": " << rc;
 }
 
@@ -238,18 +251,15 @@ TEST(Communicators, freeing_a_communicator_frees_its_private_communicator) {
 
 TEST(Intercommunicators, each_group_of_an_allreduce_gets_the_other_groups_reduction_in_its_order) {
   if (size() < 2) GTEST_SKIP() << "needs 2 ranks";
-  const int group = rank() % 2;
-  MPI_Comm local, inter;
-  MPI_Comm_split(MPI_COMM_WORLD, group, rank(), &local);
-  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - group, 5, &inter);
-  int lrank = 0, remote = 0;
-  MPI_Comm_rank(local, &lrank);
-  MPI_Comm_remote_size(inter, &remote);
-  int x = lrank + 1 + 5 * group, got = 0, want = 0;
-  for (int r = 0; r < remote; ++r) want = 10 * want + (r + 1 + 5 * (1 - group));
-  MPI_Allreduce(&x, &got, 1, MPI_INT, tens_op(), inter);
-  MPI_Comm_free(&inter);
-  MPI_Comm_free(&local);
+  int got = 0, want = 0;
+  {
+    EvenOddIntercomm ic(5);
+    int remote = 0;
+    MPI_Comm_remote_size(ic.inter, &remote);
+    int x = ic.local_rank + 1 + 5 * ic.group;
+    for (int r = 0; r < remote; ++r) want = 10 * want + (r + 1 + 5 * (1 - ic.group));
+    MPI_Allreduce(&x, &got, 1, MPI_INT, tens_op(), ic.inter);
+  }
   EXPECT_TRUE(everywhere(got == want)) << "rank " << rank() << " got " << got << ", want " << want;
 }
 
