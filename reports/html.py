@@ -11,7 +11,7 @@ import json
 import pathlib
 import re
 
-from . import deps, records as rec, results as res, tracer
+from . import crossing, deps, records as rec, results as res, tracer
 
 TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
 # Worst first: the colour of a heat-map cell is that of its worst outcome.
@@ -155,6 +155,7 @@ def context(report):
         "skips": [{"test": t, "reason": m, "count": n} for (t, m), n in sorted(skips.items())],
         "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": rec.OUTCOMES,
         "library_first_line": res.first_line(run.get("library_version")) or "unknown",
+        "crossing": crossing.context(report),
     }
 
 

@@ -59,6 +59,8 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     record.update({k: begun.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
     if begun.get("credited_to"):  # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
         record["credited_to"] = begun["credited_to"]
+    if begun.get("dimensions"):  # a crossing case: its place in the coverage matrix
+        record["dimensions"] = begun["dimensions"]
     what = "did not finish within the case time limit" if timed_out else "ended the job"
     record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
     return record

@@ -38,6 +38,7 @@ std::atomic<double> g_deadline{0};  // MPI_Wtime() by which the case in flight m
 
 std::string g_test;
 std::string g_next_reproducer;  // set_next_reproducer
+Json g_next_dimensions;         // set_next_dimensions
 
 std::vector<Json> g_waivers;    // vendors/<name>/waivers.json, in file order
 std::string g_library_version;  // the release MPI_Get_library_version names (library_versions)
@@ -362,6 +363,11 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
 
 void set_next_reproducer(const std::string& path) { g_next_reproducer = path; }
 
+void set_next_dimensions(const std::vector<std::pair<std::string, std::string>>& values) {
+  g_next_dimensions = Json::object();
+  for (const auto& [name, value] : values) g_next_dimensions[name] = value;
+}
+
 std::string known_fatal_waiver(const ref::Case& c) {
   if (!g_settings.avoid_known_fatal) return "";
   // The record this case would get if the job died in it.
@@ -414,6 +420,7 @@ bool begin_case(const ref::Case* c) {
       << ",\"routine\":\"" << (c ? record_routine(*c) : std::string()) << "\"";
     if (c && c->routine == ref::Routine::reduce_locals)
       f << ",\"credited_to\":\"" << (library_has_reduce_locals() ? "library" : "ordo") << "\"";
+    if (!g_next_dimensions.is_null()) f << ",\"dimensions\":" << g_next_dimensions.dump();
     f << "}\n";
     write_inflight(f.str());
   }
@@ -584,6 +591,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   if (cp && cp->routine == ref::Routine::reduce_locals)
     rec.credited_to = library_has_reduce_locals() ? "library" : "ordo";
   rec.case_json = cp ? Json::parse(cp->to_json()) : Json(nullptr);
+  rec.dimensions = g_next_dimensions;
   rec.ranks = g_size;
   rec.comm_size = comm_size;
   rec.vendor = g_settings.vendor;
@@ -620,6 +628,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   }
   if (restart) end_job_for_restart();
   g_next_reproducer.clear();
+  g_next_dimensions = Json();
   if (outcome == Outcome::fail)
     ADD_FAILURE() << "[" << g_clause << ", " << level_name(g_level) << "] "
                   << (cp ? cp->describe() : subject) << "\n  " << message

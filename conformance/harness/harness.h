@@ -124,6 +124,10 @@ Outcome record_check(const std::string& subject, const LocalVerdict& mine);
 // field); cleared once written. Used by the property tests.
 void set_next_reproducer(const std::string& path);
 
+// The next case recorded carries these dimension values (its "dimensions"
+// field: name -> value, ordo::ref::crossing::values_of); cleared once written.
+void set_next_dimensions(const std::vector<std::pair<std::string, std::string>>& values);
+
 // With --ordo-avoid-known-fatal: the id of a crash or timeout waiver that
 // names this case in the running test, else empty.
 std::string known_fatal_waiver(const ref::Case& c);

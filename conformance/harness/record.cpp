@@ -35,6 +35,7 @@ Json to_json(const Record& r) {
   j["routine"] = optional_string(r.routine);
   if (r.credited_to) j["credited_to"] = *r.credited_to;
   j["case"] = r.case_json;
+  if (!r.dimensions.is_null()) j["dimensions"] = r.dimensions;
   j["ranks"] = r.ranks;
   j["comm_size"] = r.comm_size;
   j["vendor"] = r.vendor;

@@ -27,7 +27,10 @@ struct Record {
   // (Reduce_locals without MPIX_Reduce_locals); none (or "library") when the
   // library's own code ran. Omitted when none.
   std::optional<std::string> credited_to;
-  Json case_json;     // the case (ordo::ref::Case::to_json) or null
+  Json case_json;  // the case (ordo::ref::Case::to_json) or null
+  // The case's value of each dimension of the crossed case space
+  // (ordo::ref::crossing), for the report's coverage matrix; omitted when null.
+  Json dimensions;
   int ranks = 1;      // processes in the job
   int comm_size = 1;  // processes in the case's communicator
   std::string vendor;

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ordo/reference/errors.h"
+#include "ordo/reference/json.h"
 
 namespace ordo::ref::crossing {
 namespace {
@@ -160,6 +161,10 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
            " processes: no other root";
     return std::nullopt;
   }
+  if (c.routine == Routine::reduce_locals && c.large_count) {
+    *why = "the MPI_Reduce_locals proposal defines no large-count (_c) binding";
+    return std::nullopt;
+  }
   if (c.routine == Routine::reduce_locals && c.in_place) {
     *why =
         "MPI_Reduce_locals takes MPI_IN_PLACE per argument (the proposals check), not as a send "
@@ -178,6 +183,14 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
   return c;
 }
 
+std::vector<std::pair<std::string, std::string>> values_of(const Row& row) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto& dims = dimensions();
+  for (std::size_t d = 0; d < dims.size(); ++d)
+    out.emplace_back(dims[d].name, dims[d].values[static_cast<std::size_t>(row[d])]);
+  return out;
+}
+
 long long tuples_held(const std::vector<Row>& rows, int strength) {
   std::unordered_set<std::uint64_t> held;
   for (const auto& s : dim_sets(strength))
@@ -186,7 +199,7 @@ long long tuples_held(const std::vector<Row>& rows, int strength) {
 }
 
 Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t seed,
-                        bool with_invalid) {
+                        bool with_invalid, const Availability& available) {
   if (strength < 1 || strength > 3) throw UsageError("the crossing strength is 1, 2 or 3");
   const auto& dims = dimensions();
   // Validity depends on the comm shape's topology; ask once per shape.
@@ -196,12 +209,20 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
     if (it == topo.end()) it = topo.emplace(s, shapes(s)).first;
     return it->second;
   };
-  // Every valid row of the space.
+  // Every valid row of the space, and apart the valid rows the library
+  // cannot run, each with its reason.
   std::vector<Row> valid;
+  std::vector<std::pair<Row, std::string>> unavailable;
   Row row(kDims, 0);
   std::string why;
   for (;;) {
-    if (realize(row, cached, seed, &why)) valid.push_back(row);
+    if (const auto c = realize(row, cached, seed, &why)) {
+      std::optional<std::string> lacks = available ? available(*c) : std::nullopt;
+      if (lacks)
+        unavailable.emplace_back(row, *lacks);
+      else
+        valid.push_back(row);
+    }
     int d = kDims - 1;
     while (d >= 0 && ++row[d] == static_cast<int>(dims[d].values.size())) row[d--] = 0;
     if (d < 0) break;
@@ -209,11 +230,25 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   Coverage cov;
   cov.strength = strength;
   cov.valid_rows = static_cast<long long>(valid.size());
+  cov.unavailable_rows = static_cast<long long>(unavailable.size());
   const auto sets = dim_sets(strength);
   std::unordered_set<std::uint64_t> uncovered;
   for (const Row& r : valid)
     for (const auto& s : sets) uncovered.insert(key_of(s, r));
   cov.valid_tuples = static_cast<long long>(uncovered.size());
+  // The valid tuples only unavailable rows hold, with the first one's reason.
+  {
+    std::unordered_set<std::uint64_t> listed;
+    for (const auto& [r, reason] : unavailable)
+      for (const auto& s : sets) {
+        const std::uint64_t k = key_of(s, r);
+        if (uncovered.count(k) || !listed.insert(k).second) continue;
+        Tuple t;
+        t.dims = s;
+        for (int d : s) t.values.push_back(r[d]);
+        cov.unavailable.emplace_back(std::move(t), reason);
+      }
+  }
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(strength));
   auto gain = [&](const Row& r) {
     int g = 0;
@@ -263,13 +298,17 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
     std::unordered_set<std::uint64_t> valid_keys;
     for (const Row& r : valid)
       for (const auto& s : sets) valid_keys.insert(key_of(s, r));
+    for (const auto& u : unavailable)
+      for (const auto& s : sets) valid_keys.insert(key_of(s, u.first));
+    std::vector<Row> probes = valid;
+    for (const auto& u : unavailable) probes.push_back(u.first);
     for (const auto& s : sets) {
       Row v(kDims, 0);
       std::function<void(std::size_t)> each = [&](std::size_t i) {
         if (i == s.size()) {
           if (valid_keys.count(key_of(s, v))) return;
           Row probe = v;
-          for (const Row& r : valid)
+          for (const Row& r : probes)
             if (r[s[0]] == v[s[0]]) {
               probe = r;
               break;
@@ -292,6 +331,40 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
     }
   }
   return cov;
+}
+
+std::string to_json(const Coverage& cov, int processes) {
+  auto q = [](const std::string& s) { return "\"" + json::escape(s) + "\""; };
+  auto tuples = [&](const std::vector<std::pair<Tuple, std::string>>& list) {
+    std::string o = "[";
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Tuple& t = list[i].first;
+      o += i ? ",{" : "{";
+      o += "\"values\":{";
+      for (std::size_t k = 0; k < t.dims.size(); ++k) {
+        const Dimension& d = dimensions()[static_cast<std::size_t>(t.dims[k])];
+        o += (k ? "," : "") + q(d.name) + ":" + q(d.values[static_cast<std::size_t>(t.values[k])]);
+      }
+      o += "},\"reason\":" + q(list[i].second) + "}";
+    }
+    return o + "]";
+  };
+  std::string o = "{\"strength\":" + std::to_string(cov.strength) +
+                  ",\"processes\":" + std::to_string(processes) + ",\"dimensions\":[";
+  const auto& dims = dimensions();
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    o += (d ? ",{" : "{") + std::string("\"name\":") + q(dims[d].name) + ",\"values\":[";
+    for (std::size_t v = 0; v < dims[d].values.size(); ++v)
+      o += (v ? "," : "") + q(dims[d].values[v]);
+    o += "]}";
+  }
+  o += "],\"cases\":" + std::to_string(cov.rows.size()) +
+       ",\"valid_calls\":" + std::to_string(cov.valid_rows) +
+       ",\"valid_tuples\":" + std::to_string(cov.valid_tuples) +
+       ",\"covered_tuples\":" + std::to_string(cov.covered_tuples) +
+       ",\"unavailable_calls\":" + std::to_string(cov.unavailable_rows) +
+       ",\"invalid\":" + tuples(cov.invalid) + ",\"unavailable\":" + tuples(cov.unavailable) + "}";
+  return o;
 }
 
 }  // namespace ordo::ref::crossing

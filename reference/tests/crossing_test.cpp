@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <set>
 
+#include "ordo/reference/json.h"
+
 using namespace ordo::ref;
 namespace x = ordo::ref::crossing;
 
@@ -160,4 +162,75 @@ TEST(Crossing, a_strength_3_array_holds_every_valid_triple) {
   triples(cov.rows, &got);
   EXPECT_EQ(got, want);
   EXPECT_EQ(cov.valid_tuples, static_cast<long long>(want.size()));
+}
+
+TEST(Crossing, reduce_locals_has_no_large_count_binding) {
+  std::string why;
+  EXPECT_FALSE(x::realize(row("reduce_locals", "blocking_c", "noncommutative", "contiguous", "7",
+                              "first", "no", "world"),
+                          zoo_at(2), 1, &why));
+  EXPECT_EQ(why, "the MPI_Reduce_locals proposal defines no large-count (_c) binding");
+  EXPECT_TRUE(x::realize(
+      row("reduce_locals", "blocking", "noncommutative", "contiguous", "7", "first", "no", "world"),
+      zoo_at(2), 1, &why))
+      << why;
+}
+
+// A library without persistent collectives: the array holds every valid
+// pair of the calls it can run, and the pairs only persistent calls hold
+// are listed apart with the library's reason.
+TEST(Crossing, pairs_only_calls_the_library_lacks_hold_are_listed_apart_with_its_reason) {
+  const auto shapes = zoo_at(4);
+  const x::Availability no_persistent = [](const Case& c) -> std::optional<std::string> {
+    if (c.mode == Mode::persistent) return std::string("no persistent collectives here");
+    return std::nullopt;
+  };
+  const x::Coverage cov = x::covering_array(2, shapes, 3, /*with_invalid=*/true, no_persistent);
+  const int persistent = index_of(1, "persistent"), persistent_c = index_of(1, "persistent_c");
+  std::vector<x::Row> runnable;
+  long long lacking = 0;
+  for (const auto& r : all_valid(shapes)) {
+    if (r[1] == persistent || r[1] == persistent_c)
+      ++lacking;
+    else
+      runnable.push_back(r);
+  }
+  const auto want = pairs_of(runnable);
+  EXPECT_EQ(cov.valid_rows, static_cast<long long>(runnable.size()));
+  EXPECT_EQ(cov.unavailable_rows, lacking);
+  EXPECT_EQ(pairs_of(cov.rows), want);
+  for (const auto& r : cov.rows) EXPECT_TRUE(r[1] != persistent && r[1] != persistent_c);
+  // Every pair of the whole space is valid-and-runnable, unavailable or invalid.
+  const auto all = pairs_of(all_valid(shapes));
+  EXPECT_EQ(static_cast<long long>(cov.unavailable.size()),
+            static_cast<long long>(all.size() - want.size()));
+  for (const auto& [t, reason] : cov.unavailable) {
+    EXPECT_EQ(reason, "no persistent collectives here");
+    EXPECT_TRUE(t.dims[0] == 1 || t.dims[1] == 1) << t.describe();  // a pair with the form
+  }
+  // The invalid pairs are those of the whole space, as without the library.
+  EXPECT_EQ(cov.invalid.size(), x::covering_array(2, shapes, 3, true).invalid.size());
+}
+
+TEST(Crossing, the_coverage_as_json_names_the_dimensions_and_the_listed_pairs) {
+  const x::Availability no_c = [](const Case& c) -> std::optional<std::string> {
+    if (c.large_count) return std::string("no \"_c\" bindings");
+    return std::nullopt;
+  };
+  const x::Coverage cov = x::covering_array(2, zoo_at(3), 1, true, no_c);
+  const std::string j = x::to_json(cov, 3);
+  const ordo::json::Value v = ordo::json::parse(j);
+  EXPECT_EQ(v.get("strength")->integer, 2);
+  EXPECT_EQ(v.get("processes")->integer, 3);
+  ASSERT_EQ(v.get("dimensions")->items.size(), x::dimensions().size());
+  EXPECT_EQ(v.get("dimensions")->items[1].get_string("name"), "form");
+  EXPECT_EQ(v.get("cases")->integer, static_cast<long long>(cov.rows.size()));
+  EXPECT_EQ(v.get("valid_tuples")->integer, cov.valid_tuples);
+  ASSERT_EQ(v.get("unavailable")->items.size(), cov.unavailable.size());
+  ASSERT_EQ(v.get("invalid")->items.size(), cov.invalid.size());
+  const auto& first = v.get("unavailable")->items.front();
+  EXPECT_EQ(first.get_string("reason"), "no \"_c\" bindings");
+  EXPECT_EQ(first.get("values")->fields.size(), 2u);
+  EXPECT_EQ(x::values_of(cov.rows.front()).size(), x::dimensions().size());
+  EXPECT_EQ(x::values_of(cov.rows.front())[0].first, "routine");
 }

@@ -236,13 +236,20 @@ def cmd_run(args):
                 label = "" if vname == "default" else f"{vname} "
                 print(f"  [{label}{n} ranks] {name:28} {len(new):5d} checks  " +
                       "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
-                # The crossing check's coverage figure (conformance/crossing/), from its job log.
+                # The crossing check's coverage figure (conformance/crossing/), from its job log, and
+                # the space it crossed (the report's coverage matrix: invalid and unavailable pairs).
                 for log in [logdir / f"{name}-{n}ranks.log"] if name == "ordo_check_crossing" else []:
                     if not log.is_file():
                         continue
                     for line in log.read_text(errors="replace").splitlines():
                         if line.startswith("ordo crossing: "):
                             print(f"      {line[len('ordo crossing: '):]}", flush=True)
+                        elif line.startswith("ordo crossing-space: ") and vname == "default":
+                            try:
+                                space = json.loads(line[len("ordo crossing-space: "):])
+                            except ValueError:
+                                continue  # a line cut short by a dying job: the matrix shows no reasons
+                            run.setdefault("crossing", {})[str(n)] = space
             recs = read_journal(journal, before)
             dt_n = time.time() - t_n
             vrow["seconds"] += dt_n

@@ -401,3 +401,74 @@ def test_a_clause_renamed_since_the_run_is_described_from_the_runs_commit(tmp_pa
     report = results.build(out)
     assert report["spec"]["clauses"]["reduce.noncommutative-order"]["section"] == "6.9.5"
     assert commit in report["spec"]["source"]
+
+
+# ---- the coverage matrix of the crossed case space ----------------------------
+
+def _crossing_report():
+    """Three dimensions (the real check has eight): form x datatype x comm at 2 and 4 ranks."""
+    dims = [{"name": "form", "values": ["blocking", "persistent"]},
+            {"name": "datatype", "values": ["basic", "struct-padded"]},
+            {"name": "comm", "values": ["world", "inter-halves"]}]
+
+    def space(n, invalid):
+        return {"strength": 2, "processes": n, "dimensions": dims, "cases": 2, "valid_calls": 4,
+                "valid_tuples": 8, "covered_tuples": 8, "unavailable_calls": 4,
+                "invalid": invalid,
+                "unavailable": [{"values": {"form": "persistent", "datatype": "basic"},
+                                 "reason": "MPI_Reduce_init is not provided by this library"}]}
+    no_inter = [{"values": {"form": f, "comm": "inter-halves"},
+                 "reason": "the communicator shape inter-halves does not exist at this number of processes"}
+                for f in ("blocking", "persistent")]
+    spaces = {"2": space(2, no_inter), "4": space(4, [])}
+    recs = []
+    for n in (2, 4):
+        for i, (dt, comm, outcome) in enumerate([("basic", "world", "pass"), ("struct-padded", "world", "fail")]
+                                                + ([("struct-padded", "inter-halves", "pass")] if n == 4 else [])):
+            r = record(test="Crossing.every_valid_pair_of_values_of_the_case_dimensions_is_checked",
+                       clause="crossing.reduce-family", index=i, ranks=n, outcome=outcome,
+                       message="wrong" if outcome == "fail" else "")
+            r["dimensions"] = {"form": "blocking", "datatype": dt, "comm": comm}
+            recs.append(r)
+    return _report(recs, crossing=spaces)
+
+
+def test_the_coverage_matrix_counts_cases_and_outcomes_per_pair_and_says_why_a_pair_did_not_run():
+    from reports import crossing
+    report = _crossing_report()
+    assert not results.schema_errors(report), results.schema_errors(report)
+    ctx = crossing.context(report)
+    assert [(m["a"], m["b"]) for m in ctx["matrices"]] == [("form", "datatype"), ("form", "comm"), ("datatype", "comm")]
+    cell = {(m["a"], m["b"], c["a"], c["b"]): c for m in ctx["matrices"] for row in m["rows"] for c in row["cells"]}
+    # blocking x struct-padded: 3 cases (2 ranks: 1, 4 ranks: 2), 2 of them failed.
+    c = cell[("form", "datatype", "blocking", "struct-padded")]
+    assert (c["status"], c["total"], c["bad"], c["worst"]) == ("ran", 3, 2, "fail")
+    assert "3 cases" in c["title"] and "2 fail" in c["title"]
+    # persistent x basic: only calls the library lacks hold it.
+    c = cell[("form", "datatype", "persistent", "basic")]
+    assert (c["status"], c["reason"]) == ("unavailable", "MPI_Reduce_init is not provided by this library")
+    # blocking x inter-halves ran at 4 ranks; invalid only at 2: it ran, and that is what counts.
+    assert cell[("form", "comm", "blocking", "inter-halves")]["status"] == "ran"
+    # persistent x struct-padded: valid, available, held by no case: a gap the report names.
+    assert cell[("form", "datatype", "persistent", "struct-padded")]["status"] == "missing"
+    assert "form=persistent x datatype=struct-padded" in ctx["gaps"]
+    # persistent x inter-halves: invalid at 2 ranks, nothing at 4 ranks: listed with its reason.
+    c = cell[("form", "comm", "persistent", "inter-halves")]
+    assert c["status"] == "invalid" and "at 2 processes: the communicator shape" in c["reason"]
+    assert ctx["invalid"][0]["reason"].startswith("the communicator shape inter-halves") and ctx["invalid"][0]["count"] == 2
+    # Per rank count: the pairs held by the cases that ran (skips excluded).
+    fig = {f["ranks"]: f for f in ctx["figures"]}
+    assert fig[2]["cases"] == 2 and fig[2]["ran"] == 5 and fig[4]["ran"] == 7
+    assert fig[4]["unavailable"] == 1 and fig[2]["invalid"] == 2
+
+
+def test_the_html_report_draws_the_coverage_matrix_with_its_reasons():
+    page = html.render(_crossing_report())
+    assert 'id="coverage"' in page and 'href="#coverage"' in page
+    assert "<h3>form &times; datatype</h3>" in page
+    assert 'title="form=blocking x datatype=struct-padded: 3 cases, 2 fail, 1 pass"' in page
+    assert "MPI_Reduce_init is not provided by this library" in page
+    assert "valid pairs held by no case of this run" in page
+    assert 'class="heat c-invalid"' in page and 'class="heat c-unavailable"' in page
+    # A run without the crossing check has no such section.
+    assert 'id="coverage"' not in html.render(_report(sample_records()))

@@ -39,6 +39,15 @@ using ShapeTopology = std::function<std::optional<Topology>(const std::string& s
 std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::uint64_t seed,
                             std::string* why);
 
+// What the library under test cannot run (a valid call of a routine or
+// binding it does not provide): the reason, or nullopt when it can. The
+// harness says (missing_feature); the reference itself knows no library.
+using Availability = std::function<std::optional<std::string>(const Case&)>;
+
+// The value of every dimension of a row, as {"routine": "scan", ...}; the
+// order of dimensions().
+std::vector<std::pair<std::string, std::string>> values_of(const Row& row);
+
 // One combination of values of `strength` dimensions.
 struct Tuple {
   std::vector<int> dims;         // ascending dimension indices
@@ -48,12 +57,17 @@ struct Tuple {
 
 struct Coverage {
   int strength = 2;
-  std::vector<Row> rows;         // the covering array
-  long long valid_rows = 0;      // valid calls in the whole space
-  long long valid_tuples = 0;    // valid tuples of `strength` dimensions
+  std::vector<Row> rows;         // the covering array (of calls the library can run)
+  long long valid_rows = 0;      // valid calls the library can run
+  long long valid_tuples = 0;    // valid tuples of `strength` dimensions the library can run
   long long covered_tuples = 0;  // of them, in some row (all, when the array is complete)
   // Tuples no valid call has, each with the reason of one call that has it.
   std::vector<std::pair<Tuple, std::string>> invalid;
+  // Valid tuples that only calls the library cannot run hold (no
+  // persistent collectives, no large-count bindings), each with the
+  // library's reason for one such call; empty without an Availability.
+  long long unavailable_rows = 0;
+  std::vector<std::pair<Tuple, std::string>> unavailable;
   double percent() const {
     return valid_tuples == 0
                ? 100.0
@@ -65,10 +79,15 @@ struct Coverage {
 // rows whose cases ran, where a library skipped some).
 long long tuples_held(const std::vector<Row>& rows, int strength);
 
-// A covering array of the given strength (2 or 3) over the valid rows;
-// deterministic for a seed (every process computes the same rows).
-// with_invalid: also list the invalid tuples with their reasons.
+// A covering array of the given strength (2 or 3) over the valid rows the
+// library can run (all valid rows when `available` is empty); deterministic
+// for a seed (every process computes the same rows). with_invalid: also list
+// the invalid tuples with their reasons.
 Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t seed,
-                        bool with_invalid = false);
+                        bool with_invalid = false, const Availability& available = {});
+
+// The coverage as JSON (for the run's report): the dimensions and their
+// values, the figures, and the invalid and unavailable tuples with reasons.
+std::string to_json(const Coverage& cov, int processes);
 
 }  // namespace ordo::ref::crossing
