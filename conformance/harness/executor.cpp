@@ -44,6 +44,9 @@ struct Args {
   const void* send;
   void* recv;
   const void* arg;
+  // A persistent request is not freed after its first start but handed
+  // here, for the next starts (run_on_rank); null: freed at once.
+  MPI_Request* keep = nullptr;
 };
 
 int mpi_root(const ref::Case& c, const ZooComm& z, const ref::RankPlan& p) {
@@ -65,13 +68,16 @@ std::vector<int> scatter_counts(const ref::Case& c, const ZooComm& z) {
 }
 
 #ifdef ORDO_HAVE_PERSISTENT_COLLECTIVES
-// A persistent request just initialised (rc its init's return): started,
-// completed and freed.
-int start_and_free(int rc, MPI_Request* req) {
+// A persistent request just initialised (rc its init's return): started
+// and completed, then freed or, when keep is given, kept there for more starts.
+int start_and_free(int rc, MPI_Request* req, MPI_Request* keep) {
   if (rc != MPI_SUCCESS) return rc;
   rc = MPI_Start(req);
   if (rc == MPI_SUCCESS) rc = MPI_Wait(req, MPI_STATUS_IGNORE);
-  MPI_Request_free(req);
+  if (keep && rc == MPI_SUCCESS)
+    *keep = *req;
+  else
+    MPI_Request_free(req);
   return rc;
 }
 #endif
@@ -130,7 +136,7 @@ int invoke_large_count(const Args& k, int root, const std::vector<int>& counts, 
       default:
         return MPI_ERR_OTHER;
     }
-    return start_and_free(rc, &req);
+    return start_and_free(rc, &req, k.keep);
   }
 #endif
   switch (c.routine) {
@@ -251,7 +257,7 @@ int invoke(const Args& k) {
     default:
       return MPI_ERR_OTHER;
   }
-  return start_and_free(rc, &req);
+  return start_and_free(rc, &req, k.keep);
 #else
   return MPI_ERR_OTHER;  // unreachable: missing_feature() skips the case
 #endif
@@ -348,6 +354,53 @@ std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm&
   return m.str();
 }
 
+// The judgement of one completed call on this rank: the send buffer
+// unchanged, no byte around argbuf or the receive buffer written, and the
+// received values those of the reference (exactly, or within its error
+// bound). nullopt when it passed; *observed gets the receive buffer of an
+// inexact Allreduce, for the check that every rank received the same.
+std::optional<LocalVerdict> judge_call(
+    const ref::Case& c, const ZooComm& z, const ref::RankPlan& plan,
+    const std::optional<GuardedBuffer>& send, const std::vector<std::byte>& send_before,
+    std::ptrdiff_t send_origin, const std::optional<GuardedBuffer>& arg,
+    const std::optional<GuardedBuffer>& recv, std::string* observed_bytes) {
+  if (send && send->raw() != send_before) {
+    std::size_t i = 0;
+    while (send->raw()[i] == send_before[i]) ++i;
+    return fail("the send buffer was modified at byte " +
+                std::to_string(static_cast<long>(i) - static_cast<long>(GuardedBuffer::kGuard) -
+                               static_cast<long>(send_origin)) +
+                " relative to its address (" + where(z) + ")");
+  }
+  if (arg && !arg->guards_intact())
+    return fail("bytes around argbuf were written (" + where(z) + ")");
+  if (recv && !recv->guards_intact())
+    return fail("bytes outside the receive buffer were written (guard bytes changed, " + where(z) +
+                ")");
+  if (recv && plan.recv_significant && plan.result_defined && plan.recv_expected) {
+    ref::Buffer expected = *plan.recv_expected;
+    ref::Buffer observed = recv->contents(expected);
+    const int m = plan.recv_compare_elements;
+    if (m < expected.count()) ref::copy_elements(observed, m, expected, m, expected.count() - m);
+    if (c.exact) {
+      const ref::Difference d = ref::first_difference(expected, observed);
+      if (d.any) {
+        std::string tracer;
+        LocalVerdict v =
+            fail(describe_difference(c, d, expected, observed, z, &tracer) + " (" + where(z) + ")");
+        v.tracer = std::move(tracer);
+        return v;
+      }
+    } else {
+      if (auto bad = within_error_bound(c, z, plan, expected, observed))
+        return fail(*bad + " (" + where(z) + ")");
+      if (c.routine == Routine::allreduce && observed_bytes)
+        *observed_bytes = ref::value_bytes(observed);
+    }
+  }
+  return std::nullopt;
+}
+
 struct RankResult {
   LocalVerdict verdict;
   std::string
@@ -355,7 +408,74 @@ struct RankResult {
   double seconds = 0;
 };
 
+// The buffers a call was handed, and a persistent request kept for its next
+// starts: they outlive the first call's judgement (run_on_rank).
+struct CallState {
+  std::optional<GuardedBuffer> send, recv, arg;
+  std::ptrdiff_t send_origin = 0;
+  MPI_Request kept = MPI_REQUEST_NULL;
+  CallState() = default;
+  CallState(const CallState&) = delete;
+  CallState& operator=(const CallState&) = delete;
+  ~CallState() {
+    if (kept != MPI_REQUEST_NULL) MPI_Request_free(&kept);
+  }
+};
+
+// How often a persistent request is started, new input before each start
+// after the first (MPI-4.1 6.13: a persistent collective request is started
+// any number of times, and each start reads the buffers as they are then).
+constexpr int kPersistentStarts = 3;
+
+// The seed of the inputs of start `start` (0: the case's own).
+std::uint64_t start_seed(std::uint64_t seed, int start) {
+  return start == 0 ? seed : seed * 1000003ull + 7919ull * static_cast<std::uint64_t>(start);
+}
+
+// Start `start` (1, 2, ...) of the kept persistent request: the inputs of a
+// new seed written into the same buffers, the request started and
+// completed, the result judged against the reference for those inputs.
+std::optional<LocalVerdict> restart(const ref::Case& c, const ZooComm& z, int start,
+                                    CallState* st) {
+  ref::Case next = c;
+  next.seed = start_seed(c.seed, start);
+  const ref::RankPlan plan = ref::plan(next, z.topology, z.role, false);
+  if (st->send && plan.send) st->send->refill(*plan.send);
+  if (st->recv && plan.recv_initial) st->recv->refill(*plan.recv_initial);
+  const std::vector<std::byte> send_before = st->send ? st->send->raw() : std::vector<std::byte>{};
+  const std::string what =
+      "start " + std::to_string(start + 1) + " of " + std::to_string(kPersistentStarts) +
+      " of the persistent request, with new input (seed " + std::to_string(next.seed) + "): ";
+  int rc = MPI_Start(&st->kept);
+  if (rc == MPI_SUCCESS) rc = MPI_Wait(&st->kept, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS)
+    return fail(what + "MPI_Start/MPI_Wait returned " + error_string(rc) + " (" + where(z) + ")");
+  if (auto bad = judge_call(next, z, plan, st->send, send_before, st->send_origin, st->arg,
+                            st->recv, nullptr)) {
+    bad->message = what + bad->message;
+    return bad;
+  }
+  return std::nullopt;
+}
+
+RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooComm& z,
+                      CallState* st);
+
 RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const ZooComm& z) {
+  CallState st;
+  RankResult out = first_call(c, options, z, &st);
+  // Every rank that kept the request starts it again, whatever its first
+  // start's verdict: the starts are collective.
+  for (int start = 1; st.kept != MPI_REQUEST_NULL && start < kPersistentStarts; ++start) {
+    std::optional<LocalVerdict> bad = restart(c, z, start, &st);
+    if (bad && out.verdict.status != S::fail) out.verdict = std::move(*bad);
+  }
+  return out;
+}
+
+// The case's call (for a persistent case: its first start), judged.
+RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooComm& z,
+                      CallState* st) {
   RankResult out;
   const bool erroneous = current_level() == Level::DETECT;
   ref::RankPlan plan;
@@ -401,7 +521,7 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
     return out;
   }
 
-  std::optional<GuardedBuffer> send, recv, arg;
+  std::optional<GuardedBuffer>&send = st->send, &recv = st->recv, &arg = st->arg;
   const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
   // Reduce_local with MPI_IN_PLACE (erroneous: DETECT) passes it as inbuf;
   // Reduce_locals with in_place passes it as inoutbuf (below).
@@ -420,7 +540,9 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
   else if (!c.null_insignificant)
     recv.emplace(ref::make_recv_initial(c, dt, plan.recv_count, z.role.group, z.role.rank));
   if (plan.arg) arg.emplace(*plan.arg);
-  const std::vector<std::byte> send_before = send ? send->raw() : std::vector<std::byte>{};
+  std::vector<std::byte> send_before = send ? send->raw() : std::vector<std::byte>{};
+  const std::ptrdiff_t send_origin = st->send_origin =
+      plan.send ? plan.send->origin() : (dummy_send ? dummy_send->origin() : 0);
 
   void* rb = recv ? recv->ptr() : nullptr;
   const void* sb = send ? send->ptr() : (in_place_here ? MPI_IN_PLACE : nullptr);
@@ -440,7 +562,11 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
   reset_recorded_calls();
   phase.reset();
   const double t0 = MPI_Wtime();
-  const int rc = invoke(Args{c, z, plan, mdt, mop, sb, rb, ab});
+  // A persistent request is kept for its next starts (run_on_rank); not in a
+  // DETECT case, nor for a benchmark's bare call.
+  const bool keep = c.mode == ref::Mode::persistent && !erroneous && !options.bare_call && !local &&
+                    c.erroneous.empty();
+  const int rc = invoke(Args{c, z, plan, mdt, mop, sb, rb, ab, keep ? &st->kept : nullptr});
   out.seconds = MPI_Wtime() - t0;
   if (options.bare_call) return out;
   add_phase_time(Phase::call, out.seconds);
@@ -473,48 +599,12 @@ RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const Zoo
         routine + " (" + std::to_string(unknown_datatype_calls()) + " calls, " + where(z) + ")");
     return out;
   }
-  if (send && send->raw() != send_before) {
-    std::size_t i = 0;
-    while (send->raw()[i] == send_before[i]) ++i;
-    const std::ptrdiff_t origin =
-        plan.send ? plan.send->origin() : (dummy_send ? dummy_send->origin() : 0);
-    out.verdict =
-        fail("the send buffer was modified at byte " +
-             std::to_string(static_cast<long>(i) - static_cast<long>(GuardedBuffer::kGuard) -
-                            static_cast<long>(origin)) +
-             " relative to its address (" + where(z) + ")");
-    return out;
-  }
-  if (arg && !arg->guards_intact()) {
-    out.verdict = fail("bytes around argbuf were written (" + where(z) + ")");
-    return out;
-  }
-  if (recv && !recv->guards_intact()) {
-    out.verdict = fail("bytes outside the receive buffer were written (guard bytes changed, " +
-                       where(z) + ")");
+  if (auto bad = judge_call(c, z, plan, send, send_before, send_origin, arg, recv, &out.observed)) {
+    out.verdict = std::move(*bad);
     return out;
   }
   if (recv && plan.recv_significant && plan.result_defined && plan.recv_expected) {
-    ref::Buffer expected = *plan.recv_expected;
-    ref::Buffer observed = recv->contents(expected);
-    const int m = plan.recv_compare_elements;
-    if (m < expected.count()) ref::copy_elements(observed, m, expected, m, expected.count() - m);
-    if (c.exact) {
-      const ref::Difference d = ref::first_difference(expected, observed);
-      if (d.any) {
-        std::string tracer;
-        out.verdict =
-            fail(describe_difference(c, d, expected, observed, z, &tracer) + " (" + where(z) + ")");
-        out.verdict.tracer = std::move(tracer);
-        return out;
-      }
-    } else {
-      if (auto bad = within_error_bound(c, z, plan, expected, observed)) {
-        out.verdict = fail(*bad + " (" + where(z) + ")");
-        return out;
-      }
-      if (c.routine == Routine::allreduce) out.observed = ref::value_bytes(observed);
-    }
+    const ref::Buffer& expected = *plan.recv_expected;
     if (options.repeat) {
       const ref::Buffer again = recv2->contents(expected);
       if (rc2 != MPI_SUCCESS ||

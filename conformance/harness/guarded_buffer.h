@@ -48,6 +48,12 @@ class GuardedBuffer {
     poison();
     return mem_.data() + kGuard + origin_;
   }
+  // New contents of the same shape, written where the library was handed
+  // the buffer (a persistent request's next start reads them there).
+  void refill(const ref::Buffer& b) {
+    if (!b.storage().empty() && b.storage().size() == size())
+      std::memcpy(mem_.data() + kGuard, b.storage().data(), b.storage().size());
+  }
   bool guards_intact() const {
     unpoison();
     for (std::size_t i = 0; i < kGuard; ++i)

@@ -32,6 +32,7 @@ int eager(F run, MPI_Request* request) {
 struct Persistent {
   MPI_Request request;
   std::function<int()> run;
+  int starts = 0;  // how often MPI_Start activated it
 };
 std::vector<Persistent>& persistents() {
   static std::vector<Persistent> v;
@@ -45,9 +46,11 @@ std::vector<Persistent>& persistents() {
 }
 
 int start(MPI_Request* request) {
-  for (const Persistent& p : persistents())
+  for (Persistent& p : persistents())
     if (p.request == *request) {
       if (mutant(Mutant::persistent_start_no_op)) break;  // Fault: nothing runs.
+      // Fault: a restart leaves the first start's result (state not reset).
+      if (p.starts++ > 0 && mutant(Mutant::persistent_restart_stale)) break;
       const int rc = p.run();
       if (rc != MPI_SUCCESS) return rc;
       break;

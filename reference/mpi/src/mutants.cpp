@@ -40,6 +40,7 @@ constexpr const char* kNames[] = {
     "reduce-scatter-shifted",
     "nonblocking-result-not-written",
     "persistent-start-no-op",
+    "persistent-restart-stale",
     "commutative-user-op-drops-last",
     "hang-reduce-at-4-ranks",
     "crash-allreduce-large-count",

@@ -48,6 +48,7 @@ enum class Mutant {
   // nonblocking and persistent forms
   nonblocking_result_not_written,
   persistent_start_no_op,
+  persistent_restart_stale,
   // commutative user ops
   commutative_user_op_drops_last,
   // failures of the process
