@@ -39,12 +39,13 @@ def _dimensions(spaces, records):
     return [(k, values[k]) for k in names]
 
 
-def _listed(spaces, key):
-    """{(dim a, dim b): {(value a, value b): {ranks: reason}}} of the spaces' invalid or unavailable pairs."""
+def _listed(spaces, key, order):
+    """{(dim a, dim b): {(value a, value b): {ranks: reason}}} of the spaces' invalid or unavailable pairs,
+    a before b in the dimensions' order (a JSON object's keys may come in any order)."""
     out = collections.defaultdict(lambda: collections.defaultdict(dict))
     for n, space in spaces.items():
         for t in space.get(key, []):
-            items = list(t["values"].items())
+            items = sorted(t["values"].items(), key=lambda kv: order.get(kv[0], len(order)))
             if len(items) != 2:
                 continue
             (a, va), (b, vb) = items
@@ -60,7 +61,8 @@ def context(report):
         return None
     dims = _dimensions(spaces, records)
     rank_counts = sorted(int(n) for n in spaces)
-    invalid, unavailable = _listed(spaces, "invalid"), _listed(spaces, "unavailable")
+    order = {name: i for i, (name, _) in enumerate(dims)}
+    invalid, unavailable = _listed(spaces, "invalid", order), _listed(spaces, "unavailable", order)
 
     cells = collections.defaultdict(collections.Counter)  # (a, b, va, vb) -> outcomes
     ran_pairs = collections.defaultdict(set)  # ranks -> {(a, b, va, vb)} of cases not skipped

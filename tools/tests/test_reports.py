@@ -417,7 +417,7 @@ def _crossing_report():
                 "invalid": invalid,
                 "unavailable": [{"values": {"form": "persistent", "datatype": "basic"},
                                  "reason": "MPI_Reduce_init is not provided by this library"}]}
-    no_inter = [{"values": {"form": f, "comm": "inter-halves"},
+    no_inter = [{"values": {"comm": "inter-halves", "form": f},  # keys in any order (run.json sorts them)
                  "reason": "the communicator shape inter-halves does not exist at this number of processes"}
                 for f in ("blocking", "persistent")]
     spaces = {"2": space(2, no_inter), "4": space(4, [])}

@@ -2,7 +2,8 @@
    delivers its result at the first MPI_Start only. Started again (new input
    written into the same send buffer between the starts), the receive buffer
    of a process is left unwritten.
-   Run: mpiexec -n 3 ./a.out   (low group: world ranks 0-1, high group: rank 2)
+   Run: mpiexec -n 3 ./a.out   (low group: world ranks 0-1, high group: rank 2);
+   mpiexec -n 4 ./a.out 1 (low group: rank 0) hangs in the second start.
    Exit status 0 when every start gives the sum of the other group's inputs. */
 #include <mpi.h>
 #include <stdio.h>
@@ -13,7 +14,8 @@ int main(int argc, char** argv) {
   int wr, wp;
   MPI_Comm_rank(MPI_COMM_WORLD, &wr);
   MPI_Comm_size(MPI_COMM_WORLD, &wp);
-  const int nlow = wp - 1, count = 1, low = wr < nlow;
+  /* argv[1]: the low group's size (default: all but the last process) */
+  const int nlow = argc > 1 ? atoi(argv[1]) : wp - 1, count = 1, low = wr < nlow;
   MPI_Comm local, inter;
   MPI_Comm_split(MPI_COMM_WORLD, low, wr, &local);
   MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? nlow : 0, 7, &inter);
