@@ -3,7 +3,9 @@
    written into the same send buffer between the starts), the receive buffer
    of a process is left unwritten.
    Run: mpiexec -n 3 ./a.out   (low group: world ranks 0-1, high group: rank 2);
-   mpiexec -n 4 ./a.out 1 (low group: rank 0) hangs in the second start.
+   mpiexec -n 4 ./a.out 1 (low group: rank 0): MPI_Wait of the second start
+   fails ("Invalid communicator"); in ordo's checks the same restart at 4 to
+   6 processes never completes (a timeout).
    Exit status 0 when every start gives the sum of the other group's inputs. */
 #include <mpi.h>
 #include <stdio.h>
