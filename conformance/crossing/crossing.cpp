@@ -31,6 +31,10 @@ int depth() {
 // smaller one (its roots exist in both).
 std::optional<ordo::ref::Topology> shape_topology(const std::string& shape) {
   const auto& z = ordo::harness::zoo(shape);
+  // A shape the library cannot build (no sessions) still stands for valid
+  // calls: they are listed as unavailable with the reason (missing_feature).
+  if (!z.available && !z.lacks.empty())
+    return ordo::ref::Topology{false, ordo::harness::world_size(), 0};
   if (!z.available) return std::nullopt;
   if (shape == "odd-even") return ordo::ref::Topology{false, ordo::harness::world_size() / 2, 0};
   return z.topology;

@@ -58,6 +58,118 @@ void add_inter(const std::string& name, int low_size, MPI_Comm parent = MPI_COMM
   shapes()[name] = z;
 }
 
+// An intercommunicator whose groups are not in world order and whose
+// leaders are not the lowest ranks: the even world ranks (low group) and the
+// odd ones (high group), each ordered by descending world rank, so that each
+// group's leader (local rank 0) is its highest world rank.
+void add_inter_permuted(const std::string& name, MPI_Comm parent) {
+  const int p = world_size(), me = world_rank();
+  const int group = me % 2;
+  MPI_Comm local, inter;
+  MPI_Comm_split(parent, group, p - 1 - me, &local);
+  const int highest_other = (p - 1) % 2 != group ? p - 1 : p - 2;
+  MPI_Intercomm_create(local, 0, parent, highest_other, 7200, &inter);
+  MPI_Comm_free(&local);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  ZooComm z;
+  z.name = name;
+  z.available = z.member = true;
+  z.comm = inter;
+  z.topology = {true, (p + 1) / 2, p / 2};
+  z.role.group = z.color = group;
+  MPI_Comm_rank(inter, &z.role.rank);
+  shapes()[name] = z;
+}
+
+// MPI_Intercomm_merge of {0} and {1..p-1}, world rank 0's group passing
+// high = 1: the merged communicator orders the ranks 1..p-1, 0.
+void add_merged(const std::string& name, MPI_Comm parent) {
+  const int me = world_rank();
+  MPI_Comm local, inter, merged;
+  MPI_Comm_split(parent, me == 0 ? 0 : 1, me, &local);
+  MPI_Intercomm_create(local, 0, parent, me == 0 ? 1 : 0, 7201, &inter);
+  MPI_Comm_free(&local);
+  MPI_Intercomm_merge(inter, me == 0 ? 1 : 0, &merged);
+  MPI_Comm_free(&inter);
+  add_intra(name, merged);
+}
+
+// A two-dimensional periodic cartesian communicator (MPI_Dims_create), the
+// library allowed to reorder the ranks.
+void add_cart(const std::string& name, MPI_Comm parent) {
+  int dims[2] = {0, 0}, periods[2] = {1, 0};
+  MPI_Dims_create(world_size(), 2, dims);
+  MPI_Comm c;
+  MPI_Cart_create(parent, 2, dims, periods, /*reorder=*/1, &c);
+  add_intra(name, c);
+}
+
+// MPI_Comm_create_group of the world ranks p-1, ..., 1 (descending): world
+// rank 0 is no member and takes no part in the creation.
+void add_create_group(const std::string& name, MPI_Comm parent) {
+  const int p = world_size(), me = world_rank();
+  MPI_Comm c = MPI_COMM_NULL;
+  if (me != 0) {
+    std::vector<int> ranks;
+    for (int r = p - 1; r >= 1; --r) ranks.push_back(r);
+    MPI_Group all, g;
+    MPI_Comm_group(parent, &all);
+    MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &g);
+    MPI_Comm_create_group(parent, g, 7202, &c);
+    MPI_Group_free(&g);
+    MPI_Group_free(&all);
+  }
+  add_intra(name, c);
+  if (c == MPI_COMM_NULL) shapes()[name].topology.size_low = p - 1;
+}
+
+#ifdef ORDO_HAVE_SESSIONS
+MPI_Session& zoo_session() {
+  static MPI_Session s = MPI_SESSION_NULL;
+  return s;
+}
+#endif
+
+// A communicator of every process made from an MPI session (MPI-4.1 11.3):
+// MPI_Session_init, the process set "mpi://WORLD", MPI_Comm_create_from_group.
+// A library without sessions leaves the shape absent with its reason; one
+// whose calls fail leaves it absent with the failure, which cases on it
+// record as a fail.
+void add_session(const std::string& name) {
+  ZooComm z;
+  z.name = name;
+#ifdef ORDO_HAVE_SESSIONS
+  MPI_Session& s = zoo_session();
+  int rc = MPI_SUCCESS;
+  const char* step = "MPI_Session_init";
+  if (s == MPI_SESSION_NULL) rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
+  MPI_Group g = MPI_GROUP_NULL;
+  if (rc == MPI_SUCCESS) {
+    step = "MPI_Group_from_session_pset(\"mpi://WORLD\")";
+    rc = MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
+  }
+  MPI_Comm c = MPI_COMM_NULL;
+  if (rc == MPI_SUCCESS) {
+    step = "MPI_Comm_create_from_group";
+    rc =
+        MPI_Comm_create_from_group(g, "org.ordo.zoo.session", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c);
+  }
+  if (g != MPI_GROUP_NULL) MPI_Group_free(&g);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    z.failure = std::string(step) + " returned " + text;
+    shapes()[name] = z;
+    return;
+  }
+  add_intra(name, c);
+#else
+  z.lacks = "the library provides no MPI sessions (MPI_Session_init, MPI-4.0)";
+  shapes()[name] = z;
+#endif
+}
+
 std::string& current_drawn() {
   static std::string name;
   return name;
@@ -191,6 +303,16 @@ void renew_shape(const std::string& name) {
     add_inter(name, p - 1, parent);
   } else if (name == "inter-halves") {
     add_inter(name, p / 2, parent);
+  } else if (name == "inter-permuted") {
+    add_inter_permuted(name, parent);
+  } else if (name == "merged") {
+    add_merged(name, parent);
+  } else if (name == "cart") {
+    add_cart(name, parent);
+  } else if (name == "create-group") {
+    add_create_group(name, parent);
+  } else if (name == "session") {
+    add_session(name);
   }
 }
 
@@ -211,11 +333,22 @@ void build_zoo() {
   if (p >= 2) add_inter("inter-1-n", 1);
   if (p >= 3) add_inter("inter-n-1", p - 1);
   if (p >= 4) add_inter("inter-halves", p / 2);
+  // The shapes only the crossing, the property phase and replays name.
+  if (p >= 2) {
+    add_inter_permuted("inter-permuted", MPI_COMM_WORLD);
+    add_merged("merged", MPI_COMM_WORLD);
+    add_create_group("create-group", MPI_COMM_WORLD);
+  }
+  add_cart("cart", MPI_COMM_WORLD);
+  add_session("session");
 }
 
 void free_zoo() {
   for (auto& [name, z] : shapes())
     if (z.comm != MPI_COMM_NULL && z.comm != MPI_COMM_WORLD) MPI_Comm_free(&z.comm);
+#ifdef ORDO_HAVE_SESSIONS
+  if (zoo_session() != MPI_SESSION_NULL) MPI_Session_finalize(&zoo_session());
+#endif
   shapes().clear();
   drawn_order().clear();
   current_drawn().clear();
@@ -226,11 +359,22 @@ const ZooComm& zoo(const std::string& name) {
   if (const ZooComm* d = drawn_shape(name)) return *d;
   auto it = shapes().find(name);
   if (it != shapes().end()) return it->second;
-  static const char* known[] = {"world", "dup",       "reversed",  "odd-even",
-                                "self",  "inter-1-n", "inter-n-1", "inter-halves"};
-  for (const char* k : known)
+  for (const char* k : known_shapes())
     if (name == k) return absent;  // exists, but not at this world size
   throw ref::UsageError("unknown communicator shape '" + name + "'");
+}
+
+const std::vector<const char*>& known_shapes() {
+  static const std::vector<const char*> known = {
+      "world",     "dup",          "reversed",     "odd-even",       "self",
+      "inter-1-n", "inter-n-1",    "inter-halves", "inter-permuted", "merged",
+      "cart",      "create-group", "session"};
+  return known;
+}
+
+std::string session_lacks() {
+  auto it = shapes().find("session");
+  return it == shapes().end() ? std::string() : it->second.lacks;
 }
 
 std::vector<std::string> intra_shapes() {
@@ -244,6 +388,13 @@ std::vector<std::string> inter_shapes() {
   std::vector<std::string> v;
   for (const char* n : {"inter-1-n", "inter-n-1", "inter-halves"})
     if (shapes().count(n)) v.push_back(n);
+  return v;
+}
+
+std::vector<std::string> other_shapes() {
+  std::vector<std::string> v;
+  for (const char* n : {"cart", "merged", "create-group", "session", "inter-permuted"})
+    if (auto it = shapes().find(n); it != shapes().end() && it->second.available) v.push_back(n);
   return v;
 }
 

@@ -9,7 +9,22 @@
 //   inter-1-n     intercommunicator: {0} and {1..p-1}                (p >= 2)
 //   inter-n-1     intercommunicator: {0..p-2} and {p-1}              (p >= 3)
 //   inter-halves  intercommunicator: {0..p/2-1} and {p/2..p-1}       (p >= 4)
-// In every intercommunicator the "low" group holds the lower world ranks.
+// In these intercommunicators the "low" group holds the lower world ranks.
+//
+// Shapes that only the crossing check, the property phase and replays name
+// (the curated checks loop over the ones above):
+//   inter-permuted  intercommunicator: the even world ranks (low group) and the
+//                   odd ones, each group in descending world order, so that its
+//                   leader is its highest world rank                   (p >= 2)
+//   merged        MPI_Intercomm_merge of {0} and {1..p-1}, rank 0's group
+//                 high: ranks in the order 1..p-1, 0                   (p >= 2)
+//   cart          MPI_Cart_create, two dimensions (MPI_Dims_create), periodic
+//                 in the first, reorder allowed
+//   create-group  MPI_Comm_create_group of world ranks p-1..1 (descending);
+//                 world rank 0 is no member                            (p >= 2)
+//   session       MPI_Comm_create_from_group of the process set mpi://WORLD
+//                 of an MPI session; absent, with the reason, where the library
+//                 has no sessions
 //
 // Shapes the property tests draw at random, built by their members when a
 // case first asks for them (every rank runs the same case, so every rank
@@ -38,6 +53,8 @@ struct ZooComm {
   MPI_Comm comm = MPI_COMM_NULL;
   ref::Topology topology;  // of the communicator this rank is in
   ref::Role role;          // this rank's group and rank in it
+  std::string lacks;       // absent because the library lacks what builds it: the reason
+  std::string failure;     // absent because the library failed to build it: the error
   int color = 0;           // which communicator of the shape this rank is in (odd-even: 0/1;
                            // intercommunicators: the group; self: the world rank)
 };
@@ -45,8 +62,14 @@ struct ZooComm {
 void build_zoo();
 void free_zoo();
 const ZooComm& zoo(const std::string& name);
+const std::vector<const char*>& known_shapes();  // every named shape
+// The reason the library cannot build the session shape ("" when it can).
+std::string session_lacks();
 std::vector<std::string> intra_shapes();  // available at this world size
 std::vector<std::string> inter_shapes();
+// The shapes only the crossing and the property phase name (cart, merged,
+// create-group, session, inter-permuted), those available here.
+std::vector<std::string> other_shapes();
 // Forgets the drawn shape built last without freeing it, after a case that
 // failed on it: a collective that failed on some ranks can leave messages
 // behind, and a library that reuses the freed communicator's context would

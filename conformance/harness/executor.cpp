@@ -644,6 +644,10 @@ std::optional<std::string> missing_feature(const ref::Case& c) {
     return std::string(ref::mpi_routine_name(c.routine, c.mode)) +
            "_c is not provided by this library (MPI-4 large-count bindings)";
 #endif
+  if (c.comm == "session") {
+    const std::string lacks = session_lacks();
+    if (!lacks.empty()) return lacks;
+  }
   if (c.large_count && c.routine == Routine::reduce_locals)
     return std::string("the MPI_Reduce_locals proposal defines no large-count (_c) binding");
   (void)local;
@@ -671,6 +675,11 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   std::optional<PhaseTimer> shape_phase(std::in_place, Phase::shape);
   const ZooComm& z = zoo(local ? "self" : c.comm);
   shape_phase.reset();
+  if (!z.available && !z.failure.empty())
+    return record(
+        c, {S::fail, "the communicator shape " + c.comm + " could not be built: " + z.failure, ""},
+        0, 0);
+  if (!z.available && !z.lacks.empty()) return record(c, {S::skip, z.lacks, ""}, 0, 0);
   if (!z.available)
     return record(c, {S::skip, "communicator shape " + c.comm + " needs more ranks", ""}, 0, 0);
   if (auto why = missing_feature(c)) return record(c, {S::skip, *why, ""}, 0, 0);

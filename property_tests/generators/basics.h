@@ -147,13 +147,15 @@ inline std::vector<ref::Topology> shape_topologies(const std::string& shape, int
   if (shape == "inter-1-n") return {{true, 1, p - 1}};
   if (shape == "inter-n-1") return {{true, p - 1, 1}};
   if (shape == "inter-halves") return {{true, p / 2, p - p / 2}};
+  if (shape == "inter-permuted") return {{true, (p + 1) / 2, p / 2}};
+  if (shape == "create-group") return {{false, p - 1, 0}};
   if (shape.rfind("split:", 0) == 0)
     return {{false, static_cast<int>(std::count(shape.begin(), shape.end(), ',')) + 1, 0}};
   if (shape.rfind("inter:", 0) == 0) {
     const std::size_t comma = shape.find(',');
     return {{true, std::stoi(shape.substr(6, comma - 6)), std::stoi(shape.substr(comma + 1))}};
   }
-  return {{false, p, 0}};  // world, dup, reversed
+  return {{false, p, 0}};  // world, dup, reversed, cart, merged, session
 }
 
 // A sub-communicator of a random size whose ranks are a random selection of
@@ -189,6 +191,7 @@ inline rc::Gen<std::string> gen_inter_shape() {
 inline rc::Gen<std::string> gen_shape() {
   std::vector<std::string> shapes = harness::intra_shapes();
   for (const auto& s : harness::inter_shapes()) shapes.push_back(s);
+  for (const auto& s : harness::other_shapes()) shapes.push_back(s);
   std::stable_partition(shapes.begin(), shapes.end(),
                         [](const std::string& s) { return s == "world"; });
   std::vector<std::pair<int, std::string>> items;

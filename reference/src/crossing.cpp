@@ -78,11 +78,11 @@ const std::vector<Dimension>& dimensions() {
     for (const TypeClass& t : kTypes) d[kType].values.emplace_back(t.name);
     d[kCount].name = "count";
     for (int c : kCounts) d[kCount].values.push_back(std::to_string(c));
-    d[kRoot] = {"root", {"first", "middle", "last"}};
+    d[kRoot] = {"root", {"first", "middle", "last", "other-group"}};
     d[kInPlace] = {"in_place", {"no", "yes"}};
-    d[kComm] = {
-        "comm",
-        {"world", "dup", "reversed", "odd-even", "self", "inter-1-n", "inter-n-1", "inter-halves"}};
+    d[kComm] = {"comm",
+                {"world", "dup", "reversed", "odd-even", "self", "cart", "merged", "create-group",
+                 "session", "inter-1-n", "inter-n-1", "inter-halves", "inter-permuted"}};
     return d;
   }();
   return v;
@@ -154,9 +154,18 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
     *why = "only MPI_Reduce takes a root";
     return std::nullopt;
   }
-  const int group = t->size_low;  // the root's group: the low one
-  c.root = root == "first" ? 0 : root == "middle" ? group / 2 : group - 1;
-  if (root != "first" && group < (root == "middle" ? 3 : 2)) {
+  if (root == "other-group" && !t->inter) {
+    *why = "only an intercommunicator has a second group to hold the root";
+    return std::nullopt;
+  }
+  // The root's group: the low one, or the high one (its last process).
+  c.root_in_high_group = root == "other-group";
+  const int group = t->size_low;
+  c.root = root == "first"         ? 0
+           : root == "middle"      ? group / 2
+           : root == "other-group" ? t->size_high - 1
+                                   : group - 1;
+  if (root != "first" && root != "other-group" && group < (root == "middle" ? 3 : 2)) {
     *why = "the root's group has fewer than " + std::string(root == "middle" ? "3" : "2") +
            " processes: no other root";
     return std::nullopt;

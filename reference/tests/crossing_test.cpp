@@ -26,6 +26,10 @@ x::ShapeTopology zoo_at(int p) {
     if (s == "inter-1-n" && p >= 2) return Topology{true, 1, p - 1};
     if (s == "inter-n-1" && p >= 3) return Topology{true, p - 1, 1};
     if (s == "inter-halves" && p >= 4) return Topology{true, p / 2, p - p / 2};
+    if (s == "cart" || s == "session") return Topology{false, p, 0};
+    if ((s == "merged") && p >= 2) return Topology{false, p, 0};
+    if (s == "create-group" && p >= 2) return Topology{false, p - 1, 0};
+    if (s == "inter-permuted" && p >= 2) return Topology{true, (p + 1) / 2, p / 2};
     return std::nullopt;
   };
 }
@@ -109,6 +113,31 @@ TEST(Crossing, a_row_realizes_its_case_or_says_why_it_is_no_valid_call) {
       row("allreduce", "blocking", "predefined", "basic", "1", "first", "no", "inter-halves"),
       zoo_at(3), 1, &why));
   EXPECT_NE(why.find("does not exist"), std::string::npos) << why;
+}
+
+TEST(Crossing, the_root_may_sit_in_an_intercommunicators_other_group) {
+  std::string why;
+  // inter-permuted at 5 processes: 3 even ranks (low group), 2 odd ones.
+  const auto c = x::realize(row("reduce", "nonblocking", "noncommutative", "contiguous", "7",
+                                "other-group", "no", "inter-permuted"),
+                            zoo_at(5), 1, &why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_TRUE(c->root_in_high_group);
+  EXPECT_EQ(c->root, 1);  // the high group's last process
+  const auto low = x::realize(
+      row("reduce", "blocking", "predefined", "basic", "7", "last", "no", "inter-permuted"),
+      zoo_at(5), 1, &why);
+  ASSERT_TRUE(low) << why;
+  EXPECT_FALSE(low->root_in_high_group);
+  EXPECT_EQ(low->root, 2);
+  EXPECT_FALSE(x::realize(
+      row("reduce", "blocking", "predefined", "basic", "7", "other-group", "no", "merged"),
+      zoo_at(5), 1, &why));
+  EXPECT_EQ(why, "only an intercommunicator has a second group to hold the root");
+  EXPECT_FALSE(x::realize(
+      row("allreduce", "blocking", "predefined", "basic", "7", "other-group", "no", "inter-1-n"),
+      zoo_at(5), 1, &why));
+  EXPECT_EQ(why, "only MPI_Reduce takes a root");
 }
 
 TEST(Crossing, a_strength_2_array_holds_every_valid_pair_and_only_valid_rows) {
