@@ -106,6 +106,7 @@ void property(const ordo::ref::Case& c) {
     g_labels["shape"][ordo::props::shape_label(c)]++;
     g_labels["level"][ordo::harness::level_name(level)]++;
     g_labels["count"][count_label(c.count)]++;
+    g_labels["concurrency"][c.concurrency.empty() ? "single" : c.concurrency]++;
     if (ordo::props::g_stats.generated) ordo::props::g_stats.generated->push_back(c);
   } else {
     ++ordo::props::g_stats.shrinks;

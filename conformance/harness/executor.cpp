@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -47,7 +48,23 @@ struct Args {
   // A persistent request is not freed after its first start but handed
   // here, for the next starts (run_on_rank); null: freed at once.
   MPI_Request* keep = nullptr;
+  // A nonblocking call's request is handed here instead of being completed
+  // (the outstanding and freed concurrency); null: completed at once.
+  MPI_Request* pending = nullptr;
 };
+
+// Completion of the running case's requests: MPI_Wait, or with the "test"
+// concurrency a loop of MPI_Test (the case watchdog bounds a library whose
+// tests never complete it).
+bool g_complete_by_test = false;
+int complete(MPI_Request* req) {
+  if (!g_complete_by_test) return MPI_Wait(req, MPI_STATUS_IGNORE);
+  for (;;) {
+    int flag = 0;
+    const int rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+}
 
 int mpi_root(const ref::Case& c, const ZooComm& z, const ref::RankPlan& p) {
   using RR = ref::RankPlan::RootRole;
@@ -73,7 +90,7 @@ std::vector<int> scatter_counts(const ref::Case& c, const ZooComm& z) {
 int start_and_free(int rc, MPI_Request* req, MPI_Request* keep) {
   if (rc != MPI_SUCCESS) return rc;
   rc = MPI_Start(req);
-  if (rc == MPI_SUCCESS) rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS) rc = complete(req);
   if (keep && rc == MPI_SUCCESS)
     *keep = *req;
   else
@@ -162,7 +179,11 @@ int invoke_large_count(const Args& k, int root, const std::vector<int>& counts, 
       return MPI_ERR_OTHER;
   }
   if (rc != MPI_SUCCESS) return rc;
-  return MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (k.pending) {
+    *k.pending = req;
+    return MPI_SUCCESS;
+  }
+  return complete(&req);
 }
 #endif
 
@@ -230,7 +251,11 @@ int invoke(const Args& k) {
         return MPI_ERR_OTHER;
     }
     if (rc != MPI_SUCCESS) return rc;
-    return MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (k.pending) {
+      *k.pending = req;
+      return MPI_SUCCESS;
+    }
+    return complete(&req);
   }
 #ifdef ORDO_HAVE_PERSISTENT_COLLECTIVES
   switch (c.routine) {
@@ -446,8 +471,9 @@ std::optional<LocalVerdict> restart(const ref::Case& c, const ZooComm& z, int st
   const std::string what =
       "start " + std::to_string(start + 1) + " of " + std::to_string(kPersistentStarts) +
       " of the persistent request, with new input (seed " + std::to_string(next.seed) + "): ";
+  g_complete_by_test = c.concurrency == "test";
   int rc = MPI_Start(&st->kept);
-  if (rc == MPI_SUCCESS) rc = MPI_Wait(&st->kept, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS) rc = complete(&st->kept);
   if (rc != MPI_SUCCESS)
     return fail(what + "MPI_Start/MPI_Wait returned " + error_string(rc) + " (" + where(z) + ")");
   if (auto bad = judge_call(next, z, plan, st->send, send_before, st->send_origin, st->arg,
@@ -460,6 +486,21 @@ std::optional<LocalVerdict> restart(const ref::Case& c, const ZooComm& z, int st
 
 RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooComm& z,
                       CallState* st);
+
+// The "outstanding" concurrency: how many calls of the case are outstanding
+// at once (the case's own and the others, each with its own inputs and
+// buffers), completed in reverse order.
+constexpr int kOutstanding = 3;
+struct OutstandingCall {
+  ref::Case c;
+  ref::RankPlan plan;
+  std::optional<ref::Buffer> dummy_send;
+  std::optional<GuardedBuffer> send, recv;
+  std::vector<std::byte> send_before;
+  std::ptrdiff_t send_origin = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+};
 
 RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const ZooComm& z) {
   CallState st;
@@ -495,6 +536,10 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
     dt = ref::Datatype::parse(plan.datatype);
   } catch (const std::exception& e) {
     out.verdict = fail(std::string("ordo: the case is not valid: ") + e.what());
+    return out;
+  }
+  if (const std::string conflict = ref::concurrency_conflict(c); !conflict.empty()) {
+    out.verdict = fail("ordo: the case is not valid: " + conflict);
     return out;
   }
   phase.emplace(Phase::buffers);
@@ -566,7 +611,80 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
   // DETECT case, nor for a benchmark's bare call.
   const bool keep = c.mode == ref::Mode::persistent && !erroneous && !options.bare_call && !local &&
                     c.erroneous.empty();
-  const int rc = invoke(Args{c, z, plan, mdt, mop, sb, rb, ab, keep ? &st->kept : nullptr});
+  g_complete_by_test = c.concurrency == "test";
+  const bool outstanding = c.concurrency == "outstanding" && !erroneous && !options.bare_call;
+  const bool freed = c.concurrency == "freed" && !erroneous && !options.bare_call;
+  // freed: a datatype and an op handle made for this call alone, freed while
+  // its request is pending.
+  MPI_Datatype call_dt = mdt;
+  MPI_Op call_op = mop;
+  if (freed) {
+    if (dt.kind() != ref::Datatype::Kind::basic) {
+      call_dt = mpi_datatype_fresh(dt, &why, &constructor_failed);
+      if (call_dt == MPI_DATATYPE_NULL) {
+        out.verdict = fail(why + " (" + where(z) + ")");
+        return out;
+      }
+    }
+    if (const MPI_Op fresh = mpi_op_fresh(c.op, &op_error); fresh != MPI_OP_NULL) {
+      call_op = fresh;
+    } else if (!op_error.empty()) {
+      out.verdict = fail(op_error + " (" + where(z) + ")");
+      return out;
+    }
+  }
+  MPI_Request pending = MPI_REQUEST_NULL;
+  std::deque<OutstandingCall> others;
+  std::string concurrency_error;
+  int rc = invoke(Args{c, z, plan, call_dt, call_op, sb, rb, ab, keep ? &st->kept : nullptr,
+                       outstanding || freed ? &pending : nullptr});
+  if (freed) {
+    if (call_op != mop) {
+      const int frc = MPI_Op_free(&call_op);
+      if (frc != MPI_SUCCESS)
+        concurrency_error = "MPI_Op_free of the pending call's op returned " + error_string(frc);
+    }
+    MPI_Datatype freed_dt = call_dt;
+    if (call_dt != mdt) {
+      const int frc = MPI_Type_free(&freed_dt);
+      if (frc != MPI_SUCCESS && concurrency_error.empty())
+        concurrency_error =
+            "MPI_Type_free of the pending call's datatype returned " + error_string(frc);
+    }
+    if (rc == MPI_SUCCESS) rc = complete(&pending);
+    if (call_dt != mdt) forget_datatype(call_dt);
+  }
+  if (outstanding && rc == MPI_SUCCESS) {
+    // The other calls, started while the case's own is pending, on the same
+    // communicator with the same arguments and their own inputs.
+    for (int i = 1; i < kOutstanding; ++i) {
+      OutstandingCall& o = others.emplace_back();
+      o.c = c;
+      o.c.seed = start_seed(c.seed, i);
+      o.plan = ref::plan(o.c, z.topology, z.role, false);
+      if (o.plan.send) {
+        o.send.emplace(*o.plan.send);
+        o.send_origin = o.plan.send->origin();
+      } else if (!in_place_here && !c.null_insignificant) {
+        o.dummy_send = ref::make_input(o.c, dt, o.plan.send_count, z.role.group, z.role.rank);
+        o.send.emplace(*o.dummy_send);
+        o.send_origin = o.dummy_send->origin();
+      }
+      if ((o.plan.recv_significant || !c.null_insignificant) && o.plan.recv_initial)
+        o.recv.emplace(*o.plan.recv_initial);
+      else if (!c.null_insignificant)
+        o.recv.emplace(
+            ref::make_recv_initial(o.c, dt, o.plan.recv_count, z.role.group, z.role.rank));
+      if (o.send) o.send_before = o.send->raw();
+      const void* osb = o.send ? o.send->ptr() : (in_place_here ? MPI_IN_PLACE : nullptr);
+      void* orb = o.recv ? o.recv->ptr() : nullptr;
+      o.rc = invoke(Args{o.c, z, o.plan, mdt, mop, osb, orb, nullptr, nullptr, &o.req});
+    }
+    // Completed in reverse order: the last started first, the case's own last.
+    for (auto it = others.rbegin(); it != others.rend(); ++it)
+      if (it->rc == MPI_SUCCESS) it->rc = complete(&it->req);
+    rc = complete(&pending);
+  }
   out.seconds = MPI_Wtime() - t0;
   if (options.bare_call) return out;
   add_phase_time(Phase::call, out.seconds);
@@ -600,8 +718,33 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
     return out;
   }
   if (auto bad = judge_call(c, z, plan, send, send_before, send_origin, arg, recv, &out.observed)) {
+    if (outstanding)
+      bad->message =
+          "the first of " + std::to_string(kOutstanding) + " outstanding calls: " + bad->message;
     out.verdict = std::move(*bad);
     return out;
+  }
+  if (!concurrency_error.empty()) {
+    out.verdict = fail(concurrency_error + " (" + where(z) + ")");
+    return out;
+  }
+  int n = 1;
+  for (OutstandingCall& o : others) {
+    const std::string what = "outstanding call " + std::to_string(++n) + " of " +
+                             std::to_string(kOutstanding) + " (started while the others were " +
+                             "pending, seed " + std::to_string(o.c.seed) + "): ";
+    if (o.rc != MPI_SUCCESS) {
+      out.verdict = fail(what + routine + " or its completion returned " + error_string(o.rc) +
+                         " (" + where(z) + ")");
+      return out;
+    }
+    static const std::optional<GuardedBuffer> no_arg;
+    if (auto bad = judge_call(o.c, z, o.plan, o.send, o.send_before, o.send_origin, no_arg, o.recv,
+                              nullptr)) {
+      bad->message = what + bad->message;
+      out.verdict = std::move(*bad);
+      return out;
+    }
   }
   if (recv && plan.recv_significant && plan.result_defined && plan.recv_expected) {
     const ref::Buffer& expected = *plan.recv_expected;

@@ -287,6 +287,12 @@ std::vector<std::string> verify_basic_types() {
 MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why, bool* failed) {
   auto it = cache().find(dt.text());
   if (it != cache().end()) return it->second;
+  MPI_Datatype t = mpi_datatype_fresh(dt, why, failed);
+  if (t != MPI_DATATYPE_NULL) cache()[dt.text()] = t;
+  return t;
+}
+
+MPI_Datatype mpi_datatype_fresh(const ref::Datatype& dt, std::string* why, bool* failed) {
   MPI_Datatype t = build(dt, why, failed);
   if (t == MPI_DATATYPE_NULL) return t;
   if (dt.kind() != ref::Datatype::Kind::basic) {
@@ -298,9 +304,13 @@ MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why, bool* faile
       return MPI_DATATYPE_NULL;
     }
   }
-  cache()[dt.text()] = t;
   registry().push_back({t, dt});
   return t;
+}
+
+void forget_datatype(MPI_Datatype h) {
+  auto& r = registry();
+  for (auto it = r.begin(); it != r.end();) it = it->first == h ? r.erase(it) : it + 1;
 }
 
 const ref::Datatype* reference_datatype(MPI_Datatype dt) {
@@ -345,6 +355,13 @@ MPI_Op mpi_op(const std::string& name, std::string* error) {
   }
   auto it = user.find(name);
   if (it != user.end()) return it->second;
+  const MPI_Op op = mpi_op_fresh(name, error);
+  if (op != MPI_OP_NULL) user[name] = op;
+  return op;
+}
+
+MPI_Op mpi_op_fresh(const std::string& name, std::string* error) {
+  if (ref::op_from_name(name)) return MPI_OP_NULL;
   MPI_User_function* fn = nullptr;
   if (name == "witness.tracer")
     fn = witness_fn<ref::witness::tracer>;
@@ -365,7 +382,6 @@ MPI_Op mpi_op(const std::string& name, std::string* error) {
                (rc != MPI_SUCCESS ? error_string(rc) : std::string("MPI_SUCCESS but MPI_OP_NULL"));
     return MPI_OP_NULL;
   }
-  user[name] = op;
   return op;
 }
 

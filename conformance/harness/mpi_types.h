@@ -25,6 +25,10 @@ std::vector<std::string> verify_basic_types();
 // or when a constructor or MPI_Type_commit returned an error: then *failed
 // is set too and *why names the call and the library's error string (a fail).
 MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why, bool* failed = nullptr);
+// A new handle of the datatype, built and committed for one call (not kept
+// for others): user functions know it until forget_datatype(handle).
+MPI_Datatype mpi_datatype_fresh(const ref::Datatype& dt, std::string* why, bool* failed = nullptr);
+void forget_datatype(MPI_Datatype handle);
 // The reference datatype behind a handle the library passed to a user function.
 const ref::Datatype* reference_datatype(MPI_Datatype dt);
 
@@ -32,6 +36,9 @@ const ref::Datatype* reference_datatype(MPI_Datatype dt);
 // MPI_Op_create returns an error: MPI_OP_NULL, and *error names the library's
 // error string.
 MPI_Op mpi_op(const std::string& name, std::string* error = nullptr);
+// A new handle of a user op (MPI_Op_create) for one call; MPI_OP_NULL for a
+// predefined op, or with *error set when MPI_Op_create failed.
+MPI_Op mpi_op_fresh(const std::string& name, std::string* error = nullptr);
 
 // Calls the witness functions saw with a datatype handle they did not know
 // (a user-function contract violation), since the last reset.

@@ -173,6 +173,10 @@ inline rc::Gen<ref::Case> gen_case() {
     // buffer, a non-root's receive buffer): NULL, or valid ones left alone.
     c.null_insignificant = *pick<bool>({{1, true}, {1, false}});
     c.mode = *gen_mode();
+    // The concurrency dimension (ordo/reference/case.h), where the form takes it;
+    // shrinks towards one call.
+    c.concurrency = *pick<std::string>({{8, ""}, {1, "test"}, {1, "outstanding"}, {1, "freed"}});
+    if (!ref::concurrency_conflict(c).empty()) c.concurrency.clear();
     if (c.routine == Routine::reduce_scatter_block && inter) {
       const int lo = tops[0].size_low, hi = tops[0].size_high, g = std::gcd(lo, hi);
       const int k = std::max(0, c.count);

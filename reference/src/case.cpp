@@ -68,6 +68,7 @@ std::string Case::to_json() const {
     << ",\"exact\":" << (exact ? "true" : "false")
     << ",\"alias_send_recv\":" << (alias_send_recv ? "true" : "false");
   if (!erroneous.empty()) o << ",\"erroneous\":" << quote(erroneous);  // absent for valid cases
+  if (!concurrency.empty()) o << ",\"concurrency\":" << quote(concurrency);  // absent: one call
   o << ",\"seed\":" << seed << "}";
   return o.str();
 }
@@ -111,6 +112,7 @@ Case Case::from_json(std::string_view text) {
                                   "exact",
                                   "alias_send_recv",
                                   "erroneous",
+                                  "concurrency",
                                   "seed"};
     bool ok = false;
     for (const char* n : known) ok = ok || k == n;
@@ -149,6 +151,7 @@ Case Case::from_json(std::string_view text) {
   if (auto v = get("exact", K::boolean)) c.exact = v->b;
   if (auto v = get("alias_send_recv", K::boolean)) c.alias_send_recv = v->b;
   if (auto v = get("erroneous", K::string)) c.erroneous = v->str;
+  if (auto v = get("concurrency", K::string)) c.concurrency = v->str;
   if (auto n = integer("seed", 0, 1LL << 53)) c.seed = static_cast<std::uint64_t>(*n);
   return c;
 }
@@ -172,11 +175,33 @@ std::string Case::describe() const {
   if (!exact) o << " inexact-inputs";
   if (alias_send_recv) o << " sendbuf==recvbuf";
   if (!erroneous.empty()) o << " erroneous=" << erroneous;
+  if (!concurrency.empty()) o << " concurrency=" << concurrency;
   if (routine == Routine::reduce_locals)
     o << " in=" << (locals_in_is_in_place ? "IN_PLACE" : "X")
       << " arg=" << (locals_arg_is_in_place ? "IN_PLACE" : (locals_arg_is_in ? "X" : "Y"));
   o << " seed=" << seed;
   return o.str();
+}
+
+std::string concurrency_conflict(const Case& c) {
+  if (c.concurrency.empty()) return "";
+  if (c.concurrency != "test" && c.concurrency != "outstanding" && c.concurrency != "freed")
+    return "unknown concurrency '" + c.concurrency + "' (test, outstanding, freed)";
+  if (c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals)
+    return "a local reduction completes in the call: no request";
+  if (c.concurrency == "test" && c.mode == Mode::blocking)
+    return "a blocking call has no request to test";
+  if (c.concurrency != "test" && c.mode != Mode::nonblocking)
+    return c.concurrency == "outstanding"
+               ? "outstanding calls are nonblocking calls (a persistent request is started "
+                 "again, not duplicated: the restarts check)"
+               : "handles are freed while a nonblocking call's request is pending";
+  if (c.concurrency == "freed" && c.datatype.find('(') == std::string::npos &&
+      c.op.rfind("witness.", 0) != 0)
+    return "nothing to free: a predefined op on a predefined datatype";
+  if (c.concurrency == "freed" && !c.erroneous.empty())
+    return "an erroneous case frees handles of its own";
+  return "";
 }
 
 }  // namespace ordo::ref

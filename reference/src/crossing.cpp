@@ -11,7 +11,7 @@
 namespace ordo::ref::crossing {
 namespace {
 
-enum Dim { kRoutine, kForm, kOp, kType, kCount, kRoot, kInPlace, kComm, kDims };
+enum Dim { kRoutine, kForm, kOp, kType, kCount, kRoot, kInPlace, kComm, kConcurrency, kDims };
 
 // Each datatype class as its op kinds need it: a predefined op takes the
 // basic type, a witness op whole cells of four 4-byte integers.
@@ -36,12 +36,55 @@ const char* const kOps[] = {"predefined", "minloc", "noncommutative", "declared-
                             "commutative-user"};
 const int kCounts[] = {0, 1, 7, 1000, 65536};
 
+// A tuple's key: a mixed-radix number with one digit per dimension, 0 for a
+// dimension the tuple does not name and value + 1 for one it does, so that
+// every tuple of every strength has its own key in [0, key_space()).
+const std::vector<std::uint64_t>& strides() {
+  static const std::vector<std::uint64_t> s = [] {
+    std::vector<std::uint64_t> v;
+    std::uint64_t n = 1;
+    for (const Dimension& d : dimensions()) {
+      v.push_back(n);
+      n *= d.values.size() + 1;
+    }
+    v.push_back(n);
+    return v;
+  }();
+  return s;
+}
+
 std::uint64_t key_of(const std::vector<int>& dims, const Row& row) {
-  std::uint64_t k = dims.size();
+  std::uint64_t k = 0;
   for (int d : dims)
-    k = k * 131 + static_cast<std::uint64_t>(d) * 1024 + static_cast<std::uint64_t>(row[d]);
+    k += static_cast<std::uint64_t>(row[static_cast<std::size_t>(d)] + 1) *
+         strides()[static_cast<std::size_t>(d)];
   return k;
 }
+
+// A set of tuple keys as one bit per possible key (a few MiB): the covering
+// array's bookkeeping touches tens of millions of keys.
+class KeySet {
+ public:
+  KeySet() : bits_(strides().back(), false) {}
+  std::pair<std::uint64_t, bool> insert(std::uint64_t k) {
+    if (bits_[k]) return {k, false};
+    bits_[k] = true;
+    ++n_;
+    return {k, true};
+  }
+  std::size_t count(std::uint64_t k) const { return bits_[k] ? 1 : 0; }
+  void erase(std::uint64_t k) {
+    if (!bits_[k]) return;
+    bits_[k] = false;
+    --n_;
+  }
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+
+ private:
+  std::vector<bool> bits_;
+  std::size_t n_ = 0;
+};
 
 std::vector<std::vector<int>> dim_sets(int strength) {
   std::vector<std::vector<int>> out;
@@ -83,6 +126,7 @@ const std::vector<Dimension>& dimensions() {
     d[kComm] = {"comm",
                 {"world", "dup", "reversed", "odd-even", "self", "cart", "merged", "create-group",
                  "session", "inter-1-n", "inter-n-1", "inter-halves", "inter-permuted"}};
+    d[kConcurrency] = {"concurrency", {"single", "test", "outstanding", "freed"}};
     return d;
   }();
   return v;
@@ -170,6 +214,12 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
            " processes: no other root";
     return std::nullopt;
   }
+  const std::string& concurrency = value(kConcurrency);
+  c.concurrency = concurrency == "single" ? "" : concurrency;
+  if (const std::string conflict = concurrency_conflict(c); !conflict.empty()) {
+    *why = conflict;
+    return std::nullopt;
+  }
   if (c.routine == Routine::reduce_locals && c.large_count) {
     *why = "the MPI_Reduce_locals proposal defines no large-count (_c) binding";
     return std::nullopt;
@@ -201,7 +251,7 @@ std::vector<std::pair<std::string, std::string>> values_of(const Row& row) {
 }
 
 long long tuples_held(const std::vector<Row>& rows, int strength) {
-  std::unordered_set<std::uint64_t> held;
+  KeySet held;
   for (const auto& s : dim_sets(strength))
     for (const Row& r : rows) held.insert(key_of(s, r));
   return static_cast<long long>(held.size());
@@ -224,8 +274,21 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   std::vector<std::pair<Row, std::string>> unavailable;
   Row row(kDims, 0);
   std::string why;
+  // Concurrency is the innermost dimension and only adds its own condition
+  // (concurrency_conflict): the row with one call is realized in full, the
+  // others are that case with the concurrency set.
+  static_assert(kConcurrency == kDims - 1, "concurrency is the last dimension");
+  std::optional<Case> single;
   for (;;) {
-    if (const auto c = realize(row, cached, seed, &why)) {
+    std::optional<Case> c;
+    if (row[kConcurrency] == 0) {
+      single = c = realize(row, cached, seed, &why);
+    } else if (single) {
+      c = single;
+      c->concurrency = dims[kConcurrency].values[static_cast<std::size_t>(row[kConcurrency])];
+      if (!concurrency_conflict(*c).empty()) c.reset();
+    }
+    if (c) {
       std::optional<std::string> lacks = available ? available(*c) : std::nullopt;
       if (lacks)
         unavailable.emplace_back(row, *lacks);
@@ -241,13 +304,13 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   cov.valid_rows = static_cast<long long>(valid.size());
   cov.unavailable_rows = static_cast<long long>(unavailable.size());
   const auto sets = dim_sets(strength);
-  std::unordered_set<std::uint64_t> uncovered;
+  KeySet uncovered;
   for (const Row& r : valid)
     for (const auto& s : sets) uncovered.insert(key_of(s, r));
   cov.valid_tuples = static_cast<long long>(uncovered.size());
   // The valid tuples only unavailable rows hold, with the first one's reason.
   {
-    std::unordered_set<std::uint64_t> listed;
+    KeySet listed;
     for (const auto& [r, reason] : unavailable)
       for (const auto& s : sets) {
         const std::uint64_t k = key_of(s, r);
@@ -304,7 +367,7 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   if (with_invalid) {
     // Every tuple no valid row holds, with the reason of a row that holds it:
     // a valid row's other values where one has the tuple's first value.
-    std::unordered_set<std::uint64_t> valid_keys;
+    KeySet valid_keys;
     for (const Row& r : valid)
       for (const auto& s : sets) valid_keys.insert(key_of(s, r));
     for (const auto& u : unavailable)

@@ -41,9 +41,11 @@ int index_of(int dim, const std::string& value) {
 
 x::Row row(const std::string& routine, const std::string& form, const std::string& op,
            const std::string& type, const std::string& count, const std::string& root,
-           const std::string& in_place, const std::string& comm) {
-  return {index_of(0, routine), index_of(1, form), index_of(2, op),       index_of(3, type),
-          index_of(4, count),   index_of(5, root), index_of(6, in_place), index_of(7, comm)};
+           const std::string& in_place, const std::string& comm,
+           const std::string& concurrency = "single") {
+  return {index_of(0, routine),  index_of(1, form),  index_of(2, op),
+          index_of(3, type),     index_of(4, count), index_of(5, root),
+          index_of(6, in_place), index_of(7, comm),  index_of(8, concurrency)};
 }
 
 // Every valid row of the space, enumerated here on its own.
@@ -78,7 +80,7 @@ TEST(Crossing, the_dimensions_are_those_a_case_expresses) {
   std::vector<std::string> names;
   for (const auto& d : x::dimensions()) names.push_back(d.name);
   EXPECT_EQ(names, (std::vector<std::string>{"routine", "form", "op", "datatype", "count", "root",
-                                             "in_place", "comm"}));
+                                             "in_place", "comm", "concurrency"}));
 }
 
 TEST(Crossing, a_row_realizes_its_case_or_says_why_it_is_no_valid_call) {
@@ -113,6 +115,37 @@ TEST(Crossing, a_row_realizes_its_case_or_says_why_it_is_no_valid_call) {
       row("allreduce", "blocking", "predefined", "basic", "1", "first", "no", "inter-halves"),
       zoo_at(3), 1, &why));
   EXPECT_NE(why.find("does not exist"), std::string::npos) << why;
+}
+
+TEST(Crossing, concurrency_takes_the_forms_that_have_a_request) {
+  std::string why;
+  const auto c = x::realize(row("allreduce", "nonblocking_c", "noncommutative", "vector-holes", "7",
+                                "first", "no", "cart", "freed"),
+                            zoo_at(4), 1, &why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_EQ(c->concurrency, "freed");
+  const auto t = x::realize(
+      row("scan", "persistent", "predefined", "basic", "7", "first", "no", "world", "test"),
+      zoo_at(4), 1, &why);
+  ASSERT_TRUE(t) << why;
+  EXPECT_EQ(t->concurrency, "test");
+  const auto one = x::realize(
+      row("scan", "blocking", "predefined", "basic", "7", "first", "no", "world", "single"),
+      zoo_at(4), 1, &why);
+  ASSERT_TRUE(one) << why;
+  EXPECT_EQ(one->concurrency, "");
+  EXPECT_FALSE(x::realize(
+      row("scan", "blocking", "predefined", "basic", "7", "first", "no", "world", "test"),
+      zoo_at(4), 1, &why));
+  EXPECT_EQ(why, "a blocking call has no request to test");
+  EXPECT_FALSE(x::realize(
+      row("scan", "persistent", "predefined", "basic", "7", "first", "no", "world", "outstanding"),
+      zoo_at(4), 1, &why));
+  EXPECT_NE(why.find("nonblocking"), std::string::npos) << why;
+  EXPECT_FALSE(x::realize(
+      row("scan", "nonblocking", "predefined", "basic", "7", "first", "no", "world", "freed"),
+      zoo_at(4), 1, &why));
+  EXPECT_EQ(why, "nothing to free: a predefined op on a predefined datatype");
 }
 
 TEST(Crossing, the_root_may_sit_in_an_intercommunicators_other_group) {
@@ -151,7 +184,7 @@ TEST(Crossing, a_strength_2_array_holds_every_valid_pair_and_only_valid_rows) {
     EXPECT_EQ(cov.valid_tuples, static_cast<long long>(want.size()));
     EXPECT_EQ(pairs_of(cov.rows), want);
     EXPECT_EQ(x::tuples_held(cov.rows, 2), static_cast<long long>(want.size()));
-    EXPECT_EQ(x::tuples_held({cov.rows.front()}, 2), 28);  // 8 dimensions: 28 pairs in one row
+    EXPECT_EQ(x::tuples_held({cov.rows.front()}, 2), 36);  // 9 dimensions: 36 pairs in one row
     EXPECT_DOUBLE_EQ(cov.percent(), 100.0);
     std::string why;
     for (const auto& r : cov.rows) EXPECT_TRUE(x::realize(r, shapes, 3, &why)) << why;

@@ -3,6 +3,7 @@
 // the call and return a request that is already complete; persistent forms
 // return an inactive persistent request of the library's own (a receive from
 // MPI_PROC_NULL) and run the operation when MPI_Start activates it.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <functional>
@@ -27,6 +28,48 @@ int eager(F run, MPI_Request* request) {
     return rc;
   }
   return PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
+}
+
+// MPI_Iallreduce requests not yet completed by MPI_Wait or MPI_Test, with
+// their receive buffer's span: the outstanding-results-swapped mutant's
+// bookkeeping (kept only when that mutant is on).
+struct PendingAllreduce {
+  MPI_Request request;
+  MPI_Comm comm;
+  char* lo;
+  std::size_t bytes;
+};
+std::vector<PendingAllreduce>& pending_allreduces() {
+  static std::vector<PendingAllreduce> v;
+  return v;
+}
+
+void forget_request(MPI_Request r) {
+  auto& v = pending_allreduces();
+  for (auto it = v.begin(); it != v.end();) it = it->request == r ? v.erase(it) : it + 1;
+}
+
+// An MPI_Iallreduce(_c): run to completion in the call (eager). Fault
+// (outstanding-results-swapped): started while another one on the same
+// communicator is pending, the two calls exchange their results (the bytes
+// their receive buffers span).
+template <class F>
+int eager_allreduce(F run, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Comm comm,
+                    MPI_Request* request) {
+  const int rc = eager(run, request);
+  if (rc != MPI_SUCCESS || !mutant(Mutant::outstanding_results_swapped) || count <= 0) return rc;
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  PMPI_Type_get_extent(dt, &lb, &extent);
+  PMPI_Type_get_true_extent(dt, &true_lb, &true_extent);
+  const PendingAllreduce mine{*request, comm, static_cast<char*>(recvbuf) + true_lb,
+                              static_cast<std::size_t>((count - 1) * extent + true_extent)};
+  for (PendingAllreduce& p : pending_allreduces())
+    if (p.comm == comm && p.bytes == mine.bytes) {
+      std::swap_ranges(p.lo, p.lo + p.bytes, mine.lo);
+      break;
+    }
+  pending_allreduces().push_back(mine);
+  return rc;
 }
 
 struct Persistent {
@@ -110,8 +153,9 @@ ORDO_API int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Data
 
 ORDO_API int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-                  request);
+  return r::eager_allreduce(
+      [&] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); }, recvbuf, count,
+      datatype, comm, request);
 }
 
 ORDO_API int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
@@ -266,8 +310,9 @@ ORDO_API int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request* request) {
   ORDO_NARROW(count, comm);
-  return r::eager([&] { return r::allreduce(sendbuf, recvbuf, count_int, datatype, op, comm); },
-                  request);
+  return r::eager_allreduce(
+      [&] { return r::allreduce(sendbuf, recvbuf, count_int, datatype, op, comm); }, recvbuf,
+      count_int, datatype, comm, request);
 }
 ORDO_API int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -343,6 +388,18 @@ ORDO_API int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count cou
 #endif
 
 ORDO_API int MPI_Start(MPI_Request* request) { return r::start(request); }
+
+ORDO_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (!r::pending_allreduces().empty()) r::forget_request(*request);
+  return PMPI_Wait(request, status);
+}
+
+ORDO_API int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  const MPI_Request handle = *request;
+  const int rc = PMPI_Test(request, flag, status);
+  if (rc == MPI_SUCCESS && *flag && !r::pending_allreduces().empty()) r::forget_request(handle);
+  return rc;
+}
 
 ORDO_API int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   for (int i = 0; i < count; ++i) {

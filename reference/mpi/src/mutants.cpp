@@ -42,6 +42,7 @@ constexpr const char* kNames[] = {
     "persistent-start-no-op",
     "persistent-restart-stale",
     "commutative-user-op-drops-last",
+    "outstanding-results-swapped",
     "hang-reduce-at-4-ranks",
     "crash-allreduce-large-count",
 };

@@ -51,6 +51,8 @@ enum class Mutant {
   persistent_restart_stale,
   // commutative user ops
   commutative_user_op_drops_last,
+  // concurrency
+  outstanding_results_swapped,
   // failures of the process
   hang_reduce_at_4_ranks,
   crash_allreduce_large_count,

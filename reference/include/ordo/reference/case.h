@@ -79,11 +79,29 @@ struct Case {
   //     process passes MPI_IN_PLACE as sendbuf);
   //   aliased: alias_send_recv (sendbuf == recvbuf).
   std::string erroneous;
+  // How the call meets other activity (the crossing's concurrency
+  // dimension); empty: one call, completed by MPI_Wait (and then absent from
+  // the JSON). valid_concurrency() says which forms take which.
+  //   test: the request completed by a loop of MPI_Test (progress driven by
+  //     the tests), in the nonblocking and persistent forms;
+  //   outstanding: three calls of the case (the inputs of three seeds, each
+  //     its own buffers) outstanding at once on the communicator, completed
+  //     in reverse order (nonblocking form);
+  //   freed: the call's user op and derived datatype are handles made for it
+  //     and freed while its request is pending, which MPI-4.1 allows
+  //     (MPI_Op_free, MPI_Type_free: the object goes when the pending
+  //     operations that use it complete) (nonblocking form).
+  std::string concurrency;
   std::uint64_t seed = 1;
 
   std::string to_json() const;
   static Case from_json(std::string_view json);  // throws UsageError
   std::string describe() const;                  // one line, for messages
 };
+
+// Why the case cannot be run with its concurrency (an unknown value, a form
+// or routine that does not take it), or "" when it can. Not a semantic
+// error of MPI: the harness's own reach.
+std::string concurrency_conflict(const Case& c);
 
 }  // namespace ordo::ref
