@@ -32,6 +32,11 @@ class WaiverFileError(Exception):
 _VERSION_IN_TEXT = re.compile(r"(\d+(?:\.\d+)+)([a-z]+\d*)?")
 
 
+
+# The message of a case the harness did not run (--ordo-avoid-known-fatal,
+# conformance/harness/executor.cpp): the waiver that names its crash or hang.
+AVOIDED = re.compile(r"not run \(--ordo-avoid-known-fatal\): the waiver (\S+) names")
+
 def parse_library_version(text):
     """The release in an MPI_Get_library_version string: the first dotted
     number ("MPICH Version:\\t4.0.2 ..." -> "4.0.2", "Open MPI v4.1.4, ..." ->
@@ -249,9 +254,14 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
     and those that named failing checks but did not apply (another release,
     expired)."""
     used = {}
+    avoided = {}  # cases not run because a crash or timeout waiver names them (skips)
     for r in records:
         if r.get("outcome") == "waived" and r.get("waiver"):
             used[r["waiver"]] = used.get(r["waiver"], 0) + 1
+        elif r.get("outcome") == "skip":
+            m = AVOIDED.match(r.get("message") or "")
+            if m:
+                avoided[m.group(1)] = avoided.get(m.group(1), 0) + 1
     not_applied = {}
     for r in records:
         if r.get("outcome") not in ("fail", "crash", "timeout"):
@@ -263,8 +273,9 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
                        if verdict == VERSION else f"it expired on {w.get('expires')}")
                 row = not_applied.setdefault(w.get("id"), {"id": w.get("id"), "why": why, "checks": 0})
                 row["checks"] += 1
-    idle = [w for w in waivers if w.get("id") not in used and w.get("id") not in not_applied]
+    idle = [w for w in waivers
+            if w.get("id") not in used and w.get("id") not in not_applied and w.get("id") not in avoided]
     stale = [w.get("id") for w in idle if in_scope(w, variants=variants, ranks=ranks)]
     out_of_scope = [w.get("id") for w in idle if not in_scope(w, variants=variants, ranks=ranks)]
-    return {"used": used, "stale": stale, "out_of_scope": out_of_scope,
+    return {"used": used, "avoided": avoided, "stale": stale, "out_of_scope": out_of_scope,
             "not_applied": sorted(not_applied.values(), key=lambda x: x["id"])}

@@ -57,6 +57,10 @@ def main(argv=None):
                    help="property phase: N cases per rank count, or Ns seconds in all; 0 turns it off (default: 20)")
     r.add_argument("--depth", type=int, default=2,
                    help="the crossing check: every valid pair (2, default) or triple (3) of case values")
+    r.add_argument("--run-known-fatal", action="store_true",
+                   help="also run the cases that a crash or timeout waiver names for the installed release "
+                        "(default: each is recorded as a skip naming its waiver, so that a known hang does not "
+                        "cost the case time limit)")
     r.add_argument("--sanitize", action="store_true",
                    help="use the AddressSanitizer/UBSan build of ordo's own code (build/<vendor>-sanitize/)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")

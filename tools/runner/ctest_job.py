@@ -32,7 +32,7 @@ def cmd_job(args):
                                         case_timeout=args.case_timeout, waivers=waivers.flag())
                        # A case that a crash or timeout waiver names for this release is a skip
                        # with that reason here: a known hang would cost the case time limit in
-                       # every build (`ordo run` still runs it, and a fixed bug shows as stale).
+                       # every build (`ordo run --run-known-fatal` runs it).
                        + ["--ordo-avoid-known-fatal"])
     run_job(base, name, args.ranks, out, journal, adapter, 50, waivers=waivers)
     records = read_journal(journal)

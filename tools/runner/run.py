@@ -28,7 +28,7 @@ from .waivers import JobWaivers, library_release
 
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
-                "only", "plain_launch", "env", "property_budget", "sanitize", "depth")
+                "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -210,6 +210,9 @@ def cmd_run(args):
                     flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
                                                      else [])
                     flags += ordo_flags(waivers=waivers.flag())
+                    # A run from before --run-known-fatal ran those cases: its resumption does too.
+                    if not settings.get("run_known_fatal", True):
+                        flags += ["--ordo-avoid-known-fatal"]
                     base = job_command(adapter, vprefix, n, exe, timeout=settings["timeout"], flags=flags)
                     run_job(base, name, n, out, journal, adapter, settings["max_restarts"], variant=vname,
                             skip=skip, logdir=logdir, on_start=on_start, waivers=waivers)

@@ -59,3 +59,17 @@ def test_waiver_usage_names_stale_out_of_scope_and_not_applied_waivers():
     assert u["used"] == {"used": 1}
     assert u["not_applied"] == [{"id": "other-release", "why": "it is for 4.1, not 4.0.2", "checks": 1}]
     assert u["stale"] == ["idle"] and u["out_of_scope"] == ["big-runs", "a-variant"]
+
+
+def test_a_case_not_run_because_a_fatal_waiver_names_it_counts_for_that_waiver_not_as_stale():
+    ws = [{"id": "known-hang", "test": "Exscan.*", "outcome": "timeout", "expires": "2030-01-01"},
+          {"id": "idle", "test": "Exscan.*", "expires": "2030-01-01"}]
+    avoided = record(test="Exscan.x", index=0, outcome="skip")
+    avoided["message"] = ("not run (--ordo-avoid-known-fatal): the waiver known-hang names a crash or hang "
+                          "of this library here")
+    other_skip = dict(record(test="Exscan.y", index=1, outcome="skip"), message="MPI_Exscan_c is not provided")
+    u = waivers.usage([avoided, other_skip], ws, today="2026-11-23", library_version="4.0.2",
+                      variants=["default"], ranks=[1, 2])
+    assert u["avoided"] == {"known-hang": 1}
+    assert u["used"] == {}
+    assert u["stale"] == ["idle"]
