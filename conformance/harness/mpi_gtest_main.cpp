@@ -13,8 +13,17 @@
 #include "mpi_types.h"
 #include "ordo/reference/json.h"
 
+// A check executable that needs a thread level defines this (threads/):
+// MPI_Init_thread asks for it; the others use MPI_Init.
+extern "C" const int ordo_thread_level __attribute__((weak));
+
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  if (&ordo_thread_level != nullptr) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, ordo_thread_level, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   // --ordo-library-version: print what the library says of itself and stop.
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) != "--ordo-library-version") continue;

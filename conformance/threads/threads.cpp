@@ -1,0 +1,185 @@
+// Concurrent reductions from several threads of each process under
+// MPI_THREAD_MULTIPLE, each thread on its own communicator (MPI-4.1 11.6:
+// calls from concurrent threads behave as if executed in some order;
+// collective calls on distinct communicators need no ordering by the user).
+// Each thread runs one routine many times, with new inputs each time, and
+// every result is judged against the reference; a process that gets less
+// than MPI_THREAD_MULTIPLE records a skip with the level it got.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "catalogue.h"
+#include "comm_zoo.h"
+#include "guarded_buffer.h"
+#include "harness.h"
+#include "mpi_types.h"
+#include "ordo/reference/oracle.h"
+
+// The thread level this executable asks MPI_Init_thread for (read by the
+// harness's main).
+extern "C" const int ordo_thread_level = MPI_THREAD_MULTIPLE;
+
+using ordo::harness::GuardedBuffer;
+using ordo::harness::LocalVerdict;
+using ordo::ref::Case;
+using ordo::ref::Mode;
+using ordo::ref::Routine;
+using S = LocalVerdict::Status;
+
+namespace {
+
+constexpr int kIterations = 25;
+
+// One thread's work: its routine and form, the op and datatype of every call.
+Case thread_case(int t, int p) {
+  Case c;
+  static const Routine kRoutines[] = {Routine::allreduce, Routine::reduce, Routine::scan,
+                                      Routine::reduce_scatter_block};
+  c.routine = kRoutines[t % 4];
+  c.mode = t % 2 == 0 ? Mode::blocking : Mode::nonblocking;
+  c.op = "witness.tracer";  // non-commutative: a wrong order or a stranger's input shows
+  c.datatype = "contiguous(4,MPI_INT)";
+  c.count = 64;
+  c.root = c.routine == Routine::reduce ? p - 1 : 0;
+  c.comm = "dup";  // each thread has a duplicate of MPI_COMM_WORLD of its own
+  return c;
+}
+
+int call(const Case& c, const void* sb, void* rb, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  const bool nb = c.mode == Mode::nonblocking;
+  int rc = MPI_ERR_OTHER;
+  switch (c.routine) {
+    case Routine::allreduce:
+      rc = nb ? MPI_Iallreduce(sb, rb, c.count, dt, op, comm, &req)
+              : MPI_Allreduce(sb, rb, c.count, dt, op, comm);
+      break;
+    case Routine::reduce:
+      rc = nb ? MPI_Ireduce(sb, rb, c.count, dt, op, c.root, comm, &req)
+              : MPI_Reduce(sb, rb, c.count, dt, op, c.root, comm);
+      break;
+    case Routine::scan:
+      rc = nb ? MPI_Iscan(sb, rb, c.count, dt, op, comm, &req)
+              : MPI_Scan(sb, rb, c.count, dt, op, comm);
+      break;
+    default:
+      rc = nb ? MPI_Ireduce_scatter_block(sb, rb, c.count, dt, op, comm, &req)
+              : MPI_Reduce_scatter_block(sb, rb, c.count, dt, op, comm);
+      break;
+  }
+  if (rc == MPI_SUCCESS && nb) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  return rc;
+}
+
+// Runs in thread t: kIterations calls of its case, each with the inputs of
+// its own seed, judged against the reference; the first failure is kept.
+LocalVerdict thread_body(const Case& base, int t, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
+                         int rank, int p) {
+  for (int it = 0; it < kIterations; ++it) {
+    Case c = base;
+    c.seed = 1 + static_cast<std::uint64_t>(1000 * t + it);
+    const ordo::ref::RankPlan plan =
+        ordo::ref::plan(c, ordo::ref::Topology{false, p, 0}, ordo::ref::Role{0, rank});
+    std::optional<GuardedBuffer> send, recv;
+    if (plan.send) send.emplace(*plan.send);
+    if (plan.recv_initial) recv.emplace(*plan.recv_initial);
+    const std::string where = "thread " + std::to_string(t) + ", call " + std::to_string(it + 1) +
+                              " of " + std::to_string(kIterations) + " (seed " +
+                              std::to_string(c.seed) + "), comm rank " + std::to_string(rank);
+    const int rc =
+        call(c, send ? send->ptr() : nullptr, recv ? recv->ptr() : nullptr, dt, op, comm);
+    if (rc != MPI_SUCCESS)
+      return {S::fail,
+              std::string(ordo::ref::mpi_routine_name(c.routine, c.mode)) + " returned " +
+                  ordo::harness::error_string(rc) + " (" + where + ")",
+              ""};
+    if (recv && !recv->guards_intact())
+      return {S::fail, "bytes outside the receive buffer were written (" + where + ")", ""};
+    if (recv && plan.recv_significant && plan.result_defined && plan.recv_expected) {
+      const ordo::ref::Buffer observed = recv->contents(*plan.recv_expected);
+      const ordo::ref::Difference d = ordo::ref::first_difference(*plan.recv_expected, observed);
+      if (d.any)
+        return {
+            S::fail,
+            (d.in_hole ? std::string("a hole of the receive buffer was written")
+                       : "element " + std::to_string(d.element) + " differs from the reference") +
+                " (" + where + ")",
+            ""};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(Threads, concurrent_reductions_on_distinct_communicators_from_several_threads) {
+  ORDO_CLAUSE("collective.threads", MUST);
+  int provided = MPI_THREAD_SINGLE, rank = 0, p = 1;
+  MPI_Query_thread(&provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  const int threads = 4;
+  std::vector<Case> cases;
+  for (int t = 0; t < threads; ++t) cases.push_back(thread_case(t, p));
+  if (provided < MPI_THREAD_MULTIPLE) {
+    for (const Case& c : cases) {
+      if (!ordo::harness::begin_case(&c)) continue;
+      ordo::harness::record(
+          c,
+          {S::skip,
+           "the library provides thread level " + std::to_string(provided) +
+               ", not MPI_THREAD_MULTIPLE (" + std::to_string(MPI_THREAD_MULTIPLE) + ")",
+           ""},
+          0, p);
+    }
+    return;
+  }
+  // Made by the main thread, before the threads start: the communicators,
+  // the datatype and the op (the harness's caches are not for threads), and
+  // one call on each communicator so that everything a library (or the
+  // reference MPI) sets up at a communicator's first collective is there.
+  std::string why;
+  const MPI_Datatype dt =
+      ordo::harness::mpi_datatype(ordo::ref::Datatype::parse(cases[0].datatype), &why);
+  const MPI_Op op = ordo::harness::mpi_op(cases[0].op);
+  ASSERT_NE(dt, MPI_DATATYPE_NULL) << why;
+  std::vector<MPI_Comm> comms(threads, MPI_COMM_NULL);
+  for (MPI_Comm& c : comms) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    int one = 1, sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
+  }
+  // The first case's watchdog covers the threaded phase (a hang is recorded
+  // against it); the others are recorded after it with their own verdicts.
+  const bool first = ordo::harness::begin_case(&cases[0]);
+  std::vector<LocalVerdict> verdicts(threads);
+  const double t0 = MPI_Wtime();
+  {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        verdicts[static_cast<std::size_t>(t)] =
+            thread_body(cases[static_cast<std::size_t>(t)], t, comms[static_cast<std::size_t>(t)],
+                        dt, op, rank, p);
+      });
+    for (std::thread& th : pool) th.join();
+  }
+  const double seconds = MPI_Wtime() - t0;
+  for (int t = 0; t < threads; ++t) {
+    const Case& c = cases[static_cast<std::size_t>(t)];
+    if (t > 0 && !ordo::harness::begin_case(&c)) continue;
+    if (t == 0 && !first) continue;
+    LocalVerdict v = verdicts[static_cast<std::size_t>(t)];
+    if (v.status == S::pass)
+      v.message = std::to_string(kIterations) + " calls in thread " + std::to_string(t) + " of " +
+                  std::to_string(threads) + ", concurrent with the other threads' reductions";
+    ordo::harness::record(c, v, seconds, p);
+  }
+  for (MPI_Comm& c : comms) MPI_Comm_free(&c);
+}
