@@ -16,8 +16,13 @@ namespace {
 
 std::optional<long long> read_cvar(const std::string& wanted) {
   static bool ready = [] {
-    int provided = 0;
-    return MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+    // The tools interface at the MPI thread level the process has: Open MPI
+    // 4.1.4 lowers the whole process to that of MPI_T_init_thread
+    // (open-mpi/ompi#14164; the threads check), and ordo must not change the
+    // library it judges.
+    int level = MPI_THREAD_SINGLE, provided = 0;
+    MPI_Query_thread(&level);
+    return MPI_T_init_thread(level, &provided) == MPI_SUCCESS;
   }();
   if (!ready) return std::nullopt;
   int n = 0;

@@ -183,3 +183,36 @@ TEST(Threads, concurrent_reductions_on_distinct_communicators_from_several_threa
   }
   for (MPI_Comm& c : comms) MPI_Comm_free(&c);
 }
+
+// Last in this executable: on a library with the fault it lowers the thread
+// level of the whole process.
+TEST(Threads, the_tools_interface_initialized_at_a_lower_level_leaves_the_mpi_thread_level) {
+  ORDO_CLAUSE("threads.level-pinned", MUST);
+  int before = MPI_THREAD_SINGLE, tools = -1, after = -1;
+  MPI_Query_thread(&before);
+  if (before == MPI_THREAD_SINGLE) {
+    ordo::harness::record_check(
+        "MPI_Query_thread after MPI_T_init_thread(MPI_THREAD_SINGLE)",
+        {S::skip, "the process runs at MPI_THREAD_SINGLE: no lower level to ask for", ""});
+    return;
+  }
+  // The harness opened the tools interface (the library's thresholds): it
+  // is closed first, so that this is the interface's first initialization,
+  // as in a program whose first MPI_T call comes after MPI_Init_thread.
+  for (int i = 0; i < 16 && MPI_T_finalize() == MPI_SUCCESS; ++i) {
+  }
+  const int rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &tools);
+  MPI_Query_thread(&after);
+  if (rc == MPI_SUCCESS) MPI_T_finalize();
+  LocalVerdict v;
+  if (rc != MPI_SUCCESS)
+    v = {S::fail,
+         "MPI_T_init_thread(MPI_THREAD_SINGLE) returned " + ordo::harness::error_string(rc), ""};
+  else if (after != before)
+    v = {S::fail,
+         "MPI_Query_thread reported " + std::to_string(before) +
+             " (the level MPI_Init_thread gave) before MPI_T_init_thread(MPI_THREAD_SINGLE) and " +
+             std::to_string(after) + " after it: the tools interface changed the MPI thread level",
+         ""};
+  ordo::harness::record_check("MPI_Query_thread after MPI_T_init_thread(MPI_THREAD_SINGLE)", v);
+}
