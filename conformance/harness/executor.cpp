@@ -333,7 +333,7 @@ std::string describe_difference(const ref::Case& c, const ref::Difference& d,
   }
   o << "element " << d.element << " (leaf " << d.leaf << ", byte " << d.byte << "): expected "
     << d.expected << ", observed " << d.observed;
-  if (c.op == "witness.tracer") {
+  if (c.op == "witness.tracer" || c.op == "witness.tracer-c") {
     const auto cells = ref::witness::read_cells(observed.element(d.element), observed.type());
     const auto want = ref::witness::read_cells(expected.element(d.element), expected.type());
     const std::size_t cell = static_cast<std::size_t>(d.leaf) / 4;
@@ -786,6 +786,11 @@ std::optional<std::string> missing_feature(const ref::Case& c) {
   if (c.large_count)
     return std::string(ref::mpi_routine_name(c.routine, c.mode)) +
            "_c is not provided by this library (MPI-4 large-count bindings)";
+#endif
+#ifndef ORDO_HAVE_LARGE_COUNT
+  if (c.op == "witness.tracer-c")
+    return std::string(
+        "MPI_Op_create_c is not provided by this library (MPI-4 large-count user functions)");
 #endif
   if (c.comm == "session") {
     const std::string lacks = session_lacks();

@@ -1,5 +1,6 @@
 #include "mpi_types.h"
 
+#include <climits>
 #include <map>
 
 #include "ordo/reference/errors.h"
@@ -32,6 +33,20 @@ void recorder_fn(void* invec, void* inoutvec, int* len, MPI_Datatype* dt) {
   ref::witness::sum_i32(static_cast<const std::byte*>(invec), static_cast<std::byte*>(inoutvec),
                         *len, *t);
 }
+
+#ifdef ORDO_HAVE_LARGE_COUNT
+// A witness function for MPI_Op_create_c: len is an MPI_Count.
+template <void (*Kernel)(const std::byte*, std::byte*, int, const ref::Datatype&)>
+void witness_fn_c(void* invec, void* inoutvec, MPI_Count* len, MPI_Datatype* dt) {
+  const ref::Datatype* t = reference_datatype(*dt);
+  if (t == nullptr || *len < 0 || *len > INT_MAX) {
+    ++g_unknown_calls;
+    return;
+  }
+  Kernel(static_cast<const std::byte*>(invec), static_cast<std::byte*>(inoutvec),
+         static_cast<int>(*len), *t);
+}
+#endif
 
 template <void (*Kernel)(const std::byte*, std::byte*, int, const ref::Datatype&)>
 void witness_fn(void* invec, void* inoutvec, int* len, MPI_Datatype* dt) {
@@ -362,6 +377,22 @@ MPI_Op mpi_op(const std::string& name, std::string* error) {
 
 MPI_Op mpi_op_fresh(const std::string& name, std::string* error) {
   if (ref::op_from_name(name)) return MPI_OP_NULL;
+  if (name == "witness.tracer-c") {
+    MPI_Op op = MPI_OP_NULL;
+#ifdef ORDO_HAVE_LARGE_COUNT
+    const int rc = MPI_Op_create_c(witness_fn_c<ref::witness::tracer>, 0, &op);
+    if (rc != MPI_SUCCESS || op == MPI_OP_NULL) {
+      if (error)
+        *error =
+            "MPI_Op_create_c for " + name + " returned " +
+            (rc != MPI_SUCCESS ? error_string(rc) : std::string("MPI_SUCCESS but MPI_OP_NULL"));
+      return MPI_OP_NULL;
+    }
+#else
+    if (error) *error = "MPI_Op_create_c is not provided by this library";
+#endif
+    return op;
+  }
   MPI_User_function* fn = nullptr;
   if (name == "witness.tracer")
     fn = witness_fn<ref::witness::tracer>;

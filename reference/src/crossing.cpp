@@ -32,8 +32,9 @@ const TypeClass kTypes[] = {
     {"resized-negative-lb", "", "resized(-8,40,vector(2,2,3,MPI_INT))"},
 };
 
-const char* const kOps[] = {"predefined", "minloc", "noncommutative", "declared-noncommutative",
-                            "commutative-user"};
+const char* const kOps[] = {
+    "predefined",      "minloc", "noncommutative", "noncommutative-c", "declared-noncommutative",
+    "commutative-user"};
 const int kCounts[] = {0, 1, 7, 1000, 65536};
 
 // A tuple's key: a mixed-radix number with one digit per dimension, 0 for a
@@ -189,6 +190,7 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
   c.op = op == "predefined"                ? "MPI_SUM"
          : op == "minloc"                  ? "MPI_MINLOC"
          : op == "noncommutative"          ? "witness.tracer"
+         : op == "noncommutative-c"        ? "witness.tracer-c"
          : op == "declared-noncommutative" ? "witness.sum-declared-noncommutative"
                                            : "witness.multiset";
   c.count = kCounts[row[kCount]];

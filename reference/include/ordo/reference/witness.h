@@ -47,7 +47,9 @@ void matrix(const std::byte* invec, std::byte* inoutvec, int len, const Datatype
 void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt);
 
 // Names used in cases: "witness.tracer", "witness.matrix",
-// "witness.sum-declared-noncommutative", "witness.recorder", "witness.multiset".
+// "witness.sum-declared-noncommutative", "witness.recorder", "witness.multiset";
+// "witness.tracer-c" is the tracer made by MPI_Op_create_c (large-count user
+// function: its len is an MPI_Count).
 bool is_witness(const std::string& name);
 Op make(const std::string& name);
 // Throws SemanticsError unless every element of dt holds whole cells of 4-byte integers.
