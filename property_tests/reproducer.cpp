@@ -106,7 +106,9 @@ static inline void combine_tracer(const int32_t a[4], const int32_t b[4], int32_
   if (a[0] == -2) { memcpy(r, a, 16); return; }
   if (b[0] == -2) { memcpy(r, b, 16); return; }
   if (a[0] >= 0 && b[0] >= 0 && b[0] == a[1] + 1) { r[0] = a[0]; r[1] = b[1]; r[2] = -1; r[3] = -1; return; }
-  r[0] = -2; r[1] = -2; r[2] = a[0] * 65536 + a[1]; r[3] = b[0] * 65536 + b[1];
+  r[0] = -2; r[1] = -2;
+  r[2] = (int32_t)((uint32_t)a[0] * 65536u + (uint32_t)a[1]);
+  r[3] = (int32_t)((uint32_t)b[0] * 65536u + (uint32_t)b[1]);
 }
 /* matrix: 2x2 matrices of uint32, row-major, product mod 2^32. */
 static inline void combine_matrix(const int32_t a[4], const int32_t b[4], int32_t r[4]) {
@@ -134,6 +136,17 @@ static void user_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
     }
   }
 }
+#if MPI_VERSION >= 4
+/* The same function in the large-count convention (MPI_Op_create_c). */
+static void user_fn_c(void *invec, void *inoutvec, MPI_Count *len, MPI_Datatype *dt) {
+  (void)dt;
+  for (MPI_Count k = 0; k < *len; ++k) {
+    int one = 1;
+    user_fn((unsigned char *)invec + (long)k * EXTENT, (unsigned char *)inoutvec + (long)k * EXTENT,
+            &one, dt);
+  }
+}
+#endif
 )";
 
 }  // namespace
@@ -155,7 +168,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
     return {};
   }
   const bool witness = ref::witness::is_witness(c.op);
-  if (witness && c.op != "witness.tracer" && c.op != "witness.matrix" &&
+  if (witness && !ref::witness::is_tracer(c.op) && c.op != "witness.matrix" &&
       c.op != "witness.sum-declared-noncommutative" && c.op != "witness.multiset") {
     *why = "no C version of " + c.op;
     return {};
@@ -246,10 +259,11 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
   if (dt.kind() != ref::Datatype::Kind::basic) o << "  MPI_Type_commit(&dt);\n";
   if (witness) {
     o << "  COMBINE = "
-      << (c.op == "witness.tracer"   ? "combine_tracer"
-          : c.op == "witness.matrix" ? "combine_matrix"
-                                     : "combine_sum")
-      << ";\n  MPI_Op op;\n  MPI_Op_create(user_fn, "
+      << (ref::witness::is_tracer(c.op) ? "combine_tracer"
+          : c.op == "witness.matrix"    ? "combine_matrix"
+                                        : "combine_sum")
+      << ";\n  MPI_Op op;\n  "
+      << (c.op == "witness.tracer-c" ? "MPI_Op_create_c(user_fn_c, " : "MPI_Op_create(user_fn, ")
       << (ref::witness::make(c.op).commutative() ? 1 : 0) << ", &op);\n";
   } else {
     o << "  MPI_Op op = " << c.op << ";\n";

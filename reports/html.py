@@ -57,7 +57,7 @@ def _ranks_of(report):
 def _failure_view(n, r, waivers):
     case = r.get("case") or {}
     trees = []
-    if case.get("op") == "witness.tracer" or "tracer:" in r.get("message", ""):
+    if case.get("op") in ("witness.tracer", "witness.tracer-c") or "tracer:" in r.get("message", ""):
         for item in tracer.from_record(r)[:3]:
             trees.append({"svg": tracer.svg(item), "text": tracer.describe(item), "on_rank": item["on_rank"]})
     waiver = waivers.get(r.get("waiver") or "")

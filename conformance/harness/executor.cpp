@@ -333,7 +333,7 @@ std::string describe_difference(const ref::Case& c, const ref::Difference& d,
   }
   o << "element " << d.element << " (leaf " << d.leaf << ", byte " << d.byte << "): expected "
     << d.expected << ", observed " << d.observed;
-  if (c.op == "witness.tracer" || c.op == "witness.tracer-c") {
+  if (ref::witness::is_tracer(c.op)) {
     const auto cells = ref::witness::read_cells(observed.element(d.element), observed.type());
     const auto want = ref::witness::read_cells(expected.element(d.element), expected.type());
     const std::size_t cell = static_cast<std::size_t>(d.leaf) / 4;

@@ -232,7 +232,7 @@ Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int r
     for (int k = 0; k < count; ++k) {
       auto cells = witness::read_cells(b.element(k), dt);
       for (std::size_t j = 0; j < cells.size(); ++j) {
-        if (c.op == "witness.tracer") {
+        if (witness::is_tracer(c.op)) {
           cells[j] = witness::Cell{{rank, rank, witness::kNoFault, witness::kNoFault}};
         } else {
           for (int i = 0; i < 4; ++i)

@@ -13,7 +13,12 @@ bool is_cell_leaf(Basic b) {
          (scalar_is_integer(i.scalar) && i.scalar != Scalar::f32);
 }
 
-std::int32_t pack(std::int32_t lo, std::int32_t hi) { return lo * 65536 + hi; }
+// Two ranks in one int32 (a fault's operands); wraps modulo 2^32 rather than
+// overflowing when a cell holds something other than ranks.
+std::int32_t pack(std::int32_t lo, std::int32_t hi) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(lo) * 65536u +
+                                   static_cast<std::uint32_t>(hi));
+}
 
 template <class F>
 void each_cell(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt, F f) {
@@ -87,6 +92,10 @@ void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatyp
   });
 }
 
+bool is_tracer(const std::string& name) {
+  return name == "witness.tracer" || name == "witness.tracer-c";
+}
+
 bool is_witness(const std::string& name) {
   return name == "witness.tracer" || name == "witness.tracer-c" || name == "witness.matrix" ||
          name == "witness.sum-declared-noncommutative" || name == "witness.recorder" ||
@@ -96,7 +105,7 @@ bool is_witness(const std::string& name) {
 Op make(const std::string& name) {
   // witness.tracer-c: the same function, made by MPI_Op_create_c (its len
   // argument an MPI_Count): the reference's result is the same.
-  if (name == "witness.tracer" || name == "witness.tracer-c") return Op::user(name, tracer, false);
+  if (is_tracer(name)) return Op::user(name, tracer, false);
   if (name == "witness.matrix") return Op::user(name, matrix, false);
   if (name == "witness.sum-declared-noncommutative" || name == "witness.recorder")
     return Op::user(name, sum_i32, false);

@@ -94,10 +94,21 @@ TEST(Oracle, reduce_plan_gives_the_root_the_fold_of_every_ranks_make_input) {
 }
 
 TEST(Oracle, reduce_plan_with_the_tracer_expects_ranks_0_to_p_minus_1) {
-  Case c = make_case(Routine::reduce, "witness.tracer", "contiguous(4,MPI_INT)", 2);
-  const RankPlan pl = plan(c, {false, 5, 0}, {0, 0});
-  const auto cells = witness::read_cells(pl.recv_expected->element(1), pl.recv_expected->type());
-  EXPECT_EQ(witness::explain_tracer(cells[0], 0, 4), "ranks 0..4 in order");
+  // Both tracers (MPI_Op_create and MPI_Op_create_c) take [rank..rank] cells
+  // as inputs, so that their result names the order.
+  for (const char* op : {"witness.tracer", "witness.tracer-c"}) {
+    SCOPED_TRACE(op);
+    EXPECT_TRUE(witness::is_tracer(op));
+    Case c = make_case(Routine::reduce, op, "contiguous(4,MPI_INT)", 2);
+    const RankPlan pl = plan(c, {false, 5, 0}, {0, 0});
+    const auto cells = witness::read_cells(pl.recv_expected->element(1), pl.recv_expected->type());
+    EXPECT_EQ(witness::explain_tracer(cells[0], 0, 4), "ranks 0..4 in order");
+    const Datatype dt = Datatype::parse(c.datatype);
+    const auto in = witness::read_cells(make_input(c, dt, 2, 0, 3).element(1), dt);
+    EXPECT_EQ(in[0].v[0], 3);
+    EXPECT_EQ(in[0].v[1], 3);
+  }
+  EXPECT_FALSE(witness::is_tracer("witness.matrix"));
 }
 
 TEST(Oracle, make_input_is_a_pure_function_of_case_group_and_rank) {

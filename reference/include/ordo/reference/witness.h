@@ -51,6 +51,9 @@ void sum_i32(const std::byte* invec, std::byte* inoutvec, int len, const Datatyp
 // "witness.tracer-c" is the tracer made by MPI_Op_create_c (large-count user
 // function: its len is an MPI_Count).
 bool is_witness(const std::string& name);
+// The tracer, made by MPI_Op_create or MPI_Op_create_c: its inputs are the
+// tracer's [rank..rank] cells.
+bool is_tracer(const std::string& name);
 Op make(const std::string& name);
 // Throws SemanticsError unless every element of dt holds whole cells of 4-byte integers.
 void check_datatype(const Datatype& dt);
