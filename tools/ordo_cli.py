@@ -53,8 +53,9 @@ def main(argv=None):
     r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")
     r.add_argument("--variants", default="default",
                    help="algorithm variants: default, all, or names/patterns a,b,c (see `ordo list variants`)")
-    r.add_argument("--property-budget", default="20",
-                   help="property phase: N cases per rank count, or Ns seconds in all; 0 turns it off (default: 20)")
+    r.add_argument("--property-budget", default="2000",
+                   help="property phase: N cases per rank count, or Ns seconds in all; 0 turns it off "
+                        "(default: 2000)")
     r.add_argument("--depth", type=int, default=2,
                    help="the crossing check: every valid pair (2, default) or triple (3) of case values")
     r.add_argument("--run-known-fatal", action="store_true",

@@ -25,6 +25,10 @@ const TypeClass kTypes[] = {
     {"floating", "MPI_DOUBLE", ""},
     {"pair", "MPI_DOUBLE_INT", ""},
     {"char", "MPI_SIGNED_CHAR", ""},
+    // The Fortran types, called from C: INTEGER for the predefined ops and in
+    // the witness's cells, MPI_2INTEGER for MINLOC/MAXLOC.
+    {"fortran", "MPI_INTEGER", "contiguous(4,MPI_INTEGER)"},
+    {"fortran-pair", "MPI_2INTEGER", ""},
     {"contiguous", "", "contiguous(4,MPI_INT)"},
     {"vector-holes", "", "vector(2,2,3,MPI_INT)"},
     {"indexed", "", "indexed([1,3],[0,5],MPI_INT)"},

@@ -193,8 +193,9 @@ int reduce_and_hand_out(const Ctx& c, const void* sendbuf, void* recvbuf,
     rc = gather(c, input, total, p.local[0], p.rank == 0, p.local, &xs);
   } else {
     // Fault intercomm-own-group: a group gets its own reduction.
-    const std::vector<int>& from = mutant(Mutant::intercomm_own_group) ? p.local : p.remote;
-    rc = gather(c, sendbuf, total, from[0], p.rank == 0, from, &xs);
+    const bool own = mutant(Mutant::intercomm_own_group);
+    const std::vector<int>& from = own ? p.local : p.remote_fold;
+    rc = gather(c, sendbuf, total, own ? p.local[0] : p.remote[0], p.rank == 0, from, &xs);
   }
   int last = 0;
   if (p.rank == 0 && rc == MPI_SUCCESS) rc = fold(c, xs, total, 0, &last);
@@ -258,7 +259,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_O
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
     if (root == MPI_ROOT) {
       if (count == 0) return deliver(nullptr, recvbuf, 0, dt, c.l);
-      rc = gather(c, nullptr, count, -1, true, p.remote, &xs);
+      rc = gather(c, nullptr, count, -1, true, p.remote_fold, &xs);
       if (mutant(Mutant::intercomm_root_off_by_one)) xs.erase(xs.begin());  // Fault
       if (rc == MPI_SUCCESS && !xs.empty()) rc = fold(c, xs, count, 0, &last);
       if (rc == MPI_SUCCESS && !xs.empty()) rc = deliver(xs[last].ptr(), recvbuf, count, dt, c.l);
@@ -320,8 +321,9 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MP
     const void* input = own_input(sendbuf, recvbuf, count, c, &zeros);
     rc = gather(c, input, count, p.local[0], p.rank == 0, p.local, &xs);
   } else {
-    const std::vector<int>& from = mutant(Mutant::intercomm_own_group) ? p.local : p.remote;
-    rc = gather(c, sendbuf, count, from[0], p.rank == 0, from, &xs);
+    const bool own = mutant(Mutant::intercomm_own_group);
+    const std::vector<int>& from = own ? p.local : p.remote_fold;
+    rc = gather(c, sendbuf, count, own ? p.local[0] : p.remote[0], p.rank == 0, from, &xs);
   }
   int last = 0;
   if (p.rank == 0 && rc == MPI_SUCCESS) rc = fold(c, xs, count, 0, &last);

@@ -1,6 +1,9 @@
 // Private communicators: internal traffic of the reference MPI never shares
 // a communicator with the user's messages. Each user communicator gets one at
 // its first reduce-family call, kept as an attribute and freed with it.
+#include <algorithm>
+
+#include "mutants.h"
 #include "refmpi.h"
 
 namespace ordo::refmpi {
@@ -62,6 +65,21 @@ int private_of(MPI_Comm comm, const Private** out) {
       p->remote.resize(in_remote.size());
       PMPI_Group_translate_ranks(local, p->size, in_local.data(), merged, p->local.data());
       PMPI_Group_translate_ranks(remote, remote_size, in_remote.data(), merged, p->remote.data());
+      p->remote_fold = p->remote;
+      if (mutant(Mutant::intercomm_remote_in_world_order)) {
+        // Fault: the remote group's inputs are folded in the order of the
+        // processes' MPI_COMM_WORLD ranks, not of their ranks in the remote
+        // group (right only where the two orders agree).
+        MPI_Group world;
+        PMPI_Comm_group(MPI_COMM_WORLD, &world);
+        std::vector<int> in_world(in_remote.size());
+        PMPI_Group_translate_ranks(remote, remote_size, in_remote.data(), world, in_world.data());
+        std::vector<int> order(in_remote);
+        std::sort(order.begin(), order.end(),
+                  [&](int a, int b) { return in_world[a] < in_world[b]; });
+        for (int r = 0; r < remote_size; ++r) p->remote_fold[r] = p->remote[order[r]];
+        PMPI_Group_free(&world);
+      }
       PMPI_Group_free(&merged);
       PMPI_Group_free(&local);
       PMPI_Group_free(&remote);

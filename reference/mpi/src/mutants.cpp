@@ -43,6 +43,7 @@ constexpr const char* kNames[] = {
     "persistent-restart-stale",
     "commutative-user-op-drops-last",
     "outstanding-results-swapped",
+    "intercomm-remote-in-world-order",
     "hang-reduce-at-4-ranks",
     "crash-allreduce-large-count",
 };

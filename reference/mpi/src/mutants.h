@@ -53,6 +53,8 @@ enum class Mutant {
   commutative_user_op_drops_last,
   // concurrency
   outstanding_results_swapped,
+  // communicator kinds
+  intercomm_remote_in_world_order,
   // failures of the process
   hang_reduce_at_4_ranks,
   crash_allreduce_large_count,

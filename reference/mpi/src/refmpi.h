@@ -117,6 +117,10 @@ struct Private {
   int size = 0;             // size of the user communicator (its local group)
   std::vector<int> local;   // rank in `comm` of each rank of the local group
   std::vector<int> remote;  // intercommunicators: of each rank of the remote group
+  // The order in which a collector receives and folds the remote group's
+  // inputs: `remote` (rank order), except under the mutant
+  // intercomm-remote-in-world-order.
+  std::vector<int> remote_fold;
 };
 // The private communicator of a user communicator, created at first use
 // (collective: every process of `comm` reaches its first reduce-family call
