@@ -199,7 +199,11 @@ def cmd_run(args):
                         props.run_phase(adapter=adapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
                                         ranks=[n], budget=share, seed=settings["seed"],
                                         case_timeout=settings["case_timeout"], job_timeout=settings["timeout"],
-                                        run_job=job, variant=vname)
+                                        run_job=job, variant=vname,
+                                        # as for the checks: a known crash or hang of this
+                                        # release is a skip naming its waiver
+                                        extra_args=([] if settings.get("run_known_fatal", True)
+                                                    else ["--ordo-avoid-known-fatal"]))
                     except FileNotFoundError as e:
                         raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
                     except OSError as e:  # the reproducer folder
