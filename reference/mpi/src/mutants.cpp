@@ -44,6 +44,7 @@ constexpr const char* kNames[] = {
     "commutative-user-op-drops-last",
     "outstanding-results-swapped",
     "intercomm-remote-in-world-order",
+    "large-count-user-fn-swapped",
     "hang-reduce-at-4-ranks",
     "crash-allreduce-large-count",
 };

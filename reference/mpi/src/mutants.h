@@ -55,6 +55,8 @@ enum class Mutant {
   outstanding_results_swapped,
   // communicator kinds
   intercomm_remote_in_world_order,
+  // user functions of MPI_Op_create_c
+  large_count_user_fn_swapped,
   // failures of the process
   hang_reduce_at_4_ranks,
   crash_allreduce_large_count,

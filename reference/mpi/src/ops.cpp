@@ -179,7 +179,11 @@ int resolve(MPI_Op op, MPI_Datatype dt, Combiner* out) {
 
 int combine(const Combiner& c, const void* invec, void* inoutvec, int count) {
   if (count <= 0) return MPI_SUCCESS;
-  if (mutant(Mutant::swap_operands)) {
+  // Fault (large-count-user-fn-swapped): only the call path of the user
+  // functions of MPI_Op_create_c swaps the operands.
+  const bool large_count_fn = c.kind == Combiner::Kind::user && c.fn == nullptr;
+  if (mutant(Mutant::swap_operands) ||
+      (large_count_fn && mutant(Mutant::large_count_user_fn_swapped))) {
     // Fault: inoutvec := inoutvec o invec. The left operand's copy takes the result.
     Layout l;
     layout_of(c.dt, &l);
