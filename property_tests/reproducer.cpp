@@ -157,7 +157,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
                                  c.routine == Routine::reduce_scatter_block ||
                                  c.routine == Routine::reduce_scatter;
   if (!supported_routine || !(c.comm == "world" || c.comm == "dup" || c.comm == "reversed") ||
-      c.large_count || !c.root_datatype.empty() || !c.null_insignificant || c.alias_send_recv) {
+      !c.root_datatype.empty() || !c.null_insignificant || c.alias_send_recv) {
     *why =
         "reproducers cover Reduce/Allreduce/Scan/Exscan/Reduce_scatter(_block) on world, dup and "
         "reversed only";
@@ -236,7 +236,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
     << data.str() << table.str();
   if (c.routine == Routine::reduce_scatter) {
     const auto rc = ref::effective_recvcounts(c, topo);
-    o << "static int RECVCOUNTS[] = {";
+    o << "static " << (c.large_count ? "MPI_Count" : "int") << " RECVCOUNTS[] = {";
     for (std::size_t i = 0; i < rc.size(); ++i) o << (i ? "," : "") << rc[i];
     o << "};\n";
   }
@@ -301,6 +301,9 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
       args = "sb, rb, RECVCOUNTS, dt, op, comm";
       break;
   }
+  // The large-count binding of the same call (MPI-4.1 Section 2.5.8: the
+  // name with "_c", MPI_Count counts; RECVCOUNTS is declared MPI_Count above).
+  const std::string c_suffix = c.large_count ? "_c" : "";
   // Completion: MPI_Wait, or (concurrency "test") a loop of MPI_Test.
   const std::string complete =
       c.concurrency == "test"
@@ -308,13 +311,13 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
             "rc = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);\n  }\n"
           : "  if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);\n";
   if (c.mode == ref::Mode::blocking) {
-    o << "  rc = MPI_" << name << "(" << args << ");\n";
+    o << "  rc = MPI_" << name << c_suffix << "(" << args << ");\n";
   } else if (c.mode == ref::Mode::nonblocking) {
     o << "  MPI_Request req;\n  rc = MPI_I"
       << (name == "Reduce_scatter_block" || name == "Reduce_scatter"
               ? "r" + name.substr(1)
               : std::string(1, static_cast<char>(name[0] + 32)) + name.substr(1))
-      << "(" << args << ", &req);\n";
+      << c_suffix << "(" << args << ", &req);\n";
     if (c.concurrency == "freed") {
       o << "  /* the op and the datatype freed while the request is pending (allowed) */\n";
       if (witness) o << "  if (rc == MPI_SUCCESS) MPI_Op_free(&op);\n";
@@ -323,7 +326,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
     }
     o << complete;
   } else {
-    o << "  MPI_Request req;\n  rc = MPI_" << name << "_init(" << args
+    o << "  MPI_Request req;\n  rc = MPI_" << name << "_init" << c_suffix << "(" << args
       << ", MPI_INFO_NULL, &req);\n  if (rc == MPI_SUCCESS) rc = MPI_Start(&req);\n"
       << complete << "  if (rc == MPI_SUCCESS) MPI_Request_free(&req);\n";
   }
@@ -332,7 +335,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
     char msg[MPI_MAX_ERROR_STRING]; int len = 0;
     MPI_Error_string(rc, msg, &len);
     printf("rank %d: MPI_)"
-    << name << R"( returned %s\n", rank, msg);
+    << name << c_suffix << R"( returned %s\n", rank, msg);
     failed = 1;
   } else if (R->check) {
     const unsigned char *exp = R->expect + R->expect_origin, *obs = (const unsigned char *)rb;

@@ -57,13 +57,17 @@ inline rc::Gen<int> shrinking_to_zero(rc::Gen<int> g) {
 }
 
 // The collective reduce-family routines (the local ones run on "self").
+// The six collectives, then the local reductions (MPI_Reduce_local and the
+// proposed MPI_Reduce_locals), which take no communicator.
 inline rc::Gen<Routine> gen_routine() {
   return pick<Routine>({{3, Routine::allreduce},
                         {3, Routine::reduce},
                         {2, Routine::scan},
                         {2, Routine::exscan},
                         {2, Routine::reduce_scatter_block},
-                        {2, Routine::reduce_scatter}});
+                        {2, Routine::reduce_scatter},
+                        {1, Routine::reduce_local},
+                        {1, Routine::reduce_locals}});
 }
 
 // Blocking first, so that shrinking ends on the blocking form.
@@ -112,11 +116,16 @@ inline rc::Gen<OpAndType> gen_predefined_op_and_type() {
 }
 
 // Witness user ops (ordo/reference/witness.h): exactly associative and
-// non-commutative (tracer, matrix), or commutative but declared
-// non-commutative. They need datatypes of whole 4-int cells.
+// non-commutative (tracer, matrix; tracer-c is the tracer made by
+// MPI_Op_create_c, a large-count user function), commutative but declared
+// non-commutative, or commutative and declared so (multiset: the result
+// names every contribution). They need datatypes of whole 4-int cells.
 inline rc::Gen<std::string> gen_witness_op() {
-  return pick<std::string>(
-      {{4, "witness.tracer"}, {3, "witness.matrix"}, {2, "witness.sum-declared-noncommutative"}});
+  return pick<std::string>({{4, "witness.tracer"},
+                            {3, "witness.matrix"},
+                            {2, "witness.sum-declared-noncommutative"},
+                            {2, "witness.multiset"},
+                            {1, "witness.tracer-c"}});
 }
 
 // Counts: 0, 1, small, and just around the library's thresholds for

@@ -135,6 +135,10 @@ inline rc::Gen<ref::Case> gen_case() {
     c.routine = *gen_routine();
     if (inter && (c.routine == Routine::scan || c.routine == Routine::exscan))
       c.routine = Routine::allreduce;
+    // A local reduction takes no communicator (its cases name world, as the
+    // crossing's do) and has only the blocking form.
+    const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
+    if (local) c.comm = "world";
     std::size_t element = 4;
     if (kind == Kind::witness) {
       c.op = *gen_witness_op();
@@ -172,7 +176,9 @@ inline rc::Gen<ref::Case> gen_case() {
     // Buffers that are not significant (an intercommunicator root's send
     // buffer, a non-root's receive buffer): NULL, or valid ones left alone.
     c.null_insignificant = *pick<bool>({{1, true}, {1, false}});
-    c.mode = *gen_mode();
+    c.mode = local ? Mode::blocking : *gen_mode();
+    // The large-count (_c) binding; the Reduce_locals proposal defines none.
+    c.large_count = c.routine != Routine::reduce_locals && *pick<bool>({{3, false}, {1, true}});
     // The concurrency dimension (ordo/reference/case.h), where the form takes it;
     // shrinks towards one call.
     c.concurrency = *pick<std::string>({{8, ""}, {1, "test"}, {1, "outstanding"}, {1, "freed"}});
