@@ -160,6 +160,22 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why, bool* failed) {
                  " is the predefined pair of these types (MPI-4.1 6.9.4)";
         return MPI_DATATYPE_NULL;
       }
+      // A named handle must be the pair's own: "no observable difference"
+      // between the named constant and the routine's result (MPI-4.1 6.9.4).
+      if (const MPI_Datatype named = mpi_basic(dt.typemap()[0].type);
+          rc == MPI_SUCCESS && out != named && named_handle(out)) {
+        char name[MPI_MAX_OBJECT_NAME] = "";
+        int len = 0;
+        MPI_Type_get_name(out, name, &len);
+        if (failed) *failed = true;
+        if (why)
+          *why = std::string(call) + "(" + dt.children()[0].text() + ", " +
+                 dt.children()[1].text() + ") returned the named datatype " +
+                 (len > 0 ? std::string(name, static_cast<std::size_t>(len)) : "(no name)") +
+                 ", not " + std::string(ref::info(dt.typemap()[0].type).mpi_name) +
+                 " (MPI-4.1 6.9.4)";
+        return MPI_DATATYPE_NULL;
+      }
 #else
       // Unreachable: missing_feature() skips every case that names it.
       if (why) *why = value_index_lacks();
