@@ -85,6 +85,11 @@ std::string emit_type(const ref::Datatype& d, std::ostringstream& o, int& n) {
     case K::dup:
       o << "    MPI_Type_dup(" << kids[0] << ", &" << t << ");\n";
       break;
+    case K::value_index:
+      // MPI-4.1 6.9.4: a predefined pair type, neither committed nor freed.
+      o << "    MPI_Type_get_value_index(" << kids[0] << ", " << kids[1] << ", &" << t
+        << "); /* MPI-4.1 */\n";
+      break;
     default:
       break;
   }
@@ -256,7 +261,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
   int n = 0;
   const std::string t = emit_type(dt, o, n);
   o << "  MPI_Datatype dt = " << t << ";\n";
-  if (dt.kind() != ref::Datatype::Kind::basic) o << "  MPI_Type_commit(&dt);\n";
+  if (!dt.predefined()) o << "  MPI_Type_commit(&dt);\n";
   if (witness) {
     o << "  COMBINE = "
       << (ref::witness::is_tracer(c.op) ? "combine_tracer"
@@ -321,8 +326,7 @@ std::string reproducer_source(const ref::Case& c, int p, std::string* why) {
     if (c.concurrency == "freed") {
       o << "  /* the op and the datatype freed while the request is pending (allowed) */\n";
       if (witness) o << "  if (rc == MPI_SUCCESS) MPI_Op_free(&op);\n";
-      if (dt.kind() != ref::Datatype::Kind::basic)
-        o << "  if (rc == MPI_SUCCESS) MPI_Type_free(&dt);\n";
+      if (!dt.predefined()) o << "  if (rc == MPI_SUCCESS) MPI_Type_free(&dt);\n";
     }
     o << complete;
   } else {

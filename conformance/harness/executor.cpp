@@ -619,7 +619,7 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
   MPI_Datatype call_dt = mdt;
   MPI_Op call_op = mop;
   if (freed) {
-    if (dt.kind() != ref::Datatype::Kind::basic) {
+    if (!dt.predefined()) {
       call_dt = mpi_datatype_fresh(dt, &why, &constructor_failed);
       if (call_dt == MPI_DATATYPE_NULL) {
         out.verdict = fail(why + " (" + where(z) + ")");
@@ -645,7 +645,7 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
         concurrency_error = "MPI_Op_free of the pending call's op returned " + error_string(frc);
     }
     MPI_Datatype freed_dt = call_dt;
-    if (call_dt != mdt) {
+    if (call_dt != mdt && !must_not_free(dt, call_dt)) {
       const int frc = MPI_Type_free(&freed_dt);
       if (frc != MPI_SUCCESS && concurrency_error.empty())
         concurrency_error =
@@ -792,6 +792,15 @@ std::optional<std::string> missing_feature(const ref::Case& c) {
     return std::string(
         "MPI_Op_create_c is not provided by this library (MPI-4 large-count user functions)");
 #endif
+  if (const std::string lacks = value_index_lacks(); !lacks.empty()) {
+    for (const std::string* text : {&c.datatype, &c.root_datatype}) {
+      try {
+        if (!text->empty() && ref::Datatype::parse(*text).uses_value_index()) return lacks;
+      } catch (const ref::UsageError&) {
+        // a malformed datatype is the case's own failure, reported when it runs
+      }
+    }
+  }
   if (c.comm == "session") {
     const std::string lacks = session_lacks();
     if (!lacks.empty()) return lacks;

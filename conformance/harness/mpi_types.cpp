@@ -58,6 +58,14 @@ void witness_fn(void* invec, void* inoutvec, int* len, MPI_Datatype* dt) {
   Kernel(static_cast<const std::byte*>(invec), static_cast<std::byte*>(inoutvec), *len, *t);
 }
 
+// A handle the library names itself (MPI_COMBINER_NAMED): never committed
+// nor freed by ordo.
+bool named_handle(MPI_Datatype t) {
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  return MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+         combiner == MPI_COMBINER_NAMED;
+}
+
 // Builds the library's datatype. A basic type the library lacks: returns
 // MPI_DATATYPE_NULL and says so in *why (the case is skipped). A constructor
 // that returns an error: returns MPI_DATATYPE_NULL, sets *failed and names
@@ -73,7 +81,7 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why, bool* failed) {
   std::vector<MPI_Datatype> kids;
   auto free_kids = [&] {
     for (std::size_t i = 0; i < kids.size(); ++i)
-      if (dt.children()[i].kind() != K::basic && kids[i] != MPI_DATATYPE_NULL)
+      if (!dt.children()[i].predefined() && kids[i] != MPI_DATATYPE_NULL && !named_handle(kids[i]))
         MPI_Type_free(&kids[i]);
   };
   for (const ref::Datatype& c : dt.children()) {
@@ -135,6 +143,45 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why, bool* failed) {
       call = "MPI_Type_dup";
       rc = MPI_Type_dup(kids[0], &out);
       break;
+    case K::value_index:
+      // MPI-4.1 6.9.4: a predefined pair type (named or unnamed), not a
+      // duplicate, never freed; MPI_DATATYPE_NULL (with MPI_SUCCESS) only for
+      // a combination that matches no predefined pair, and the reference
+      // models only combinations that match a named one.
+      call = "MPI_Type_get_value_index";
+#ifdef ORDO_HAVE_VALUE_INDEX
+      rc = MPI_Type_get_value_index(kids[0], kids[1], &out);
+      if (rc == MPI_SUCCESS && out == MPI_DATATYPE_NULL) {
+        if (failed) *failed = true;
+        if (why)
+          *why = std::string(call) + "(" + dt.children()[0].text() + ", " +
+                 dt.children()[1].text() + ") returned MPI_DATATYPE_NULL, but " +
+                 std::string(ref::info(dt.typemap()[0].type).mpi_name) +
+                 " is the predefined pair of these types (MPI-4.1 6.9.4)";
+        return MPI_DATATYPE_NULL;
+      }
+      // A named handle must be the pair's own: "no observable difference"
+      // between the named constant and the routine's result (MPI-4.1 6.9.4).
+      if (const MPI_Datatype named = mpi_basic(dt.typemap()[0].type);
+          rc == MPI_SUCCESS && out != named && named_handle(out)) {
+        char name[MPI_MAX_OBJECT_NAME] = "";
+        int len = 0;
+        MPI_Type_get_name(out, name, &len);
+        if (failed) *failed = true;
+        if (why)
+          *why = std::string(call) + "(" + dt.children()[0].text() + ", " +
+                 dt.children()[1].text() + ") returned the named datatype " +
+                 (len > 0 ? std::string(name, static_cast<std::size_t>(len)) : "(no name)") +
+                 ", not " + std::string(ref::info(dt.typemap()[0].type).mpi_name) +
+                 " (MPI-4.1 6.9.4)";
+        return MPI_DATATYPE_NULL;
+      }
+#else
+      // Unreachable: missing_feature() skips every case that names it.
+      if (why) *why = value_index_lacks();
+      return MPI_DATATYPE_NULL;
+#endif
+      break;
     case K::basic:
       break;
   }
@@ -151,6 +198,18 @@ MPI_Datatype build(const ref::Datatype& dt, std::string* why, bool* failed) {
 }
 
 }  // namespace
+
+std::string value_index_lacks() {
+#ifdef ORDO_HAVE_VALUE_INDEX
+  return "";
+#else
+  return "the library has no MPI_Type_get_value_index (MPI-4.1 6.9.4)";
+#endif
+}
+
+bool must_not_free(const ref::Datatype& dt, MPI_Datatype handle) {
+  return dt.predefined() || named_handle(handle);
+}
 
 MPI_Datatype mpi_basic(Basic b) {
   switch (b) {
@@ -310,7 +369,7 @@ MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why, bool* faile
 MPI_Datatype mpi_datatype_fresh(const ref::Datatype& dt, std::string* why, bool* failed) {
   MPI_Datatype t = build(dt, why, failed);
   if (t == MPI_DATATYPE_NULL) return t;
-  if (dt.kind() != ref::Datatype::Kind::basic) {
+  if (!dt.predefined()) {
     const int rc = MPI_Type_commit(&t);
     if (rc != MPI_SUCCESS) {
       if (failed) *failed = true;

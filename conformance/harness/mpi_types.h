@@ -29,6 +29,13 @@ MPI_Datatype mpi_datatype(const ref::Datatype& dt, std::string* why, bool* faile
 // for others): user functions know it until forget_datatype(handle).
 MPI_Datatype mpi_datatype_fresh(const ref::Datatype& dt, std::string* why, bool* failed = nullptr);
 void forget_datatype(MPI_Datatype handle);
+// Whether ordo must leave the handle of dt alone: a predefined datatype (a
+// basic type, or a pair from MPI_Type_get_value_index, which "cannot be
+// freed", MPI-4.1 6.9.4), or one the library names (MPI_COMBINER_NAMED).
+bool must_not_free(const ref::Datatype& dt, MPI_Datatype handle);
+// Why the library cannot build value_index(...) datatypes: empty where it has
+// MPI_Type_get_value_index (MPI-4.1).
+std::string value_index_lacks();
 // The reference datatype behind a handle the library passed to a user function.
 const ref::Datatype* reference_datatype(MPI_Datatype dt);
 

@@ -29,7 +29,7 @@ namespace ordo::props {
 enum class Kind {
   predefined,    // a predefined op on a basic type of its group (ordo::ref::validity)
   witness,       // a witness user op on a derived datatype of 4-int cells
-  pair,          // MPI_MINLOC / MPI_MAXLOC on a C value-index pair type
+  pair,          // MPI_MINLOC / MPI_MAXLOC on a C value-index pair type (named or value_index)
   char_integer,  // signed / unsigned char, int8 / uint8 (their edges: the reference's inputs)
   char_detect,   // MPI_CHAR / MPI_WCHAR in a reduction: erroneous, DETECT
 };
@@ -45,6 +45,25 @@ inline const std::vector<std::string>& c_pair_types() {
   return v;
 }
 
+// The same pairs as MPI_Type_get_value_index returns them (MPI-4.1 6.9.4):
+// value_index(MPI_DOUBLE,MPI_INT) ... (skipped where the library lacks it).
+inline const std::vector<std::string>& value_index_pair_types() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (ref::Basic value : {ref::Basic::INT, ref::Basic::FLOAT, ref::Basic::DOUBLE,
+                             ref::Basic::LONG, ref::Basic::SHORT, ref::Basic::LONG_DOUBLE})
+      out.push_back(ref::Datatype::value_index(value, ref::Basic::INT).text());
+    return out;
+  }();
+  return v;
+}
+
+inline bool is_pair_type(const std::string& t) {
+  for (const auto* list : {&c_pair_types(), &value_index_pair_types()})
+    if (std::find(list->begin(), list->end(), t) != list->end()) return true;
+  return false;
+}
+
 inline bool is_char_integer_type(const std::string& t) {
   return t == "MPI_SIGNED_CHAR" || t == "MPI_UNSIGNED_CHAR" || t == "MPI_INT8_T" ||
          t == "MPI_UINT8_T";
@@ -54,8 +73,7 @@ inline Kind kind_of(const ref::Case& c) {
   if (c.op.rfind("witness.", 0) == 0) return Kind::witness;
   if (c.datatype == "MPI_CHAR" || c.datatype == "MPI_WCHAR") return Kind::char_detect;
   if (is_char_integer_type(c.datatype)) return Kind::char_integer;
-  if (std::find(c_pair_types().begin(), c_pair_types().end(), c.datatype) != c_pair_types().end())
-    return Kind::pair;
+  if (is_pair_type(c.datatype)) return Kind::pair;
   return Kind::predefined;
 }
 
@@ -150,7 +168,8 @@ inline rc::Gen<ref::Case> gen_case() {
       if (kind == Kind::pair) {
         ot.op = *pick<std::string>({{1, "MPI_MINLOC"}, {1, "MPI_MAXLOC"}});
         std::vector<std::pair<int, std::string>> types;
-        for (const auto& t : c_pair_types()) types.push_back({1, t});
+        for (const auto& t : c_pair_types()) types.push_back({2, t});
+        for (const auto& t : value_index_pair_types()) types.push_back({1, t});
         ot.type = *pick(types);
       } else if (kind == Kind::char_integer) {
         static const rc::Gen<OpAndType> char_integer_pairs = [] {
@@ -165,7 +184,7 @@ inline rc::Gen<ref::Case> gen_case() {
       }
       c.op = ot.op;
       c.datatype = ot.type;
-      element = ref::info(*ref::basic_from_name(ot.type)).extent;
+      element = static_cast<std::size_t>(ref::Datatype::parse(ot.type).extent());
     }
     c.count = *gen_count(element, std::min<int>(1 << 15, static_cast<int>((1u << 20) / element)));
     if (c.routine == Routine::reduce) {

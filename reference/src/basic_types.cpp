@@ -156,6 +156,27 @@ const BasicInfo& info(Basic b) {
   return i;
 }
 
+std::optional<Basic> value_index_pair(Basic value, Basic index) {
+  // The C pair types: each value type with an int index.
+  if (index != Basic::INT) return std::nullopt;
+  switch (value) {
+    case Basic::FLOAT:
+      return Basic::FLOAT_INT;
+    case Basic::DOUBLE:
+      return Basic::DOUBLE_INT;
+    case Basic::LONG:
+      return Basic::LONG_INT;
+    case Basic::INT:
+      return Basic::TWO_INT;
+    case Basic::SHORT:
+      return Basic::SHORT_INT;
+    case Basic::LONG_DOUBLE:
+      return Basic::LONG_DOUBLE_INT;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::optional<Basic> basic_from_name(std::string_view name) {
   for (const BasicInfo& i : kTable)
     if (i.mpi_name == name) return i.id;

@@ -196,8 +196,11 @@ std::string concurrency_conflict(const Case& c) {
                ? "outstanding calls are nonblocking calls (a persistent request is started "
                  "again, not duplicated: the restarts check)"
                : "handles are freed while a nonblocking call's request is pending";
-  if (c.concurrency == "freed" && c.datatype.find('(') == std::string::npos &&
-      c.op.rfind("witness.", 0) != 0)
+  // A predefined datatype's text is a name or value_index(V,I), whose
+  // arguments are names (the datatype parser allows nothing else).
+  const bool predefined_type =
+      c.datatype.find('(') == std::string::npos || c.datatype.rfind("value_index(", 0) == 0;
+  if (c.concurrency == "freed" && predefined_type && c.op.rfind("witness.", 0) != 0)
     return "nothing to free: a predefined op on a predefined datatype";
   if (c.concurrency == "freed" && !c.erroneous.empty())
     return "an erroneous case frees handles of its own";

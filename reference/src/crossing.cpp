@@ -14,7 +14,7 @@ namespace {
 enum Dim { kRoutine, kForm, kOp, kType, kCount, kRoot, kInPlace, kComm, kConcurrency, kDims };
 
 // Each datatype class as its op kinds need it: a predefined op takes the
-// basic type, a witness op whole cells of four 4-byte integers.
+// predefined type, a witness op whole cells of four 4-byte integers.
 struct TypeClass {
   const char* name;
   const char* predefined;  // for MPI_SUM and MPI_MINLOC ("" if none)
@@ -29,6 +29,10 @@ const TypeClass kTypes[] = {
     // the witness's cells, MPI_2INTEGER for MINLOC/MAXLOC.
     {"fortran", "MPI_INTEGER", "contiguous(4,MPI_INTEGER)"},
     {"fortran-pair", "MPI_2INTEGER", ""},
+    // The pair type MPI_Type_get_value_index returns (MPI-4.1 6.9.4): the
+    // layout of MPI_DOUBLE_INT, its handle from the routine; unavailable
+    // with the library's reason where it lacks the routine.
+    {"value-index", "value_index(MPI_DOUBLE,MPI_INT)", ""},
     {"contiguous", "", "contiguous(4,MPI_INT)"},
     {"vector-holes", "", "vector(2,2,3,MPI_INT)"},
     {"indexed", "", "indexed([1,3],[0,5],MPI_INT)"},

@@ -272,6 +272,30 @@ Datatype Datatype::dup(const Datatype& old) {
   return build(std::move(n));
 }
 
+Datatype Datatype::value_index(Basic value, Basic index) {
+  const std::string text = "value_index(" + std::string(info(value).mpi_name) + "," +
+                           std::string(info(index).mpi_name) + ")";
+  const std::optional<Basic> pair = value_index_pair(value, index);
+  if (!pair)
+    throw UsageError(text +
+                     ": the reference models the value-index pairs of the C pair types only "
+                     "(MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, "
+                     "MPI_LONG_DOUBLE_INT)");
+  // The pair type's own layout: one pair leaf, the bounds of the C struct.
+  Node n = *basic(*pair).node_;
+  n.kind = Kind::value_index;
+  n.children = {basic(value), basic(index)};
+  n.text = text;
+  return build(std::move(n));
+}
+
+bool Datatype::uses_value_index() const {
+  if (kind() == Kind::value_index) return true;
+  for (const Datatype& c : children())
+    if (c.uses_value_index()) return true;
+  return false;
+}
+
 bool Datatype::homogeneous(Basic* b) const {
   const auto& l = typemap();
   if (l.empty()) return false;
@@ -484,6 +508,13 @@ class Parser {
       out = Datatype::resized(lb, ext, type());
     } else if (name == "dup") {
       out = Datatype::dup(type());
+    } else if (name == "value_index") {
+      const Datatype value = type();
+      expect(',');
+      const Datatype index = type();
+      if (value.kind() != Datatype::Kind::basic || index.kind() != Datatype::Kind::basic)
+        fail("value_index takes two basic datatypes");
+      out = Datatype::value_index(value.basic_type(), index.basic_type());
     } else {
       fail("unknown constructor " + name);
     }

@@ -292,7 +292,7 @@ void validate_case(const Case& c, const Topology& t) {
   // (One-sided accumulate differs: there a derived type of one basic type is allowed.)
   if (op.is_predefined()) {
     for (const std::string* text : {&c.datatype, &c.root_datatype})
-      if (!text->empty() && Datatype::parse(*text).kind() != Datatype::Kind::basic)
+      if (!text->empty() && !Datatype::parse(*text).predefined())
         throw SemanticsError("op.predefined-on-predefined-types",
                              std::string(op_name(op.predefined_op())) +
                                  " on the derived datatype " + *text +

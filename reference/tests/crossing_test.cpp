@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ordo/reference/datatype.h"
 #include "ordo/reference/json.h"
 
 using namespace ordo::ref;
@@ -295,4 +296,48 @@ TEST(Crossing, the_coverage_as_json_names_the_dimensions_and_the_listed_pairs) {
   EXPECT_EQ(first.get("values")->fields.size(), 2u);
   EXPECT_EQ(x::values_of(cov.rows.front()).size(), x::dimensions().size());
   EXPECT_EQ(x::values_of(cov.rows.front())[0].first, "routine");
+}
+
+// The value-index datatype class: MINLOC on the pair MPI_Type_get_value_index
+// returns; a library without the routine cannot run any of its calls, and
+// the pairs only they hold are listed with its reason.
+TEST(Crossing, the_value_index_class_is_a_minloc_pair_and_unavailable_without_the_routine) {
+  std::string why;
+  const auto c = x::realize(
+      row("allreduce", "nonblocking", "minloc", "value-index", "7", "first", "no", "world"),
+      zoo_at(3), 1, &why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_EQ(c->op, "MPI_MINLOC");
+  EXPECT_EQ(c->datatype, "value_index(MPI_DOUBLE,MPI_INT)");
+  EXPECT_FALSE(x::realize(
+      row("allreduce", "blocking", "predefined", "value-index", "7", "first", "no", "world"),
+      zoo_at(3), 1, &why));
+  EXPECT_NE(why.find("op.type-groups"), std::string::npos) << why;
+  EXPECT_FALSE(x::realize(
+      row("allreduce", "blocking", "noncommutative", "value-index", "7", "first", "no", "world"),
+      zoo_at(3), 1, &why));
+  // A predefined op on a predefined datatype: no handle to free.
+  EXPECT_FALSE(x::realize(row("allreduce", "nonblocking", "minloc", "value-index", "7", "first",
+                              "no", "world", "freed"),
+                          zoo_at(3), 1, &why));
+  EXPECT_EQ(why, "nothing to free: a predefined op on a predefined datatype");
+
+  const auto shapes = zoo_at(3);
+  const x::Availability no_value_index = [](const Case& k) -> std::optional<std::string> {
+    if (Datatype::parse(k.datatype).uses_value_index())
+      return std::string("the library has no MPI_Type_get_value_index (MPI-4.1 6.9.4)");
+    return std::nullopt;
+  };
+  const x::Coverage cov = x::covering_array(2, shapes, 3, /*with_invalid=*/false, no_value_index);
+  const int vi = index_of(3, "value-index");
+  std::vector<x::Row> runnable;
+  for (const auto& r : all_valid(shapes))
+    if (r[3] != vi) runnable.push_back(r);
+  EXPECT_EQ(pairs_of(cov.rows), pairs_of(runnable));
+  EXPECT_EQ(cov.covered_tuples, cov.valid_tuples);
+  ASSERT_FALSE(cov.unavailable.empty());
+  for (const auto& [t, reason] : cov.unavailable) {
+    EXPECT_NE(reason.find("MPI_Type_get_value_index"), std::string::npos);
+    EXPECT_TRUE(t.dims[0] == 3 || t.dims[1] == 3) << t.describe();  // a pair with the datatype
+  }
 }

@@ -139,6 +139,10 @@ struct BasicInfo {
 };
 
 const BasicInfo& info(Basic b);
+// The predefined pair type whose value and index are these basic types (the
+// six C pair types of MPI-4.1 Section 6.9.4, e.g. MPI_DOUBLE, MPI_INT ->
+// MPI_DOUBLE_INT), as MPI_Type_get_value_index returns it; nullopt otherwise.
+std::optional<Basic> value_index_pair(Basic value, Basic index);
 std::optional<Basic> basic_from_name(std::string_view mpi_name);  // accepts synonyms
 std::string_view group_name(TypeGroup g);
 std::size_t scalar_size(Scalar s);

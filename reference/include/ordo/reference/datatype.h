@@ -18,6 +18,15 @@
 //   struct([1,1], [0,8], [MPI_INT, MPI_DOUBLE])
 //   resized(-8, 32, MPI_INT)                 lb, extent in bytes
 //   dup(MPI_INT)
+//   value_index(MPI_DOUBLE,MPI_INT)          value type, index type
+//
+// value_index(V,I) is the pair type MPI_Type_get_value_index returns for a
+// value type and an index type (MPI-4.1 Section 6.9.4, MINLOC and MAXLOC):
+// a predefined datatype, so it is one pair leaf laid out as the C struct
+// {V value; I index;}, the same typemap as the predefined pair type of those
+// two types (value_index(MPI_DOUBLE,MPI_INT) is MPI_DOUBLE_INT's). The
+// reference models the combinations of the six C pair types; for any other
+// the standard lets a library return MPI_DATATYPE_NULL, and parse() rejects it.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +68,9 @@ class Datatype {
                           const std::vector<Datatype>& types);
   static Datatype resized(std::ptrdiff_t lb, std::ptrdiff_t extent, const Datatype& old);
   static Datatype dup(const Datatype& old);
+  // The pair type of MPI_Type_get_value_index(value, index); throws
+  // ordo::ref::UsageError for a combination the reference does not model.
+  static Datatype value_index(Basic value, Basic index);
 
   // Parses the text form above; throws ordo::ref::UsageError on a syntax error.
   static Datatype parse(std::string_view text);
@@ -85,13 +97,19 @@ class Datatype {
     indexed_block,
     struct_,
     resized,
-    dup
+    dup,
+    value_index  // children: the value type and the index type, both basic
   };
   Kind kind() const { return node_->kind; }
   Basic basic_type() const { return node_->basic; }             // kind == basic
   const std::vector<int>& ints() const { return node_->ints; }  // counts, blocklengths, ...
   const std::vector<std::ptrdiff_t>& addrs() const { return node_->addrs; }  // byte values
   const std::vector<Datatype>& children() const { return node_->children; }
+  // A predefined datatype (a basic type or a value-index pair): what the
+  // predefined ops take, and a handle that is never committed nor freed.
+  bool predefined() const { return kind() == Kind::basic || kind() == Kind::value_index; }
+  // Whether the datatype or any type it is made of is a value_index pair.
+  bool uses_value_index() const;
 
   // The single basic type of every leaf, if there is one.
   bool homogeneous(Basic* b) const;
