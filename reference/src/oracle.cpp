@@ -36,6 +36,14 @@ void put(std::byte* p, T v) {
   std::memcpy(p, &v, sizeof v);
 }
 
+// An x87 long double: its 10 significant bytes, the padding after them 0
+// (copying the whole object would copy indeterminate padding, and the same
+// input made twice would differ there).
+void put_f80(std::byte* p, long double v) {
+  std::memset(p, 0, sizeof v);
+  std::memcpy(p, &v, 10);
+}
+
 template <class T>
 T pick(std::uint64_t u, std::initializer_list<T> xs) {
   return *(xs.begin() + u % xs.size());
@@ -119,9 +127,7 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
     case Scalar::f64:
       return put<double>(p, float_edge ? edge(double{}) : real());
     case Scalar::f80: {
-      long double v = float_edge ? edge(static_cast<long double>(0)) : real();
-      std::memset(p, 0, sizeof v);
-      return put<long double>(p, v);
+      return put_f80(p, float_edge ? edge(static_cast<long double>(0)) : real());
     }
     case Scalar::cf32:
     case Scalar::cf64:
@@ -143,9 +149,8 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
         put<double>(p, re);
         put<double>(p + 8, im);
       } else {
-        std::memset(p, 0, 2 * sizeof(long double));
-        put<long double>(p, re);
-        put<long double>(p + sizeof(long double), im);
+        put_f80(p, re);
+        put_f80(p + sizeof(long double), im);
       }
       return;
     }
@@ -175,8 +180,7 @@ void put_leaf(Basic b, PredefinedOp op, std::uint64_t u, std::byte* p, bool exac
       put<double>(p, value);
       break;
     case Scalar::f80:
-      std::memset(p, 0, sizeof(long double));
-      put<long double>(p, value);
+      put_f80(p, value);
       break;
     case Scalar::i16:
       put<std::int16_t>(p, static_cast<std::int16_t>(value));
