@@ -79,6 +79,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous = false)
 // blocking call of an intracommunicator collective or MPI_Reduce_local, not
 // in place, without a root datatype, of a datatype whose elements tile
 // their extent from lower bound 0; any other case throws UsageError.
+// Throws UsageError (why) unless the case can be planned by ranges.
+void check_plannable_by_ranges(const Case& c, const Topology& t);
 RankPlan plan_without_buffers(const Case& c, const Topology& t, Role me);
 Buffer input_range(const Case& c, Role me, int first, int n);
 Buffer recv_initial_range(const Case& c, Role me, int first, int n);
