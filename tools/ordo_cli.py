@@ -33,8 +33,17 @@ from runner.run import cmd_run  # noqa: E402
 from runner.selftest import cmd_test  # noqa: E402
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments get one line and exit 2, as every usage error of ordo does
+    (argparse itself prints the whole usage first); its subcommands' parsers are
+    of this class too."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"ordo: {message} (see `{self.prog} --help`)\n")
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="ordo", description="Conformance suite for the reduction semantics of MPI.")
+    p = OneLineParser(prog="ordo", description="Conformance suite for the reduction semantics of MPI.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     r = sub.add_parser("run", help="run the conformance checks against an MPI library")
@@ -58,6 +67,10 @@ def main(argv=None):
                         "(default: 2000)")
     r.add_argument("--depth", type=int, default=2,
                    help="the crossing check: every valid pair (2, default) or triple (3) of case values")
+    r.add_argument("--huge", action="store_true",
+                   help="also run the huge cases (the `huge` check: more than 2^31 bytes in one call of each "
+                        "large-count binding; needs about 6 GiB per process); without it they are recorded as "
+                        "skips that say so")
     r.add_argument("--run-known-fatal", action="store_true",
                    help="also run the cases that a crash or timeout waiver names for the installed release "
                         "(default: each is recorded as a skip naming its waiver, so that a known hang does not "

@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -502,7 +504,162 @@ struct OutstandingCall {
   int rc = MPI_SUCCESS;
 };
 
+// ---- Huge cases, planned a range of elements at a time ----
+// A case whose buffers hold more than kWholePlanBytes is never planned whole:
+// plan() holds every rank's input and result at once, which for the huge
+// counts of the large-count bindings (more than 2^31 bytes per buffer) is
+// p + 3 buffers of over 2 GiB per process, and the judgement below copies
+// the buffers again. Instead the reference gives the inputs, the receive
+// buffer's initial contents and the expected result kRangeBytes at a time
+// (ref::plan_without_buffers, input_range, recv_initial_range,
+// expected_range), written into and compared with the library's buffers in
+// place: this process holds its send and receive buffers (with their guard
+// bytes) and a few ranges, and the judgement is the same in full: values
+// against the reference, the send buffer unchanged, the guard bytes intact.
+constexpr std::size_t kWholePlanBytes = std::size_t{1} << 30;
+constexpr std::size_t kRangeBytes = std::size_t{16} << 20;
+
+// Whether the case is judged by ranges: large, and of the kind the ranges
+// serve (ref::check_plannable_by_ranges; exact values, bit for bit; no
+// repeated call, no judgement of the check's own); any other case is
+// planned whole.
+bool planned_by_ranges(const ref::Case& c, const CaseOptions& options, const ZooComm& z) {
+  if (current_level() == Level::DETECT || !c.exact || options.repeat || options.extra) return false;
+  try {
+    const ref::Datatype dt = ref::Datatype::parse(c.datatype);
+    const int per_rank =
+        c.routine == Routine::reduce_scatter || c.routine == Routine::reduce_scatter_block
+            ? world_size()
+            : 1;
+    if (static_cast<std::size_t>(std::abs(dt.extent())) * static_cast<std::size_t>(c.count) *
+            static_cast<std::size_t>(per_rank) <=
+        kWholePlanBytes)
+      return false;
+    ref::check_plannable_by_ranges(c, z.topology);
+    return true;
+  } catch (const std::exception&) {
+    return false;  // judged (or failed as not valid) by the whole plan
+  }
+}
+
+// Calls f(first, n) over [0, count) in ranges of about kRangeBytes; stops
+// at the first range for which f returns false.
+template <class F>
+void for_each_range(int count, std::ptrdiff_t extent, F f) {
+  const int step = static_cast<int>(std::max<std::ptrdiff_t>(
+      1, static_cast<std::ptrdiff_t>(kRangeBytes) / std::max<std::ptrdiff_t>(1, extent)));
+  for (int first = 0; first < count; first += step)
+    if (!f(first, std::min(step, count - first))) return;
+}
+
+RankResult call_by_ranges(const ref::Case& c, const CaseOptions& options, const ZooComm& z) {
+  RankResult out;
+  ref::RankPlan plan;
+  ref::Datatype dt = ref::Datatype::basic(ref::Basic::INT);
+  try {
+    dt = ref::Datatype::parse(c.datatype);
+    plan = ref::plan_without_buffers(c, z.topology, z.role);
+  } catch (const std::exception& e) {
+    out.verdict = fail(std::string("ordo: the case is not valid: ") + e.what());
+    return out;
+  }
+  const std::ptrdiff_t extent = dt.extent();
+  const auto bytes = [&](int elements) {
+    return static_cast<std::size_t>(elements) * static_cast<std::size_t>(extent);
+  };
+  std::string why;
+  bool constructor_failed = false;
+  MPI_Datatype mdt = mpi_datatype(dt, &why, &constructor_failed);
+  if (mdt == MPI_DATATYPE_NULL) {
+    out.verdict =
+        constructor_failed ? fail(why + " (" + where(z) + ")") : LocalVerdict{S::skip, why, ""};
+    return out;
+  }
+  std::string op_error;
+  MPI_Op mop = mpi_op(c.op, &op_error);
+  if (mop == MPI_OP_NULL && !op_error.empty()) {
+    out.verdict = fail(op_error + " (" + where(z) + ")");
+    return out;
+  }
+  std::optional<GuardedBuffer> send, recv;
+  send.emplace(bytes(plan.send_count), 0);
+  for_each_range(plan.send_count, extent, [&](int first, int n) {
+    send->write_at(bytes(first), ref::input_range(c, z.role, first, n));
+    return true;
+  });
+  if (plan.recv_significant || !c.null_insignificant) {
+    recv.emplace(bytes(plan.recv_count), 0);
+    for_each_range(plan.recv_count, extent, [&](int first, int n) {
+      recv->write_at(bytes(first), ref::recv_initial_range(c, z.role, first, n));
+      return true;
+    });
+  }
+  reset_unknown_datatype_calls();
+  reset_recorded_calls();
+  g_complete_by_test = false;
+  const double t0 = MPI_Wtime();
+  const int rc =
+      invoke(Args{c, z, plan, mdt, mop, send->ptr(), recv ? recv->ptr() : nullptr, nullptr});
+  out.seconds = MPI_Wtime() - t0;
+  if (options.bare_call) return out;
+  add_phase_time(Phase::call, out.seconds);
+  PhaseTimer timer(Phase::check);
+  const std::string routine =
+      std::string(ref::mpi_routine_name(c.routine, c.mode)) + (c.large_count ? "_c" : "");
+  if (rc != MPI_SUCCESS) {
+    out.verdict = fail(routine + " returned " + error_string(rc) + " (" + where(z) + ")");
+    return out;
+  }
+  if (unknown_datatype_calls() > 0) {
+    out.verdict = fail(
+        "the user function was called with a datatype handle other than the one passed to " +
+        routine + " (" + std::to_string(unknown_datatype_calls()) + " calls, " + where(z) + ")");
+    return out;
+  }
+  // The send buffer: byte for byte the reference's input, guards intact.
+  std::optional<LocalVerdict> bad;
+  if (!send->guards_intact())
+    bad =
+        fail("bytes outside the send buffer were written (guard bytes changed, " + where(z) + ")");
+  for_each_range(plan.send_count, extent, [&](int first, int n) {
+    if (bad) return false;
+    const ref::Buffer want = ref::input_range(c, z.role, first, n);
+    const ref::Buffer seen = send->read_at(bytes(first), want);
+    if (seen.storage() == want.storage()) return true;
+    std::size_t i = 0;
+    while (seen.storage()[i] == want.storage()[i]) ++i;
+    bad = fail("the send buffer was modified at byte " + std::to_string(bytes(first) + i) +
+               " relative to its address (" + where(z) + ")");
+    return false;
+  });
+  if (!bad && recv && !recv->guards_intact())
+    bad = fail("bytes outside the receive buffer were written (guard bytes changed, " + where(z) +
+               ")");
+  // The receive buffer: the reference's result, a range at a time.
+  if (!bad && recv && plan.recv_significant && plan.result_defined)
+    for_each_range(plan.recv_compare_elements, extent, [&](int first, int n) {
+      const ref::Buffer want = ref::expected_range(c, z.topology, z.role, first, n);
+      const ref::Difference d = ref::first_difference(want, recv->read_at(bytes(first), want));
+      if (!d.any) return true;
+      std::ostringstream o;
+      if (d.in_hole)
+        o << "a hole of the receive datatype was written at byte " << bytes(first) + d.byte
+          << ": expected untouched " << d.expected << ", observed " << d.observed;
+      else
+        o << "element " << first + d.element << " (leaf " << d.leaf << ", byte "
+          << bytes(first) + d.byte << "): expected " << d.expected << ", observed " << d.observed;
+      bad = fail(o.str() + " (" + where(z) + ")");
+      return false;
+    });
+  if (bad) {
+    out.verdict = std::move(*bad);
+    return out;
+  }
+  return out;
+}
+
 RankResult run_on_rank(const ref::Case& c, const CaseOptions& options, const ZooComm& z) {
+  if (planned_by_ranges(c, options, z)) return call_by_ranges(c, options, z);
   CallState st;
   RankResult out = first_call(c, options, z, &st);
   // Every rank that kept the request starts it again, whatever its first

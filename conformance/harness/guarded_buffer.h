@@ -39,6 +39,25 @@ class GuardedBuffer {
       std::memcpy(mem_.data() + kGuard, b.storage().data(), b.storage().size());
     poison();
   }
+  // A buffer of `bytes` (storage, origin as a reference buffer's), written
+  // and read a range of elements at a time (write_at, read_at): the huge
+  // cases, whose whole reference buffer is never made.
+  GuardedBuffer(std::size_t bytes, std::ptrdiff_t origin)
+      : mem_(bytes + 2 * kGuard, kGuardByte), origin_(origin) {
+    poison();
+  }
+  // b's storage, written at byte `offset` of this buffer's storage.
+  void write_at(std::size_t offset, const ref::Buffer& b) {
+    if (!b.storage().empty())
+      std::memcpy(mem_.data() + kGuard + offset, b.storage().data(), b.storage().size());
+  }
+  // The bytes at `offset` of this buffer's storage, in the layout of `shape`.
+  ref::Buffer read_at(std::size_t offset, const ref::Buffer& shape) const {
+    ref::Buffer out = shape;
+    if (!out.storage().empty())
+      std::memcpy(out.storage().data(), mem_.data() + kGuard + offset, out.storage().size());
+    return out;
+  }
   GuardedBuffer(const GuardedBuffer&) = delete;
   GuardedBuffer& operator=(const GuardedBuffer&) = delete;
   ~GuardedBuffer() { unpoison(); }

@@ -31,13 +31,17 @@ std::uint64_t hash_leaf(std::uint64_t prefix, int element, int leaf) {
   return mix(mix(prefix ^ static_cast<std::uint64_t>(element)) ^ static_cast<std::uint64_t>(leaf));
 }
 
-std::uint64_t hash(std::uint64_t seed, int group, int rank, int element, int leaf) {
-  return hash_leaf(hash_prefix(seed, group, rank), element, leaf);
-}
-
 template <class T>
 void put(std::byte* p, T v) {
   std::memcpy(p, &v, sizeof v);
+}
+
+// An x87 long double: its 10 significant bytes, the padding after them 0
+// (copying the whole object would copy indeterminate padding, and the same
+// input made twice would differ there).
+void put_f80(std::byte* p, long double v) {
+  std::memset(p, 0, sizeof v);
+  std::memcpy(p, &v, 10);
 }
 
 template <class T>
@@ -123,9 +127,7 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
     case Scalar::f64:
       return put<double>(p, float_edge ? edge(double{}) : real());
     case Scalar::f80: {
-      long double v = float_edge ? edge(static_cast<long double>(0)) : real();
-      std::memset(p, 0, sizeof v);
-      return put<long double>(p, v);
+      return put_f80(p, float_edge ? edge(static_cast<long double>(0)) : real());
     }
     case Scalar::cf32:
     case Scalar::cf64:
@@ -147,9 +149,8 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
         put<double>(p, re);
         put<double>(p + 8, im);
       } else {
-        std::memset(p, 0, 2 * sizeof(long double));
-        put<long double>(p, re);
-        put<long double>(p + sizeof(long double), im);
+        put_f80(p, re);
+        put_f80(p + sizeof(long double), im);
       }
       return;
     }
@@ -179,8 +180,7 @@ void put_leaf(Basic b, PredefinedOp op, std::uint64_t u, std::byte* p, bool exac
       put<double>(p, value);
       break;
     case Scalar::f80:
-      std::memset(p, 0, sizeof(long double));
-      put<long double>(p, value);
+      put_f80(p, value);
       break;
     case Scalar::i16:
       put<std::int16_t>(p, static_cast<std::int16_t>(value));
@@ -223,10 +223,11 @@ Op op_for_case(const Case& c) {
   return Op::predefined(*p);
 }
 
-Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int rank) {
+Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int rank, int first) {
   // Holes of send buffers carry their own pattern, so a library that reads
   // them by mistake computes something else.
   Buffer b(dt, count, std::byte{0xC3});
+  const std::uint64_t prefix = hash_prefix(c.seed, group, rank);
   if (witness::is_witness(c.op)) {
     witness::check_datatype(dt);
     for (int k = 0; k < count; ++k) {
@@ -237,7 +238,7 @@ Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int r
         } else {
           for (int i = 0; i < 4; ++i)
             cells[j].v[i] = static_cast<std::int32_t>(
-                hash(c.seed, group, rank, k, static_cast<int>(j * 4 + i)));
+                hash_leaf(prefix, first + k, static_cast<int>(j * 4 + i)));
         }
       }
       witness::write_cells(b.element(k), dt, cells);
@@ -245,9 +246,8 @@ Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int r
     return b;
   }
   const PredefinedOp op = op_from_name(c.op).value_or(PredefinedOp::SUM);
-  const std::uint64_t prefix = hash_prefix(c.seed, group, rank);
   b.for_each_leaf([&](int k, int leaf, Basic t, std::byte* p) {
-    put_leaf(t, op, hash_leaf(prefix, k, leaf), p, c.exact);
+    put_leaf(t, op, hash_leaf(prefix, first + k, leaf), p, c.exact);
   });
   return b;
 }
@@ -584,6 +584,99 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   pl.send = send[me.group][me.rank];
   in_place_input(pl);
   return pl;
+}
+
+void check_plannable_by_ranges(const Case& c, const Topology& t) {
+  auto refuse = [&](const char* why) {
+    throw UsageError(std::string("a case planned a range of elements at a time must be ") + why +
+                     ": " + c.describe());
+  };
+  if (t.inter) refuse("on an intracommunicator");
+  if (c.in_place) refuse("not in place");
+  if (!c.root_datatype.empty()) refuse("without a root datatype");
+  if (c.mode != Mode::blocking || !c.concurrency.empty()) refuse("one blocking call");
+  if (c.routine == Routine::reduce_locals || !c.erroneous.empty() || c.alias_send_recv)
+    refuse("a valid call of one of the six collectives or MPI_Reduce_local");
+  const Datatype dt = Datatype::parse(c.datatype);
+  // Element k's bytes are then exactly [k * extent, (k + 1) * extent), so a
+  // range of elements is a range of bytes of the whole buffer.
+  if (dt.lb() != 0 || dt.true_lb() != 0 || dt.true_ub() != dt.extent())
+    refuse("of a datatype whose elements tile their extent from lower bound 0");
+}
+
+RankPlan plan_without_buffers(const Case& c, const Topology& t, Role me) {
+  validate_case(c, t);
+  check_plannable_by_ranges(c, t);
+  using RR = RankPlan::RootRole;
+  RankPlan pl;
+  pl.datatype = c.datatype;
+  const int p = t.size_low, r = me.rank;
+  pl.send_count = pl.recv_count = pl.recv_compare_elements = c.count;
+  switch (c.routine) {
+    case Routine::reduce:
+      pl.root_role = r == c.root ? RR::root : RR::other_in_root_group;
+      pl.recv_significant = r == c.root;
+      break;
+    case Routine::reduce_scatter: {
+      const std::vector<int> counts = effective_recvcounts(c, t);
+      pl.send_count = std::accumulate(counts.begin(), counts.end(), 0);
+      pl.recv_count = pl.recv_compare_elements = counts[static_cast<std::size_t>(r)];
+      break;
+    }
+    case Routine::reduce_scatter_block:
+      pl.send_count = p * c.count;
+      break;
+    case Routine::exscan:
+      pl.result_defined = r != 0;
+      break;
+    default:
+      break;
+  }
+  pl.mpi_root = c.root;
+  return pl;
+}
+
+Buffer input_range(const Case& c, Role me, int first, int n) {
+  return make_input(c, Datatype::parse(c.datatype), n, me.group, me.rank, first);
+}
+
+Buffer recv_initial_range(const Case& c, Role me, int first, int n) {
+  const Datatype dt = Datatype::parse(c.datatype);
+  // MPI_Reduce_local's inoutbuf holds an input (plan()); the others a
+  // pattern that is the same at every element.
+  if (c.routine == Routine::reduce_local) return make_input(c, dt, n, 0, 1, first);
+  return make_recv_initial(c, dt, n, me.group, me.rank);
+}
+
+Buffer expected_range(const Case& c, const Topology& t, Role me, int first, int n) {
+  const RankPlan pl = plan_without_buffers(c, t, me);
+  if (!pl.recv_significant || !pl.result_defined)
+    throw UsageError("no result is defined for this rank's receive buffer: " + c.describe());
+  if (first < 0 || n < 0 || first + n > pl.recv_compare_elements)
+    throw UsageError("elements [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                     ") are not in the receive buffer's " +
+                     std::to_string(pl.recv_compare_elements));
+  const Datatype dt = Datatype::parse(c.datatype);
+  const Op op = op_for_case(c);
+  Buffer recv = recv_initial_range(c, me, first, n);
+  if (c.routine == Routine::reduce_local) {  // inoutvec: the input of a second process (plan())
+    reduce_local(make_input(c, dt, n, 0, 0, first), recv, op);
+    return recv;
+  }
+  // The ranks whose inputs me's result folds, in rank order, and the send
+  // elements they contribute: Scan and Exscan stop at me (Exscan before it);
+  // the scattering routines fold the elements of me's block.
+  const int ranks = c.routine == Routine::scan     ? me.rank + 1
+                    : c.routine == Routine::exscan ? me.rank
+                                                   : t.size_low;
+  const int send_first = send_element_of(c, t, me, first);
+  std::vector<Buffer> inputs;
+  for (int q = 0; q < ranks; ++q) inputs.push_back(make_input(c, dt, n, 0, q, send_first));
+  std::vector<const Buffer*> in;
+  for (const Buffer& b : inputs) in.push_back(&b);
+  const Buffer res = fold(in, op);
+  copy_elements(res, 0, recv, 0, n);
+  return recv;
 }
 
 int send_element_of(const Case& c, const Topology& t, Role me, int recv_element) {

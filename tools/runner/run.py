@@ -28,10 +28,16 @@ from .waivers import JobWaivers, library_release
 
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
-                "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal")
+                "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
+                "huge")
 
 
 SCHEMA_RUN = "ordo.run/1"
+
+# With --huge, the huge check's cases each fill, move and judge more than
+# 2 GiB per process (about 1.5 min a case at 2 processes on 2 cores): its
+# job gets at least these limits, per case and for the job.
+HUGE_EXECUTABLE, HUGE_CASE_TIMEOUT, HUGE_JOB_TIMEOUT = "ordo_check_huge", 900, 3600
 
 
 def cmd_run(args):
@@ -59,6 +65,8 @@ def cmd_run(args):
         raise OrdoError(f"--depth {depth}: the crossing check covers pairs (2) or triples (3)")
     if depth != 2:  # the crossing check reads it (conformance/crossing/)
         user_env = {**user_env, "ORDO_CROSSING_DEPTH": str(depth)}
+    if settings.get("huge"):  # the huge check reads it (conformance/huge/); a run from before --huge: off
+        user_env = {**user_env, "ORDO_HUGE": "1"}
     if not 0 <= settings["seed"] < 2 ** 53:
         raise OrdoError(f"--seed {settings['seed']} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
     budget = str(settings.get("property_budget") or "0")
@@ -209,15 +217,19 @@ def cmd_run(args):
                     except OSError as e:  # the reproducer folder
                         raise OrdoError(f"{e}; fix it, then `./ordo run --resume {out}` finishes the run")
                 else:
+                    case_timeout, job_timeout = settings["case_timeout"], settings["timeout"]
+                    if settings.get("huge") and name == HUGE_EXECUTABLE:
+                        case_timeout = max(case_timeout, HUGE_CASE_TIMEOUT)
+                        job_timeout = max(job_timeout, HUGE_JOB_TIMEOUT)
                     flags = ordo_flags(journal=journal, vendor=adapter["name"], variant=vname, seed=settings["seed"],
-                                       case_timeout=settings["case_timeout"], adapter=adapter["_path"])
+                                       case_timeout=case_timeout, adapter=adapter["_path"])
                     flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
                                                      else [])
                     flags += ordo_flags(waivers=waivers.flag())
                     # A run from before --run-known-fatal ran those cases: its resumption does too.
                     if not settings.get("run_known_fatal", True):
                         flags += ["--ordo-avoid-known-fatal"]
-                    base = job_command(adapter, vprefix, n, exe, timeout=settings["timeout"], flags=flags)
+                    base = job_command(adapter, vprefix, n, exe, timeout=job_timeout, flags=flags)
                     run_job(base, name, n, out, journal, adapter, settings["max_restarts"], variant=vname,
                             skip=skip, logdir=logdir, on_start=on_start, waivers=waivers)
                 dt = time.time() - t0

@@ -45,6 +45,13 @@ def test_a_crossing_depth_other_than_2_or_3_is_refused():
         assert "--depth" in line and "pairs (2) or triples (3)" in line
 
 
+def test_huge_takes_no_value_and_a_bad_argument_is_one_line():
+    line = one_line_error(run("run", "--huge=yes"))
+    assert "--huge" in line and "ignored explicit argument 'yes'" in line and "ordo run --help" in line
+    line = one_line_error(run("run", "--depth", "x"))
+    assert "--depth" in line and "invalid int value" in line
+
+
 def test_missing_mpi_library_says_what_to_install(tmp_path):
     adapter = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
     adapter["name"] = "ghost"

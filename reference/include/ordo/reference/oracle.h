@@ -59,13 +59,32 @@ Op op_for_case(const Case& c);
 // Checks that the case is well formed and not erroneous; throws
 // SemanticsError (erroneous per the standard) or UsageError (malformed).
 void validate_case(const Case& c, const Topology& t);
-// Input of a rank (the send buffer contents, or the in-place input).
-Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int rank);
+// Input of a rank (the send buffer contents, or the in-place input):
+// elements [first, first + count) of it.
+Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int rank, int first = 0);
 // The initial contents of a receive buffer: a pattern that marks holes.
 Buffer make_recv_initial(const Case& c, const Datatype& dt, int count, int group, int rank);
 // With erroneous = true (DETECT checks) the case is not validated and no
 // expected result is computed: only the buffers the call takes.
 RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous = false);
+
+// ---- Cases planned a range of elements at a time ----
+// A huge case (more than 2^31 bytes per buffer: the large-count bindings)
+// cannot be planned by plan(), which holds every rank's input and result at
+// once (p + 3 buffers of the whole count per process). These give the same
+// plan a range of elements at a time, from the same inputs and the same
+// rank-ordered fold: the counts and roles of plan() without its buffers,
+// then this rank's send elements, its receive buffer's initial elements and
+// the expected result of elements [first, first + n) of it. They take one
+// blocking call of an intracommunicator collective or MPI_Reduce_local, not
+// in place, without a root datatype, of a datatype whose elements tile
+// their extent from lower bound 0; any other case throws UsageError.
+// Throws UsageError (why) unless the case can be planned by ranges.
+void check_plannable_by_ranges(const Case& c, const Topology& t);
+RankPlan plan_without_buffers(const Case& c, const Topology& t, Role me);
+Buffer input_range(const Case& c, Role me, int first, int n);
+Buffer recv_initial_range(const Case& c, Role me, int first, int n);
+Buffer expected_range(const Case& c, const Topology& t, Role me, int first, int n);
 
 // The send element that element `recv_element` of me's receive buffer
 // reduces (Reduce_scatter and Reduce_scatter_block: shifted by the blocks of
