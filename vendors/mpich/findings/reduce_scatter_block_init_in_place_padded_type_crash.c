@@ -5,8 +5,11 @@
    process segfaults, in a start or at MPI_Request_free / MPI_Finalize (seen:
    count 2 abort after the starts, 4 and 7 segfault, 1000 and 65536 abort).
    With one element, or with argv[2] = 1 (the op declared commutative), it runs
-   clean.
-   Run: mpiexec -n 1 ./a.out [count [commute [negative_lb]]]
+   clean. argv[4] = 1 passes a separate send buffer instead of MPI_IN_PLACE:
+   the same corruption (seen: count 1000 segfaults; found by the crossing's
+   strength-3 run, on MPI_COMM_SELF too), so the trigger is the one-process
+   persistent call, not the in-place argument.
+   Run: mpiexec -n 1 ./a.out [count [commute [negative_lb [not_in_place]]]]
    Exit status 0 when every start gives the input back unchanged (one process:
    the reduction of one contribution, the op is never called). */
 #include <mpi.h>
@@ -32,6 +35,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int count = argc > 1 ? atoi(argv[1]) : 65536;
   const int commute = argc > 2 ? atoi(argv[2]) : 0, lb = argc > 3 && atoi(argv[3]) ? -8 : 0;
+  const int separate = argc > 4 && atoi(argv[4]);
   MPI_Datatype vec, type;
   MPI_Type_vector(2, 2, 3, MPI_INT, &vec);
   MPI_Type_create_resized(vec, lb, 40, &type);
@@ -41,13 +45,16 @@ int main(int argc, char** argv) {
   /* count elements of extent 40, the lower bound at most 8 bytes below recv */
   char* mem = calloc((size_t)count * 40 + 64, 1);
   int* recv = (int*)(mem + 8);
+  /* the send buffer of the separate form: the same layout */
+  char* smem = separate ? calloc((size_t)count * 40 + 64, 1) : NULL;
+  int* send = separate ? (int*)(smem + 8) : NULL;
   int bad = 0;
   MPI_Request req;
-  MPI_Reduce_scatter_block_init(MPI_IN_PLACE, recv, count, type, op, MPI_COMM_WORLD, MPI_INFO_NULL,
+  MPI_Reduce_scatter_block_init(separate ? (const void*)send : MPI_IN_PLACE, recv, count, type, op, MPI_COMM_WORLD, MPI_INFO_NULL,
                                 &req);
   for (int start = 1; start <= 3 && !bad; ++start) {
     for (int e = 0; e < count; ++e) {
-      int* cell = (int*)((char*)recv + (long)e * 40);
+      int* cell = (int*)((char*)(separate ? send : recv) + (long)e * 40);
       cell[0] = start * 1000 + e, cell[1] = e, cell[3] = -e, cell[4] = start;
     }
     MPI_Start(&req);
@@ -66,6 +73,7 @@ int main(int argc, char** argv) {
   MPI_Type_free(&type);
   MPI_Type_free(&vec);
   free(mem);
+  free(smem);
   MPI_Finalize();
   return bad;
 }
