@@ -37,6 +37,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
 from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402  (as ./ordo uses them)
+from runner import build  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 from reports import waivers as waiver_files  # noqa: E402
 
@@ -91,18 +92,10 @@ def measure(adapter, bdir, ranks, routine, tmp):
 
 
 def library_version(adapter, bdir, env):
-    """The first line of MPI_Get_library_version (ordo_replay), under the MPI lock."""
-    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(adapter, launcher_prefix(adapter, bdir, env), 1,
-                                                        bdir / "conformance" / "ordo_replay", timeout=60,
-                                                        kill_after=None, flags=["--ordo-library-version"])
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    for line in proc.stdout.splitlines():
-        if line.startswith("{"):
-            try:
-                return json.loads(line).get("library", "unknown").strip("\x00 \n").splitlines()[0]
-            except (ValueError, IndexError):
-                break
-    return "unknown"
+    """The first line of MPI_Get_library_version, from a job under the MPI lock."""
+    text = build.library_version(launcher_prefix(adapter, bdir, env), adapter, bdir,
+                                 wrap=["flock", "/tmp/ordo-mpi.lock"]).get("library") or "unknown"
+    return (text.splitlines() or ["unknown"])[0]
 
 
 def table(rows):

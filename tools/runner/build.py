@@ -57,11 +57,13 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
     return bdir, prefix
 
 
-def library_version(prefix, adapter, bdir):
+def library_version(prefix, adapter, bdir, wrap=()):
+    """MPI_Get_library_version and the MPI version, from a one-process job
+    (wrap: a command to run it under, such as the benches' MPI lock)."""
     exe = bdir / "conformance" / "ordo_replay"
     try:
-        out = subprocess.run(job_command(adapter, prefix, 1, exe, timeout=60, kill_after=None,
-                                         flags=["--ordo-library-version"]),
+        out = subprocess.run([*wrap, *job_command(adapter, prefix, 1, exe, timeout=60, kill_after=None,
+                                                  flags=["--ordo-library-version"])],
                              capture_output=True, text=True, timeout=90)
         for line in out.stdout.splitlines():
             if line.startswith("{"):
