@@ -164,12 +164,14 @@ _FEATURE = re.compile(r"\(([^()]+)\)\s*$")
 def skip_reason(message):
     """A skip's reason, grouped: the feature a library lacks ('... is not
     provided by this library (MPI-4 persistent collectives)' -> 'MPI-4
-    persistent collectives absent'), else its first line without numbers."""
+    persistent collectives absent'), else its first line with its standalone
+    numbers as N (a count or a rank varies from case to case; the digits of a
+    name such as 'MPI-4.1 6.9.4' or 'mpich-6351' are kept)."""
     line = first_line(message).strip()
     m = _FEATURE.search(line)
     if m and "not provided" in line:
         return f"{m.group(1)} absent"
-    return re.sub(r"\d+", "N", line) or "no reason given"
+    return re.sub(r"(?<![\w.-])\d+(?![\w.-])", "N", line) or "no reason given"
 
 
 def library_gap(reason):
