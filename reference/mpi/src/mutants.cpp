@@ -45,6 +45,7 @@ constexpr const char* kNames[] = {
     "outstanding-results-swapped",
     "intercomm-remote-in-world-order",
     "large-count-user-fn-swapped",
+    "fortran-type-handle-dup",
     "hang-reduce-at-4-ranks",
     "crash-allreduce-large-count",
 };

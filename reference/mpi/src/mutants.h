@@ -57,6 +57,8 @@ enum class Mutant {
   intercomm_remote_in_world_order,
   // user functions of MPI_Op_create_c
   large_count_user_fn_swapped,
+  // datatype classes: the Fortran types called from C
+  fortran_type_handle_dup,
   // failures of the process
   hang_reduce_at_4_ranks,
   crash_allreduce_large_count,

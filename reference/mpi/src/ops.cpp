@@ -73,7 +73,14 @@ int call(const Combiner& c, const void* invec, void* inoutvec, int count) {
     case Combiner::Kind::user: {
       MPI_Datatype dt = c.dt;
       void* in = const_cast<void*>(invec);
-      if (mutant(Mutant::wrong_datatype_handle)) {
+      // Fault (fortran-type-handle-dup): only for a datatype built of the
+      // Fortran INTEGER, the function sees an equivalent copy of the handle.
+      ref::Basic basic;
+      const bool fortran_integer = mutant(Mutant::fortran_type_handle_dup) && [&] {
+        const auto rdt = reference_datatype(c.dt);
+        return rdt && rdt->homogeneous(&basic) && basic == ref::Basic::INTEGER;
+      }();
+      if (mutant(Mutant::wrong_datatype_handle) || fortran_integer) {
         // Fault: the function sees an equivalent copy, not the caller's handle.
         MPI_Datatype copy;
         PMPI_Type_dup(c.dt, &copy);
