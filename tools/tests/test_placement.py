@@ -140,7 +140,9 @@ def test_a_short_mpich_run_under_two_nodes_records_the_node_map(tmp_path):
            "--nodes", "2", "--ranks", "4", "--filter", "values", "--only", "Allreduce.*", "--property-budget", "0",
            "--out", str(out)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1000, env=dict(os.environ))
-    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    # 0 or 1: the checks ran under the nodes (MPICH 4.0.2 fails one intercommunicator Allreduce there,
+    # see README "Virtual nodes"); 3 would be a library that did not show them.
+    assert p.returncode in (0, 1), p.stdout[-2000:] + p.stderr[-2000:]
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["nodes"] == 2 and run_json["placement"] == "block"
     row = run_json["node_maps"]["4"]
