@@ -167,6 +167,7 @@ void write_summary(const rc::detail::TestResult& result, const std::string& test
   r.ranks = r.comm_size = ordo::harness::world_size();
   r.vendor = s.vendor;
   r.variant = s.variant;
+  ordo::harness::set_placement(r);
   r.outcome = "pass";
   r.message = message;
   r.duration_s = st.seconds;

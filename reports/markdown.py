@@ -5,6 +5,7 @@ commands, the waivers in use. It stays under MAX_CHARS (GitHub accepts 65536
 characters in a comment). Strings from a library or a command go into code
 spans or are escaped, so they cannot inject markup or HTML.
 """
+import json
 import re
 
 from . import records as rec, results as res
@@ -37,6 +38,20 @@ def code(value, limit=None):
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
+def placement_lines(run):
+    """The virtual nodes of the run (`ordo run --nodes`) and the node map the
+    library showed at each rank count; nothing for a run on the machine as it is."""
+    maps = run.get("node_maps") or {}
+    if not run.get("nodes") and all(len(m.get("node_map") or [[]]) <= 1 for m in maps.values()):
+        return []
+    head = (f"Virtual nodes: {run['nodes']}, placement {text(run.get('placement') or 'block')}" if run.get("nodes")
+            else "Nodes as the launcher placed them")
+    shown = [f"{n} ranks {code(json.dumps(m.get('node_map'), separators=(',', ':')))}" +
+             (f" ({text(m['method'])})" if m.get("method") else "")
+             for n, m in sorted(maps.items(), key=lambda kv: int(kv[0]))]
+    return ["", head + (": node map " + "; ".join(shown) if shown else "")]
+
+
 def render(report, report_link="report.html"):
     run, summary = report["run"], report["summary"]
     lines = [f"### ordo: {text(run['vendor'])}: {text(summary.get('headline') or summary['verdict'])}", ""]
@@ -45,6 +60,7 @@ def render(report, report_link="report.html"):
     lines.append(f"{text(lib)} · MPI {text(run.get('mpi_version') or '?')} · ordo {text(run['ordo_version'])} "
                  f"({code((run['git'].get('commit') or 'unknown')[:12])}) · {summary['total']} checks at "
                  f"rank counts {text(', '.join(map(str, ranks)) or 'none')}")
+    lines += placement_lines(run)
     lines.append("")
     if report["partial"]:
         lines.append("> **Partial report**: " + text("; ".join(report["partial_reasons"])))

@@ -77,6 +77,12 @@ def main(argv=None):
                         "cost the case time limit)")
     r.add_argument("--sanitize", action="store_true",
                    help="use the AddressSanitizer/UBSan build of ordo's own code (build/<vendor>-sanitize/)")
+    r.add_argument("--nodes", type=int, metavar="N",
+                   help="make the library believe its ranks sit on N nodes of this machine (virtual nodes, "
+                        "the adapter's virtual_nodes); the node map it shows is recorded and must match")
+    r.add_argument("--placement", metavar="P",
+                   help="with --nodes: block (default), cyclic, first-alone (rank 0 alone on its node) or "
+                        "sizes:A,B,... (ranks per node)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     r.set_defaults(func=cmd_run)
 
@@ -107,6 +113,8 @@ def main(argv=None):
     rp.add_argument("--timeout", type=int, default=120)
     rp.add_argument("--plain-launch", action="store_true")
     rp.add_argument("--sanitize", action="store_true", help="in the AddressSanitizer/UBSan build (as `run --sanitize`)")
+    rp.add_argument("--nodes", type=int, metavar="N", help="on N virtual nodes (as `run --nodes`)")
+    rp.add_argument("--placement", metavar="P", help="with --nodes: the placement (as `run --placement`)")
     rp.set_defaults(func=cmd_replay)
 
     ls = sub.add_parser("list", help="list vendors, clauses or checks")

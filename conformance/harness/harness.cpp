@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "job_protocol.h"
+#include "node_map.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/json.h"
 #include "record.h"
@@ -254,6 +255,10 @@ void init(int* argc, char** argv) {
       parse_select(se);
     } else if (a == "--ordo-avoid-known-fatal") {
       g_settings.avoid_known_fatal = true;
+    } else if (const char* nn = val("--ordo-nodes=")) {
+      g_settings.nodes = std::atoi(nn);
+    } else if (const char* pl = val("--ordo-placement=")) {
+      g_settings.placement = pl;
     } else if (const char* v4 = val("--ordo-seed=")) {
       g_settings.seed = std::strtoull(v4, nullptr, 10);
     } else {
@@ -261,6 +266,18 @@ void init(int* argc, char** argv) {
     }
   }
   *argc = out;
+  {
+    // The node map this job's library uses, in its log for the runner to
+    // verify (`ordo run --nodes`) and in every record when nodes were asked.
+    const std::string map = node_map_json(g_comm);
+    if (g_rank == 0) {
+      std::printf("ordo node-map: %s\n", map.c_str());
+      std::fflush(stdout);
+      const std::size_t a = map.find('['), b = map.find("],\"processor_names\"");
+      if (a != std::string::npos && b != std::string::npos)
+        g_settings.node_map = map.substr(a, b + 1 - a);
+    }
+  }
   if (g_rank == 0 && !g_settings.journal.empty()) {
     const std::string dir = g_settings.journal.substr(0, g_settings.journal.find_last_of('/'));
     if (dir != g_settings.journal) {
@@ -340,7 +357,18 @@ std::string replay_command(const ref::Case& c) {
   std::string j = c.to_json();
   return "./ordo replay --vendor " +
          (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) + " --ranks " +
-         std::to_string(g_size) + " --case '" + j + "'";
+         std::to_string(g_size) +
+         (g_settings.nodes > 0 ? " --nodes " + std::to_string(g_settings.nodes) + " --placement " +
+                                     g_settings.placement
+                               : std::string()) +
+         " --case '" + j + "'";
+}
+
+void set_placement(Record& r) {
+  if (g_settings.nodes <= 0) return;
+  r.nodes = g_settings.nodes;
+  r.placement = g_settings.placement;
+  if (!g_settings.node_map.empty()) r.node_map = Json::parse(g_settings.node_map, nullptr, false);
 }
 
 bool library_has_reduce_locals() {
@@ -596,6 +624,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   rec.comm_size = comm_size;
   rec.vendor = g_settings.vendor;
   rec.variant = g_settings.variant;
+  set_placement(rec);
   rec.outcome = outcome_name(outcome);
   rec.message = message;
   rec.failing_ranks = failing;

@@ -44,6 +44,12 @@ struct Settings {
   // recorded as skipped, not run (the throughput benchmark: a job that dies
   // ends a RapidCheck run). `ordo run` never sets it.
   bool avoid_known_fatal = false;
+  // --ordo-nodes=N --ordo-placement=NAME: the virtual nodes the runner asked
+  // the library to see (`ordo run --nodes`); 0 / empty: not asked. Every
+  // record then carries them and the node map this job's library showed.
+  int nodes = 0;
+  std::string placement;
+  std::string node_map;  // the JSON array of node_map_json(), read at init
 };
 
 // Whether --ordo-select lets this case run (a case-less check runs only
@@ -133,6 +139,11 @@ void set_next_dimensions(const std::vector<std::pair<std::string, std::string>>&
 std::string known_fatal_waiver(const ref::Case& c);
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);
+
+// Fills a record's nodes, placement and node map from the settings (when
+// `ordo run --nodes` asked for virtual nodes).
+struct Record;
+void set_placement(Record& r);
 
 // Where a case's time goes, summed per phase in this process (the property
 // throughput benchmark prints it): writing the in-flight note, building or

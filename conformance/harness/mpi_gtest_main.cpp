@@ -11,6 +11,7 @@
 #include "comm_zoo.h"
 #include "harness.h"
 #include "mpi_types.h"
+#include "node_map.h"
 #include "ordo/reference/json.h"
 
 // A check executable that needs a thread level defines this (threads/):
@@ -37,6 +38,14 @@ int main(int argc, char** argv) {
       std::printf("{\"library\":\"%s\",\"mpi_version\":\"%d.%d\"}\n",
                   ordo::json::escape(std::string(lib, static_cast<std::size_t>(n))).c_str(), major,
                   minor);
+    MPI_Finalize();
+    return 0;
+  }
+  // --ordo-node-map: print the node map the library uses (node_map.h) and stop.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) != "--ordo-node-map") continue;
+    const std::string map = ordo::harness::node_map_json(MPI_COMM_WORLD);
+    if (!map.empty()) std::printf("%s\n", map.c_str());
     MPI_Finalize();
     return 0;
   }

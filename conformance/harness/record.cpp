@@ -40,6 +40,9 @@ Json to_json(const Record& r) {
   j["comm_size"] = r.comm_size;
   j["vendor"] = r.vendor;
   j["variant"] = r.variant;
+  if (r.nodes) j["nodes"] = *r.nodes;
+  if (r.placement) j["placement"] = *r.placement;
+  if (!r.node_map.is_null() && !r.node_map.is_discarded()) j["node_map"] = r.node_map;
   j["outcome"] = r.outcome;
   j["message"] = r.message;
   j["failing_ranks"] = r.failing_ranks;

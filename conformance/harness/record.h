@@ -35,6 +35,12 @@ struct Record {
   int comm_size = 1;  // processes in the case's communicator
   std::string vendor;
   std::string variant = "default";
+  // `ordo run --nodes N --placement P`: the virtual nodes asked for and the
+  // node map the job's library showed (groups of world ranks); omitted when
+  // no nodes were asked.
+  std::optional<int> nodes;
+  std::optional<std::string> placement;
+  Json node_map;
   std::string outcome;  // pass | fail | crash | timeout | skip | waived
   std::string message;
   std::vector<int> failing_ranks;

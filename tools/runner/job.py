@@ -13,12 +13,14 @@ from .launch import die_with_parent
 
 
 def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="default", skip=0, logdir=None,
-            on_start=None, waivers=None):
+            on_start=None, waivers=None, extra_fields=None):
     """Runs `base` (launch.job_command: the executable at n ranks) until it ends
     normally. skip: the cases already recorded (resuming an interrupted run).
     on_start(pid) is told the process (group) of each launch. waivers: the
     runner's JobWaivers (runner/waivers.py) that crashes and timeouts are
-    judged with; None: the adapter's, matched without a library release."""
+    judged with; None: the adapter's, matched without a library release.
+    extra_fields: added to every record the runner writes for the job (the
+    virtual nodes of `ordo run --nodes`, as the harness adds them to its own)."""
     if waivers is None:
         from .waivers import JobWaivers
         waivers = JobWaivers(adapter)
@@ -30,6 +32,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     done = protocol.marker(journal, protocol.DONE)
     dead = {"ranks": n, "vendor": adapter["name"], "variant": variant}
+    extra = dict(extra_fields or {})
     while True:
         protocol.clear(journal)
         log = logdir / f"{name}-{n}ranks{'' if attempt + clean_restarts == 0 else f'-resume{attempt + clean_restarts}'}.log"
@@ -63,17 +66,17 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         prior = None if case and not recorded else last_failed(journal, first_record)
         if case and not recorded:
             record = waivers.apply(records.case_died(case, **dead, **how))
-            append_record(journal, record)
+            append_record(journal, {**record, **extra})
             skip = case["seq"]
         elif prior:
             record = waivers.apply(records.died_after_failure(prior, **dead, **how))
-            append_record(journal, record)
+            append_record(journal, {**record, **extra})
             if done.exists() or not case:
                 return
             skip = case["seq"]
         else:
             record = records.job_died(name, attempt=attempt, **dead, **how)
-            append_record(journal, record)
+            append_record(journal, {**record, **extra})
             if not case or done.exists():
                 return
             skip = case["seq"]
@@ -84,5 +87,5 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         if record.get("outcome") != "waived":
             unexplained += 1
         if unexplained > max_restarts:
-            append_record(journal, records.gave_up(name, max_restarts=max_restarts, **dead))
+            append_record(journal, {**records.gave_up(name, max_restarts=max_restarts, **dead), **extra})
             return

@@ -4,7 +4,8 @@ import pathlib
 import subprocess
 
 from reports.records import read_journal
-from .adapters import load_adapter
+from . import placement as placement_mod
+from .adapters import launch_env, launcher_prefix, load_adapter
 from .arguments import parse_env, parse_ranks
 from .build import build
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
@@ -17,6 +18,7 @@ def cmd_replay(args):
     if len(ranks) != 1:
         raise OrdoError("--ranks takes one rank count for replay")
     clause = args.clause or "replay"
+    nodes, where = getattr(args, "nodes", None), getattr(args, "placement", None)
     if args.record:
         path, _, rid = args.record.rpartition(":")
         records = [r for r in read_journal(pathlib.Path(path)) if r.get("id") == rid]
@@ -25,6 +27,8 @@ def cmd_replay(args):
         case_json = json.dumps(records[0]["case"])
         clause = records[0].get("clause", clause)
         ranks = [records[0].get("ranks", ranks[0])]
+        if nodes is None and records[0].get("nodes"):  # the record's virtual nodes, unless told otherwise
+            nodes, where = records[0]["nodes"], records[0].get("placement")
     elif args.case:
         case_json = args.case
     else:
@@ -37,7 +41,20 @@ def cmd_replay(args):
     user_env = parse_env(args.env)
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch,
                          quiet=True, sanitize=getattr(args, "sanitize", False))
-    cmd = job_command(adapter, prefix, ranks[0], bdir / "conformance" / "ordo_replay", timeout=args.timeout,
-                      flags=ordo_flags(case=case_json, clause=clause, vendor=adapter["name"]))
+    nodes, where = placement_mod.from_settings({"nodes": nodes, "placement": where})
+    placed = adapter
+    if nodes is not None:
+        plan = placement_mod.plan(adapter, where, nodes, ranks)[ranks[0]]
+        placed, placed_env = placement_mod.apply(adapter, plan["method"], plan["node_of"],
+                                                 bdir / "virtual-nodes" / f"hostfile-{ranks[0]}ranks", bdir)
+        env = launch_env(placed, bdir, {**placed_env, **user_env}, args.plain_launch,
+                         getattr(args, "sanitize", False))
+        prefix = launcher_prefix(placed, bdir, env)
+        found, tail = placement_mod.probe(placed, prefix, ranks[0], bdir)
+        placement_mod.verify(found, plan["groups"], vendor=adapter["name"], nodes=nodes, placement=where,
+                             ranks=ranks[0], where="ordo_replay --ordo-node-map" + ("" if found else f"; {tail}"))
+    cmd = job_command(placed, prefix, ranks[0], bdir / "conformance" / "ordo_replay", timeout=args.timeout,
+                      flags=ordo_flags(case=case_json, clause=clause, vendor=adapter["name"]) +
+                      placement_mod.flags(nodes, where))
     rc = subprocess.call(cmd)
     return EXIT_OK if rc == 0 else (EXIT_FAIL if rc == 1 else EXIT_INFRA)

@@ -12,7 +12,7 @@ import sys
 import time
 
 from reports.records import BAD, read_journal
-from . import ROOT, properties, variants as variants_mod
+from . import ROOT, placement as placement_mod, properties, variants as variants_mod
 from .adapters import launch_env, launcher_prefix, load_adapter, known_vendors, require_tools
 from .arguments import parse_env, parse_ranks
 from .build import build, check_executables, git_state, library_version
@@ -29,7 +29,7 @@ from .waivers import JobWaivers, library_release
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
                 "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
-                "huge")
+                "huge", "nodes", "placement")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -59,6 +59,9 @@ def cmd_run(args):
     if settings["vendor"] not in known_vendors():  # a site's adapter file: found again on --resume
         settings["vendor"] = adapter["_path"]
     ranks = parse_ranks(settings["ranks"])
+    # Virtual nodes (runner/placement.py): per rank count, the node of each rank and the adapter's method.
+    nodes, where = placement_mod.from_settings(settings)
+    plans = placement_mod.plan(adapter, where, nodes, ranks) if nodes is not None else {}
     user_env = parse_env(settings["env"])
     depth = 2 if settings.get("depth") is None else settings["depth"]  # a run from before --depth: 2
     if depth not in (2, 3):
@@ -136,6 +139,7 @@ def cmd_run(args):
             "start": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "end": None,
             "per_rank_count": [], "settings": settings,
             "variant_details": [{k: v.get(k) for k in ("name", "env", "targets", "source")} for v in chosen],
+            "nodes": nodes, "placement": where if nodes is not None else None, "node_maps": {},
         }
     write_json_atomic(out / "run.json", run)
     # Crashes and timeouts are judged against the release the run recorded (the harness asks the library itself).
@@ -154,14 +158,22 @@ def cmd_run(args):
         venv = dict(user_env)
         if vname != "default":
             venv = {**common, **((variant.get("fallback") or {}).get("env") or {}), **variant["env"], **user_env}
-        env = launch_env(adapter, bdir, venv, settings["plain_launch"], sanitize)
-        vprefix = launcher_prefix(adapter, bdir, env)
         pattern = (variant.get("fallback") or {}).get("pattern")
         logdir = out / "logs" if vname == "default" else out / "logs" / vname
         vrow = per_variant.setdefault(vname, {"variant": vname, "seconds": 0.0, "fallback_jobs": [],
                                               "skipped_jobs": 0})
         for n in ranks:
             t_n = time.time()
+            vadapter, placed_env = adapter, {}
+            if n in plans:
+                vadapter, placed_env = placement_mod.apply(adapter, plans[n]["method"], plans[n]["node_of"],
+                                                           out / "virtual-nodes" / f"hostfile-{n}ranks", bdir)
+            env = launch_env(vadapter, bdir, {**placed_env, **venv}, settings["plain_launch"], sanitize)
+            vprefix = launcher_prefix(vadapter, bdir, env)
+            if str(n) not in run.setdefault("node_maps", {}):
+                placed_flags = vadapter["launcher"]["flags"][len(adapter["launcher"].get("flags", [])):]
+                record_node_map(run, out, vadapter, vprefix, n, bdir, plans.get(n), nodes, where,
+                                {"env": placed_env, "flags": placed_flags})
             before = journal_offset(journal)
             jobs_here = [(pathlib.Path(e).name, e) for e in executables]
             if vname == "default" and props and n >= 2:
@@ -199,19 +211,21 @@ def cmd_run(args):
                 if exe is None:
                     def job(base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw):
                         return run_job(base, jname, jn, jout, jjournal, jadapter, max_restarts, variant=vname,
-                                       skip=skip, logdir=logdir, on_start=on_start, waivers=waivers)
+                                       skip=skip, logdir=logdir, on_start=on_start, waivers=waivers,
+                                       extra_fields=placement_fields(nodes, where, run, n))
                     share = budget
                     if budget.endswith("s"):  # seconds in all: shared over the rank counts with properties
                         share = f"{float(budget[:-1]) / max(1, sum(1 for m in ranks if m >= 2)):.1f}s"
                     try:
-                        props.run_phase(adapter=adapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
+                        props.run_phase(adapter=vadapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
                                         ranks=[n], budget=share, seed=settings["seed"],
                                         case_timeout=settings["case_timeout"], job_timeout=settings["timeout"],
                                         run_job=job, variant=vname,
                                         # as for the checks: a known crash or hang of this
                                         # release is a skip naming its waiver
                                         extra_args=([] if settings.get("run_known_fatal", True)
-                                                    else ["--ordo-avoid-known-fatal"]))
+                                                    else ["--ordo-avoid-known-fatal"]) +
+                                        placement_mod.flags(nodes, where))
                     except FileNotFoundError as e:
                         raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
                     except OSError as e:  # the reproducer folder
@@ -226,12 +240,14 @@ def cmd_run(args):
                     flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
                                                      else [])
                     flags += ordo_flags(waivers=waivers.flag())
+                    flags += placement_mod.flags(nodes, where)
                     # A run from before --run-known-fatal ran those cases: its resumption does too.
                     if not settings.get("run_known_fatal", True):
                         flags += ["--ordo-avoid-known-fatal"]
-                    base = job_command(adapter, vprefix, n, exe, timeout=job_timeout, flags=flags)
+                    base = job_command(vadapter, vprefix, n, exe, timeout=job_timeout, flags=flags)
                     run_job(base, name, n, out, journal, adapter, settings["max_restarts"], variant=vname,
-                            skip=skip, logdir=logdir, on_start=on_start, waivers=waivers)
+                            skip=skip, logdir=logdir, on_start=on_start, waivers=waivers,
+                            extra_fields=placement_fields(nodes, where, run, n))
                 dt = time.time() - t0
                 new = read_journal(journal, k)
                 done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,
@@ -269,6 +285,9 @@ def cmd_run(args):
                             except ValueError:
                                 continue  # a line cut short by a dying job: the matrix shows no reasons
                             run.setdefault("crossing", {})[str(n)] = space
+            if n in plans:  # proof in every job: each log's node map is the one asked for
+                verified = verify_job_logs(logdir, n, plans[n]["groups"], adapter["name"], nodes, where)
+                run["node_maps"][str(n)]["jobs_verified"] = run["node_maps"][str(n)].get("jobs_verified", 0) + verified
             recs = read_journal(journal, before)
             dt_n = time.time() - t_n
             vrow["seconds"] += dt_n
@@ -294,6 +313,44 @@ def cmd_run(args):
     write_run_reports(out)
     bad = sum(run["summary"].get(o, 0) for o in BAD)
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def placement_fields(nodes, where, run, n):
+    """What the runner's own records (a crash, a timeout) say of the placement."""
+    if nodes is None:
+        return {}
+    seen = (run.get("node_maps") or {}).get(str(n), {}).get("node_map")
+    return {"nodes": nodes, "placement": where, **({"node_map": seen} if seen else {})}
+
+
+def record_node_map(run, out, adapter, prefix, n, bdir, plan, nodes, where, settings):
+    """The node map the library shows at n ranks, into run.json; with --nodes
+    it must be the one asked for (exit 3 otherwise, before any check ran)."""
+    found, tail = placement_mod.probe(adapter, prefix, n, bdir)
+    row = {"node_map": found["node_map"] if found else None,
+           "processor_names": found.get("processor_names") if found else None}
+    if plan:
+        row.update({"asked": plan["groups"], "method": plan["method"]["name"], **settings})
+    run["node_maps"][str(n)] = row
+    write_json_atomic(out / "run.json", run)
+    if plan:
+        placement_mod.verify(found, plan["groups"], vendor=adapter["name"], nodes=nodes, placement=where, ranks=n,
+                             where="ordo_replay --ordo-node-map" + ("" if found else f"; its output: {tail}"))
+    shown = placement_mod.describe(found) if found else f"no node map ({tail})"
+    print(f"ordo: node map at {n} ranks: {shown}" + (f" ({plan['method']['name']})" if plan else ""), flush=True)
+
+
+def verify_job_logs(logdir, n, expected, vendor, nodes, where):
+    """Every job log at n ranks in logdir shows the asked node map; returns how many did."""
+    count = 0
+    for log in sorted(logdir.glob(f"*-{n}ranks*.log")):
+        found = placement_mod.parse_node_map(log.read_text(errors="replace"))
+        if found is None:
+            continue  # a job that ended before MPI_Init returned: its records say so
+        placement_mod.verify(found, expected, vendor=vendor, nodes=nodes, placement=where, ranks=n,
+                             where=f"job log {log.name}")
+        count += 1
+    return count
 
 
 def variant_outcomes(records, per_variant):
