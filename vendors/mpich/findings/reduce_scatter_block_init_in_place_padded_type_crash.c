@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
   int* send = separate ? (int*)(smem + 8) : NULL;
   int bad = 0;
   MPI_Request req;
-  MPI_Reduce_scatter_block_init(separate ? (const void*)send : MPI_IN_PLACE, recv, count, type, op, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                &req);
+  MPI_Reduce_scatter_block_init(separate ? (const void*)send : MPI_IN_PLACE, recv, count, type, op,
+                                MPI_COMM_WORLD, MPI_INFO_NULL, &req);
   for (int start = 1; start <= 3 && !bad; ++start) {
     for (int e = 0; e < count; ++e) {
       int* cell = (int*)((char*)(separate ? send : recv) + (long)e * 40);
