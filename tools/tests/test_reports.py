@@ -472,3 +472,10 @@ def test_the_html_report_draws_the_coverage_matrix_with_its_reasons():
     assert 'class="heat c-invalid"' in page and 'class="heat c-unavailable"' in page
     # A run without the crossing check has no such section.
     assert 'id="coverage"' not in html.render(_report(sample_records()))
+
+
+def test_the_node_map_rows_follow_the_rank_count_as_a_number():
+    maps = {str(n): {"node_map": [list(range(n))]} for n in (10, 4, 8)}
+    page = html.render(_report(sample_records(), node_maps=maps))
+    rows = [page.index(f'<td class="num">{n}</td><td><code>') for n in (4, 8, 10)]
+    assert rows == sorted(rows)
