@@ -3,6 +3,7 @@ replay or benchmark executable is built here.
 
     timeout -k 5 T  <launcher and its flags>  <np flag> N  <executable>  --ordo-... flags
 """
+import os
 import signal
 
 
@@ -15,7 +16,18 @@ def job_command(adapter, prefix, ranks, executable, *, timeout, flags=(), kill_a
     ordo_flags(journal=..., vendor=...) + ["--gtest_filter=..."]. None: no
     timeout (a command for a person to run)."""
     head = [] if timeout is None else ["timeout"] + (["-k", str(kill_after)] if kill_after else []) + [str(timeout)]
-    return head + list(prefix) + [adapter["launcher"]["np_flag"], str(ranks), str(executable)] + list(flags)
+    return (mpi_lock() if timeout is not None else []) + head + list(prefix) + [adapter["launcher"]["np_flag"], str(ranks), str(executable)] + list(flags)
+
+
+def mpi_lock():
+    """`flock FILE` when ORDO_MPI_LOCK=FILE is set: each launch then waits for
+    the machine's one MPI job at a time (the lock is taken per launch, so a
+    long run lets other MPI jobs in between its own; the case timeout starts
+    once the lock is held). Unset: nothing. Never set it under a command that
+    holds the same lock itself (a bench's own `flock` wrap): flock would wait
+    for its parent."""
+    lock = os.environ.get("ORDO_MPI_LOCK")
+    return ["flock", lock] if lock else []
 
 
 def ordo_flags(**settings):
