@@ -53,7 +53,7 @@ def main(argv=None):
     r.add_argument("--env", action="append", metavar="K=V", help="add to the environment of every rank (repeatable)")
     r.add_argument("--seed", type=int, default=1, help="base seed of the inputs (default: 1)")
     r.add_argument("--timeout", type=int, default=600, help="seconds allowed per check executable and rank count")
-    r.add_argument("--filter", help="run only the check executables whose name contains this text")
+    r.add_argument("--filter", help="run only the check executables whose name contains this text (or one of these, comma-separated: crossing,in_place)")
     r.add_argument("--only", metavar="GLOBS",
                    help="run only the checks (GoogleTest names, e.g. 'Reduce.*:Scan.*') that match")
     r.add_argument("--case-timeout", type=float, default=60, help="seconds allowed per case (default: 60)")

@@ -120,7 +120,8 @@ def cmd_run(args):
                          sanitize=sanitize)
     executables = check_executables(bdir)
     if settings["filter"]:
-        executables = [e for e in executables if settings["filter"] in pathlib.Path(e).name]
+        wanted = [t for t in settings["filter"].split(",") if t]
+        executables = [e for e in executables if any(t in pathlib.Path(e).name for t in wanted)]
     if not executables:
         raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
     if args.resume:
