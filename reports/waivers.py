@@ -119,6 +119,21 @@ def value_matches(want, have):
     return want == have
 
 
+def node_map_matches(want, have):
+    """A waiver's node_map condition against a record's node map (the world
+    ranks of each node, `ordo run --nodes`): `nodes` (a condition on the
+    number of nodes), `alone` (world ranks each alone on its node),
+    `largest` (a condition on the most ranks any node holds). A record
+    without a node map (one node, as the machine is) does not match."""
+    if not isinstance(have, list) or not have or not all(isinstance(g, list) for g in have):
+        return False
+    if "nodes" in want and not value_matches(want["nodes"], len(have)):
+        return False
+    if "largest" in want and not value_matches(want["largest"], max(len(g) for g in have)):
+        return False
+    return all([r] in have for r in want.get("alone", []))
+
+
 def covers(waiver, record):
     """Does the waiver's trigger name this record (dates and versions aside)?"""
     if waiver.get("outcome", "fail") != record.get("outcome"):
@@ -132,6 +147,10 @@ def covers(waiver, record):
     for key in ("ranks", "comm_size"):
         if key in waiver and (key not in record or not value_matches(waiver[key], record[key])):
             return False
+    if "node_map" in waiver and not node_map_matches(waiver["node_map"], record.get("node_map")):
+        return False
+    if "placement" in waiver and not value_matches(waiver["placement"], record.get("placement")):
+        return False
     conditions = waiver.get("case")
     if conditions:
         case = record.get("case")

@@ -153,6 +153,28 @@ bool value_matches(const Json& want, const Json& have) {
   return want == have;
 }
 
+// A waiver's node_map condition against a record's node map (the world ranks
+// of each node, `ordo run --nodes`): `nodes` (a condition on the number of
+// nodes), `alone` (world ranks each alone on its node), `largest` (a condition
+// on the most ranks any node holds). No node map: no match.
+bool node_map_matches(const Json& want, const Json& have) {
+  if (!have.is_array() || have.empty()) return false;
+  std::size_t largest = 0;
+  for (const Json& g : have) {
+    if (!g.is_array()) return false;
+    largest = std::max(largest, g.size());
+  }
+  if (want.contains("nodes") && !value_matches(want["nodes"], Json(have.size()))) return false;
+  if (want.contains("largest") && !value_matches(want["largest"], Json(largest))) return false;
+  if (want.contains("alone") && want["alone"].is_array())
+    for (const Json& r : want["alone"]) {
+      bool alone = false;
+      for (const Json& g : have) alone = alone || (g.size() == 1 && g[0] == r);
+      if (!alone) return false;
+    }
+  return true;
+}
+
 bool covers(const Json& waiver, const Json& record) {
   if (string_or(waiver, "outcome", "fail") != string_or(record, "outcome", "")) return false;
   if (!waiver.contains("test") || !waiver["test"].is_string() ||
@@ -168,6 +190,13 @@ bool covers(const Json& waiver, const Json& record) {
   for (const char* key : {"ranks", "comm_size"})
     if (waiver.contains(key) && (!record.contains(key) || !value_matches(waiver[key], record[key])))
       return false;
+  if (waiver.contains("node_map") &&
+      !node_map_matches(waiver["node_map"],
+                        record.contains("node_map") ? record["node_map"] : Json()))
+    return false;
+  if (waiver.contains("placement") &&
+      (!record.contains("placement") || !value_matches(waiver["placement"], record["placement"])))
+    return false;
   const auto conditions = waiver.find("case");
   if (conditions != waiver.end() && conditions->is_object() && !conditions->empty()) {
     const auto c = record.find("case");

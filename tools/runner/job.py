@@ -65,12 +65,12 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         case, recorded = protocol.charged_case(journal, first_record)
         prior = None if case and not recorded else last_failed(journal, first_record)
         if case and not recorded:
-            record = waivers.apply(records.case_died(case, **dead, **how))
-            append_record(journal, {**record, **extra})
+            record = waivers.apply({**records.case_died(case, **dead, **how), **extra})
+            append_record(journal, record)
             skip = case["seq"]
         elif prior:
-            record = waivers.apply(records.died_after_failure(prior, **dead, **how))
-            append_record(journal, {**record, **extra})
+            record = waivers.apply({**records.died_after_failure(prior, **dead, **how), **extra})
+            append_record(journal, record)
             if done.exists() or not case:
                 return
             skip = case["seq"]
