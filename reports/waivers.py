@@ -149,6 +149,9 @@ def covers(waiver, record):
             return False
     if "node_map" in waiver and not node_map_matches(waiver["node_map"], record.get("node_map")):
         return False
+    if "comm_node_map" in waiver and not any(node_map_matches(waiver["comm_node_map"], m)
+                                             for m in record.get("comm_node_maps") or []):
+        return False
     if "placement" in waiver and not value_matches(waiver["placement"], record.get("placement")):
         return False
     conditions = waiver.get("case")

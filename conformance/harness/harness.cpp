@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "comm_zoo.h"
 #include "job_protocol.h"
 #include "node_map.h"
 #include "ordo/reference/errors.h"
@@ -46,6 +47,7 @@ std::string g_library_version;  // the release MPI_Get_library_version names (li
 
 constexpr int kTagVerdict = 31001;
 constexpr int kTagOutcome = 31002;
+constexpr int kTagPlace = 31003;
 constexpr double kDetectCaseSeconds = 6.0;  // the watchdog's limit for a DETECT case (begin_case)
 constexpr int kRestartFlag =
     0x100;  // with the outcome: every rank ends the job (restart_job waiver)
@@ -478,7 +480,17 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
       add_phase_time(Phase::verdict, MPI_Wtime() - t0 - (phase_seconds(Phase::journal) - j0));
     }
   } verdict_timer;
+  // Under virtual nodes, each rank's place in the case's communicator: rank 0
+  // records the node map of each of its groups (waivers read it).
+  const bool placed = cp && g_settings.nodes > 0 && !g_settings.node_map.empty();
+  CommPlace place;
+  if (placed) {
+    const ZooComm& z = zoo(cp->comm);
+    if (z.available && z.member && z.comm != MPI_COMM_NULL)
+      place = CommPlace{1, z.color, z.role.group, z.role.rank};
+  }
   if (g_rank != 0) {
+    if (placed) MPI_Send(&place, 4, MPI_INT, 0, kTagPlace, g_comm);
     std::string msg = std::to_string(static_cast<int>(mine.status)) + "|" + mine.detect + "|" +
                       std::to_string(mine.tracer.size()) + "|" + mine.tracer + mine.message;
     MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kTagVerdict, g_comm);
@@ -488,6 +500,13 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     outcome = static_cast<Outcome>(o);
     if (outcome == Outcome::fail) ADD_FAILURE() << "see rank 0";
     return outcome;
+  }
+  std::vector<CommPlace> places(static_cast<std::size_t>(placed ? g_size : 0));
+  if (placed) {
+    places[0] = place;
+    for (int r = 1; r < g_size; ++r)
+      MPI_Recv(&places[static_cast<std::size_t>(r)], 4, MPI_INT, r, kTagPlace, g_comm,
+               MPI_STATUS_IGNORE);
   }
   std::vector<LocalVerdict> all(g_size);
   all[0] = mine;
@@ -625,6 +644,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   rec.vendor = g_settings.vendor;
   rec.variant = g_settings.variant;
   set_placement(rec);
+  if (placed && rec.node_map.is_array()) rec.comm_node_maps = comm_node_maps(rec.node_map, places);
   rec.outcome = outcome_name(outcome);
   rec.message = message;
   rec.failing_ranks = failing;

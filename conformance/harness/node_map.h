@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "comm_node_maps.h"
+
 namespace ordo::harness {
 
 // Collective over comm (a duplicate of MPI_COMM_WORLD): on its rank 0,

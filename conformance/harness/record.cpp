@@ -43,6 +43,8 @@ Json to_json(const Record& r) {
   if (r.nodes) j["nodes"] = *r.nodes;
   if (r.placement) j["placement"] = *r.placement;
   if (!r.node_map.is_null() && !r.node_map.is_discarded()) j["node_map"] = r.node_map;
+  if (r.comm_node_maps.is_array() && !r.comm_node_maps.empty())
+    j["comm_node_maps"] = r.comm_node_maps;
   j["outcome"] = r.outcome;
   j["message"] = r.message;
   j["failing_ranks"] = r.failing_ranks;

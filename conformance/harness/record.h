@@ -41,6 +41,9 @@ struct Record {
   std::optional<int> nodes;
   std::optional<std::string> placement;
   Json node_map;
+  // Under virtual nodes: the node map of each group of the case's
+  // communicator in its own ranks (node_map.h, comm_node_maps).
+  Json comm_node_maps;
   std::string outcome;  // pass | fail | crash | timeout | skip | waived
   std::string message;
   std::vector<int> failing_ranks;

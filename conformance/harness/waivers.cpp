@@ -194,6 +194,15 @@ bool covers(const Json& waiver, const Json& record) {
       !node_map_matches(waiver["node_map"],
                         record.contains("node_map") ? record["node_map"] : Json()))
     return false;
+  // comm_node_map: the same conditions, held by the node map of any group of
+  // the case's communicator (in its own ranks).
+  if (waiver.contains("comm_node_map")) {
+    bool any = false;
+    if (record.contains("comm_node_maps") && record["comm_node_maps"].is_array())
+      for (const Json& m : record["comm_node_maps"])
+        any = any || node_map_matches(waiver["comm_node_map"], m);
+    if (!any) return false;
+  }
   if (waiver.contains("placement") &&
       (!record.contains("placement") || !value_matches(waiver["placement"], record["placement"])))
     return false;
