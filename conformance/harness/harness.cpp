@@ -481,8 +481,9 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     }
   } verdict_timer;
   // Under virtual nodes, each rank's place in the case's communicator: rank 0
-  // records the node map of each of its groups (waivers read it).
-  const bool placed = cp && g_settings.nodes > 0 && !g_settings.node_map.empty();
+  // records the node map of each of its groups (waivers read it). Every rank
+  // decides alike (only rank 0 holds the world's node map).
+  const bool placed = cp && g_settings.nodes > 0;
   CommPlace place;
   if (placed) {
     const ZooComm& z = zoo(cp->comm);
