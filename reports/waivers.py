@@ -144,7 +144,7 @@ def covers(waiver, record):
         return False
     if "message" in waiver and not value_matches(waiver["message"], record.get("message") or ""):
         return False
-    for key in ("ranks", "comm_size"):
+    for key in ("ranks", "comm_size", "bytes"):
         if key in waiver and (key not in record or not value_matches(waiver[key], record[key])):
             return False
     if "node_map" in waiver and not node_map_matches(waiver["node_map"], record.get("node_map")):

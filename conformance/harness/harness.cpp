@@ -21,6 +21,7 @@
 #include "comm_zoo.h"
 #include "job_protocol.h"
 #include "node_map.h"
+#include "ordo/reference/datatype.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/json.h"
 #include "record.h"
@@ -642,6 +643,13 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   rec.dimensions = g_next_dimensions;
   rec.ranks = g_size;
   rec.comm_size = comm_size;
+  if (cp) {
+    try {
+      rec.bytes = static_cast<long long>(ref::Datatype::parse(cp->datatype).size()) * cp->count;
+    } catch (const std::exception&) {
+      // a type the reference does not model (e.g. a value-index pair): no size
+    }
+  }
   rec.vendor = g_settings.vendor;
   rec.variant = g_settings.variant;
   set_placement(rec);

@@ -38,6 +38,7 @@ Json to_json(const Record& r) {
   if (!r.dimensions.is_null()) j["dimensions"] = r.dimensions;
   j["ranks"] = r.ranks;
   j["comm_size"] = r.comm_size;
+  if (r.bytes) j["bytes"] = *r.bytes;
   j["vendor"] = r.vendor;
   j["variant"] = r.variant;
   if (r.nodes) j["nodes"] = *r.nodes;

@@ -33,6 +33,9 @@ struct Record {
   Json dimensions;
   int ranks = 1;      // processes in the job
   int comm_size = 1;  // processes in the case's communicator
+  // The case's count times the size of its datatype (MPI_Type_size, from the
+  // reference's model of the type): what a library's size thresholds see.
+  std::optional<long long> bytes;
   std::string vendor;
   std::string variant = "default";
   // `ordo run --nodes N --placement P`: the virtual nodes asked for and the

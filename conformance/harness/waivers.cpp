@@ -187,7 +187,7 @@ bool covers(const Json& waiver, const Json& record) {
   if (waiver.contains("message") &&
       !value_matches(waiver["message"], Json(string_or(record, "message", ""))))
     return false;
-  for (const char* key : {"ranks", "comm_size"})
+  for (const char* key : {"ranks", "comm_size", "bytes"})
     if (waiver.contains(key) && (!record.contains(key) || !value_matches(waiver[key], record[key])))
       return false;
   if (waiver.contains("node_map") &&
