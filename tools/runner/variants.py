@@ -270,6 +270,46 @@ def openmpi_variants(text):
                                          "comm": "intra"}],
                             "source": f"ompi_info: coll_adapt_reduce_algorithm {num} ({label})",
                             "fallback": None})
+    out += _han_variants(params)
+    return out
+
+
+# ompi/mca/coll/han: han (priority 0) serves reduce and allreduce only on a
+# communicator that spans nodes (`ordo run --nodes`); each goes up (between
+# node leaders) and low (inside a node) through other components, chosen by
+# coll_han_<coll>_{up,low}_module, or takes han's "simple" composition.
+OPENMPI_HAN_ENV = {"OMPI_MCA_coll_han_priority": "100"}
+# On one node han declines the communicator and says so at this verbosity
+# (coll_han_module.c): the run then counts the variant as "fell back".
+OPENMPI_HAN_FALLBACK = {"env": {"OMPI_MCA_coll_base_verbose": "10"},
+                        "pattern": r"coll:han:comm_query \([^)]*\): comm has only local processes; disqualifying myself"}
+
+
+def _han_variants(params):
+    """One variant per non-default up and low module of han's reduce and
+    allreduce (their help text is their only list: "0 libnbc, 1 adapt"), and
+    one per "simple" composition."""
+    out = []
+    for routine in ("reduce", "allreduce"):
+        target = [{"routine": routine, "modes": ["blocking"], "comm": "intra"}]
+        for level in ("up", "low"):
+            var = f"coll_han_{routine}_{level}_module"
+            p = params.get(var)
+            if not p:
+                continue
+            listed = p["enum"] or {int(n): lab for n, lab in re.findall(r"(\d+)\s+([A-Za-z][\w-]*)", p["help"])}
+            for num, label in sorted(listed.items()):
+                if num > 0:
+                    out.append({"name": f"openmpi.han.{routine}.{level}.{_slug(label)}",
+                                "env": dict(OPENMPI_HAN_ENV, **{f"OMPI_MCA_{var}": str(num)}),
+                                "targets": target, "source": f"ompi_info: {var} {num} ({label})",
+                                "fallback": dict(OPENMPI_HAN_FALLBACK)})
+        var = f"coll_han_use_simple_{routine}"
+        if var in params:
+            out.append({"name": f"openmpi.han.{routine}.simple",
+                        "env": dict(OPENMPI_HAN_ENV, **{f"OMPI_MCA_{var}": "1"}),
+                        "targets": target, "source": f"ompi_info: {var} (true)",
+                        "fallback": dict(OPENMPI_HAN_FALLBACK)})
     return out
 
 

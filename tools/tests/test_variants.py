@@ -110,6 +110,15 @@ def test_openmpi_variants_from_recorded_ompi_info():
     assert re.search(han["fallback"]["pattern"],
                      "[vm:1] coll:han:comm_query (0/MPI_COMM_WORLD): comm has only local processes; disqualifying myself")
     assert [t["comm"] for t in by_name["openmpi.coll.basic"]["targets"]] == ["any"] * 6
+    # han's sub-modules, from the help text of coll_han_<coll>_{up,low}_module, and its simple compositions
+    assert sorted(n for n in by_name if n.startswith("openmpi.han.")) == [
+        "openmpi.han.allreduce.low.sm", "openmpi.han.allreduce.simple", "openmpi.han.allreduce.up.adapt",
+        "openmpi.han.reduce.low.sm", "openmpi.han.reduce.simple", "openmpi.han.reduce.up.adapt"]
+    v = by_name["openmpi.han.reduce.low.sm"]
+    assert v["env"] == {"OMPI_MCA_coll_han_priority": "100", "OMPI_MCA_coll_han_reduce_low_module": "1"}
+    assert v["targets"] == [{"routine": "reduce", "modes": ["blocking"], "comm": "intra"}]
+    assert re.search(v["fallback"]["pattern"], "[vm:1] coll:han:comm_query (0/MPI_COMM_WORLD): comm has only local "
+                     "processes; disqualifying myself")
 
 
 # ---- the adapters, static-only adapters ------------------------------------
