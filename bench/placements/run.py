@@ -14,7 +14,7 @@ showed and the waivers that matched, to bench/results/placements.json.
 Each configuration is one `./ordo run` into <out-root>/<vendor>-n<N>-<P>
 (kept for `ordo report`, `ordo replay --record`), launched with
 ORDO_MPI_LOCK=/tmp/ordo-mpi.lock so that every launch takes the machine's
-MPI lock; a folder that already holds a results.json is read, not run
+MPI lock; a folder that already holds a report is read, not run
 again. A failure is never summed away: the table names, per row, the tests
 that failed, crashed or timed out, and the waivers that matched.
 """
@@ -35,6 +35,11 @@ from reports.results import load as load_results  # noqa: E402  (the one reader 
 FAMILIES = "crossing,in_place,intercomm,noncommutative,minloc_maxloc,buffers,determinism"
 CONFIGS = "2:block,2:cyclic,2:first-alone,3:block,3:first-alone,4:block,4:cyclic"
 OUTCOMES = ("pass", "fail", "crash", "timeout", "waived", "skip")
+
+
+def has_report(out):
+    """A finished run: its report (results.json.gz, or the version-1 results.json) is there."""
+    return (out / "results.json.gz").exists() or (out / "results.json").exists()
 
 
 def run_one(vendor, nodes, placement, ranks, out):
@@ -95,7 +100,7 @@ def main():
         for cfg in args.configs.split(","):
             nodes, _, placement = cfg.partition(":")
             out = root / f"{vendor}-n{nodes}-{placement}"
-            if not (out / "results.json").exists():
+            if not has_report(out):
                 if args.table_only:
                     missing.append(out.name)
                     continue
@@ -103,7 +108,7 @@ def main():
                     sys.exit(f"placements: {out} holds an unfinished run: `./ordo run --resume {out}` or remove it")
                 print(f"placements: {vendor} --nodes {nodes} --placement {placement} ...", flush=True)
                 rc = run_one(vendor, int(nodes), placement, args.ranks, out)
-                if not (out / "results.json").exists():
+                if not has_report(out):
                     sys.exit(f"placements: {vendor} {cfg} ended {rc} without a report (log: {out}.log)")
             rows += rows_of(vendor, int(nodes), placement, out)
     print(table(rows))
