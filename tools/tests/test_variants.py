@@ -69,7 +69,8 @@ def test_mpich_variants_from_recorded_mpivars():
     for routine in variants.ROUTINES:
         assert counts.get((routine, "blocking", "intra"), 0) >= 2, routine
         assert counts.get((routine, "nonblocking+persistent", "intra"), 0) >= 1, routine
-    assert counts[("reduce", "blocking", "intra")] == 4  # binomial, nb, smp, reduce_scatter_gather
+    # binomial, nb, smp, reduce_scatter_gather, + the ch4 device's compositions alpha, beta, gamma
+    assert counts[("reduce", "blocking", "intra")] == 4 + 3
     assert counts[("allreduce", "nonblocking+persistent", "intra")] == 9 + 2  # + static tsp variants
     assert ("scan", "blocking", "inter") not in counts
     by_name = {v["name"]: v for v in found}
@@ -77,6 +78,16 @@ def test_mpich_variants_from_recorded_mpivars():
     assert v["env"] == {"MPIR_CVAR_DEVICE_COLLECTIVES": "none", "MPIR_CVAR_REDUCE_INTRA_ALGORITHM": "binomial"}
     assert v["targets"] == [{"routine": "reduce", "modes": ["blocking"], "comm": "intra"}]
     assert v["source"] == "mpivars: MPIR_CVAR_REDUCE_INTRA_ALGORITHM"
+    # a composition of the ch4 device: device collectives on (common_env turns them off), and the
+    # selection file that names it, which exists and names it for the top of the hierarchy
+    c = by_name["mpich.ch4.reduce.composition_alpha"]
+    assert c["env"]["MPIR_CVAR_DEVICE_COLLECTIVES"] == "all"
+    selection = c["env"]["MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE"]
+    assert selection.startswith("{root}/")
+    tree = json.loads((ROOT / selection[len("{root}/"):]).read_text())
+    assert tree == {"collective=reduce": {"comm_type=intra": {"comm_hierarchy=parent": {
+        "composition=MPIDI_Reduce_intra_composition_alpha": {}}}}}
+    assert (c["fallback"] or {}).get("pattern") is None  # the library cannot tell
     assert v["fallback"] == {"env": {"MPIR_CVAR_COLLECTIVE_FALLBACK": "print"},
                              "pattern": "User set collective algorithm is not usable for the provided arguments"}
     assert by_name["mpich.ireduce.intra.tsp_tree"]["targets"][0]["modes"] == ["nonblocking", "persistent"]

@@ -7,6 +7,12 @@
  * on its node suffices, even when the world's rank 0 is not.
  * With MPIR_CVAR_DEVICE_COLLECTIVES=none the sums are right; all ranks on one
  * node, or rank 0 sharing its node, also give right sums.
+ * The path is the ch4 device's MPIDI_Reduce_intra_composition_alpha, which its
+ * default selection takes for a commutative op above 2048 bytes (a
+ * non-commutative op takes composition gamma: right values); forced through
+ * MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE (ordo's
+ * vendors/mpich/ch4-compositions/reduce-alpha.json) it is wrong at 512 ints
+ * too, and compositions beta and gamma are right.
  * (MPI-4.1 Section 6.9.1: the root receives the element-wise reduction of
  * every process's send buffer; Section 6.9.6 for MPI_Allreduce, and on an
  * intercommunicator each group receives the reduction of the other group's
@@ -39,42 +45,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check(const int *got, int n, int contributors_low,
-                 int contributors_high, const char *what) {
+static int check(const int* got, int n, int contributors_low, int contributors_high,
+                 const char* what) {
   /* the sum over world ranks contributors_low..contributors_high of (w+1)*1000
    * + i */
   long base = 0;
-  for (int w = contributors_low; w <= contributors_high; ++w)
-    base += (long)(w + 1) * 1000;
+  for (int w = contributors_low; w <= contributors_high; ++w) base += (long)(w + 1) * 1000;
   const int count = contributors_high - contributors_low + 1;
   for (int i = 0; i < n; ++i) {
     const long want = base + (long)count * i;
     if (got[i] != want) {
-      printf("%s: element %d: expected %ld, got %d: wrong sums\n", what, i,
-             want, got[i]);
+      printf("%s: element %d: expected %ld, got %d: wrong sums\n", what, i, want, got[i]);
       return 0;
     }
   }
   return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int inter = argc > 1 && strcmp(argv[1], "inter") == 0;
   const int n = argc > 2 ? atoi(argv[2]) : 513;
-  int *send = malloc(sizeof(int) * (size_t)n);
-  int *recv = malloc(sizeof(int) * (size_t)n);
-  for (int i = 0; i < n; ++i)
-    send[i] = (rank + 1) * 1000 + i;
+  int* send = malloc(sizeof(int) * (size_t)n);
+  int* recv = malloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; ++i) send[i] = (rank + 1) * 1000 + i;
   int ok = 1;
   if (!inter) {
     const int root = size - 1;
     MPI_Reduce(send, recv, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
-    if (rank == root)
-      ok = check(recv, n, 0, size - 1, "MPI_Reduce at the last rank");
+    if (rank == root) ok = check(recv, n, 0, size - 1, "MPI_Reduce at the last rank");
   } else {
     /* groups {0} and {1..size-1}: each receives the other's sums */
     MPI_Comm local, ic;
@@ -89,8 +91,7 @@ int main(int argc, char **argv) {
   }
   int all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (rank == 0)
-    printf("%s\n", all ? "right sums" : "wrong sums");
+  if (rank == 0) printf("%s\n", all ? "right sums" : "wrong sums");
   free(send);
   free(recv);
   MPI_Finalize();
