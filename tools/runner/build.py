@@ -13,7 +13,7 @@ import time
 from . import ROOT
 from .adapters import build_dir_for, launch_env, launcher_prefix, require_tools
 from .errors import EXIT_INFRA, OrdoError
-from .launch import job_command
+from .launch import job_command, outer_timeout
 
 
 def run_logged(cmd, log, cwd=None):
@@ -62,9 +62,9 @@ def library_version(prefix, adapter, bdir, wrap=()):
     (wrap: a command to run it under, such as the benches' MPI lock)."""
     exe = bdir / "conformance" / "ordo_replay"
     try:
-        out = subprocess.run([*wrap, *job_command(adapter, prefix, 1, exe, timeout=60, kill_after=None,
-                                                  flags=["--ordo-library-version"])],
-                             capture_output=True, text=True, timeout=90)
+        cmd = [*wrap, *job_command(adapter, prefix, 1, exe, timeout=60, kill_after=None,
+                                   flags=["--ordo-library-version"])]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=outer_timeout(cmd, 90))
         for line in out.stdout.splitlines():
             if line.startswith("{"):
                 version = json.loads(line)

@@ -30,6 +30,14 @@ def mpi_lock():
     return ["flock", lock] if lock else []
 
 
+def outer_timeout(cmd, seconds):
+    """The limit a caller may put around `cmd` as a whole: none when the
+    command first waits for the MPI lock (`flock`: ORDO_MPI_LOCK, or a bench's
+    own wrap), whose wait may be long; the `timeout` inside still bounds the
+    MPI job itself."""
+    return None if cmd and cmd[0] == "flock" else seconds
+
+
 def ordo_flags(**settings):
     """--ordo-<name>=<value> for each setting that is not None, in the given
     order (journal=..., case_timeout=... -> --ordo-journal=..., --ordo-case-timeout=...)."""

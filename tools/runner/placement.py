@@ -20,7 +20,7 @@ import subprocess
 
 from .adapters import expand
 from .errors import EXIT_INFRA, OrdoError
-from .launch import die_with_parent, job_command, ordo_flags
+from .launch import die_with_parent, job_command, ordo_flags, outer_timeout
 
 NAMED = ("block", "cyclic", "first-alone")
 NODE_NAME = "ordo-node{}"
@@ -209,7 +209,8 @@ def probe(adapter, prefix, ranks, bdir, timeout=120):
     cmd = job_command(adapter, prefix, ranks, bdir / "conformance" / "ordo_replay", timeout=timeout,
                       kill_after=5, flags=["--ordo-node-map"])
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30, preexec_fn=die_with_parent)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=outer_timeout(cmd, timeout + 30),
+                             preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired:
         return None, "the probe timed out"
     found = parse_node_map(out.stdout)
