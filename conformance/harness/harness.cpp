@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -676,7 +677,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   rec.duration_s = seconds;
   if (!g_settings.case_stats.empty()) {
     rec.case_limit = g_case_limit.to_json();
-    rec.case_seconds = MPI_Wtime() - g_case_t0;
+    rec.case_seconds = std::round((MPI_Wtime() - g_case_t0) * 1e6) / 1e6;  // microseconds
   }
   if (!g_next_reproducer.empty()) rec.reproducer = g_next_reproducer;
   rec.replay = cp ? replay_command(*cp) : std::string();
