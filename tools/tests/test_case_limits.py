@@ -53,6 +53,20 @@ def test_a_kind_is_the_records_routine_and_only_a_case_that_overran_is_a_hang():
     assert not hung(rec(outcome="fail", message="expected 1, observed 2"))
 
 
+def test_the_runners_timeout_record_names_the_limit_that_ended_the_case():
+    from reports import records
+    limit = {"seconds": 2.0, "rule": "hung", "why": "1 MPI_Reduce case(s) already timed out at 4 ranks in this run"}
+    begun = {"seq": 7, "id": "Reduce.x#6", "test": "Reduce.x", "clause": "reduce.values", "level": "MUST",
+             "case": {"routine": "reduce"}, "routine": "MPI_Reduce", "case_limit": limit}
+    r = records.case_died(begun, ranks=4, vendor="mutants", variant="default", timed_out=True, rc=124, tail="",
+                          duration_s=2.1, log="x.log")
+    assert r["outcome"] == "timeout" and r["case_limit"] == limit
+    assert "of 2.00 s (hung: 1 MPI_Reduce case(s) already timed out" in r["message"] and hung(r)
+    crash = records.case_died(begun, ranks=4, vendor="mutants", variant="default", timed_out=False, rc=139,
+                              tail="", duration_s=0.1, log="x.log")
+    assert crash["outcome"] == "crash" and not hung(crash)
+
+
 def test_bad_floors_are_refused_in_one_line(tmp_path):
     for flag, value in (("--case-floor", "-1"), ("--hung-case-floor", "0"), ("--case-timeout", "inf")):
         p = run_ordo("run", flag, value, "--out", str(tmp_path / f"o{flag}"), "--ranks", "1")
