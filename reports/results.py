@@ -611,11 +611,10 @@ def write(out_dir, dest=None):
     path = pathlib.Path(dest) if dest else pathlib.Path(out_dir) / RESULTS_NAME
     dump(results, path)
     old = path.with_name(RESULTS_NAME_V1)
-    if path.name == RESULTS_NAME and old.is_file():
+    if path.name == RESULTS_NAME and old.is_file():  # the folder's report of an earlier ordo, now replaced
         try:
-            if read_document(old).get("schema") == SCHEMA_V1:
-                old.unlink()
-        except (ReportError, OSError):
+            old.unlink()
+        except OSError:
             pass
     return load(path), path
 
