@@ -175,7 +175,7 @@ def encode(report):
                     del r["replay"]
                     r["replay_ref"] = ref
         stored.append(r)
-    doc = {k: v for k, v in report.items() if k != "records"}
+    doc = {k: v for k, v in report.items() if k not in ("records", "stored_as")}
     doc.update({"schema": SCHEMA_ID, "cases": cases, "replays": replays, "records": stored})
     return doc
 
@@ -201,7 +201,8 @@ def decode(doc):
                 r["replay"] = replays[r.pop("replay_ref")].replace(REPLAY_SLOT, text)
         records.append(r)
     out = {k: v for k, v in doc.items() if k not in ("cases", "replays", "records")}
-    out["schema"] = SCHEMA_V1  # the whole form: a valid report of version 1
+    out["schema"] = SCHEMA_V1  # the whole form: a valid report of version 1 (less "stored_as")
+    out["stored_as"] = doc["schema"]  # what the file holds, for the views to name
     out["records"] = records
     return out
 

@@ -40,7 +40,9 @@ def test_results_json_is_written_validated_and_read_back(sample_run):
     assert again == report
     assert results.load(sample_run) == report  # the output folder's
     stored = json.loads(gzip.decompress(path.read_bytes()))
-    assert stored["schema"] == "ordo.results/2"
+    assert stored["schema"] == "ordo.results/2" and "stored_as" not in stored
+    assert again["stored_as"] == "ordo.results/2"  # the views name what the file holds
+    assert "ordo.results/2" in html.render(again) and "ordo.results/2" in markdown.render(again, "report.html")
     assert report["schema"] == "ordo.results/1" and report["partial"] is False
     assert report["summary"]["total"] == len(sample_records())
     assert report["summary"]["outcomes"] == {"pass": 12, "fail": 1, "skip": 1, "waived": 1, "crash": 1}
