@@ -1,10 +1,12 @@
 """ordo's run report and its views.
 
-results.json (one versioned file, schema/results-1.schema.json) is built from
-an output folder's run.json and journal.jsonl; every view is generated from it
-and from nothing else:
+results.json.gz (one versioned file, schema/results-2.schema.json, gzip) is
+built from an output folder's run.json and journal.jsonl; every view is
+generated from it and from nothing else. results.load is the one reader of a
+report (version 2, or a results.json of version 1): every command and view
+reads through it.
 
-    results.py   build, validate, load results.json; the per-level verdicts
+    results.py   build, validate, store (dump), load a report; the per-level verdicts
     html.py      the self-contained HTML report and the comparison page
     markdown.py  a summary that fits a merge-request comment
     junit.py     JUnit XML for CI systems (schema/junit.xsd)

@@ -1,19 +1,69 @@
 """JUnit XML of one run, for CI systems (valid against schema/junit.xsd).
 
 One <testsuite> per check executable family and rank count (e.g.
-"mpich.Reduce.4ranks"), one <testcase> per check. fail -> <failure>,
-crash / timeout / corrupt -> <error>, skip and waived -> <skipped> with the
-reason (a waived check is a known library bug, not a new failure).
+"mpich.Reduce.4ranks"). Every check that is not a pass keeps its own
+<testcase>: fail -> <failure>, crash / timeout / corrupt -> <error>, waived ->
+<skipped> with the waiver's reason (a known library bug, not a new failure).
+Passing checks are summarised: one <testcase> per check (GoogleTest name)
+and clause, named "<check>: N checks passed", and skipped ones one per check,
+clause and reason ("N checks skipped: <reason>"); a default run's 90000
+passing cases make a few hundred elements instead of 90000 (issue #17).
+Each <testcase> carries the number of checks it stands for in its "checks"
+property, so that the checks still add up to the report's (verify.py).
 """
 import xml.etree.ElementTree as ET
 
 from . import records as rec, results as res
 
 XSD = res.SCHEMA_PATH.parent / "junit.xsd"
+# The outcomes whose every check keeps its own element.
+OWN_ELEMENT = ("fail", "crash", "timeout", "corrupt", "waived")
 
 
 def _s(value):
     return rec.printable(value)
+
+
+def _props(parent, pairs):
+    props = ET.SubElement(parent, "properties")
+    for key, value in pairs:
+        ET.SubElement(props, "property", name=key, value=_s(value))
+
+
+def _own_case(suite, prefix, ranks, r, counts):
+    seconds = float(r.get("duration_s") or 0.0)
+    case = ET.SubElement(suite, "testcase", name=_s(f"{r['id']} {res.case_text(r.get('case'))}".strip()),
+                         classname=_s(f"{prefix}{ranks}ranks.{r['test']}"), time=f"{seconds:.6f}")
+    _props(case, [("clause", r["clause"]), ("level", r["level"]), ("outcome", r["outcome"]), ("checks", "1")])
+    message = _s(f"[{r['clause']}, {r['level']}] {r.get('message', '')}")
+    if r["outcome"] == "fail":
+        counts["failures"] += 1
+        ET.SubElement(case, "failure", message=message[:1000], type=r["level"]).text = message
+    elif r["outcome"] in ("crash", "timeout", "corrupt"):
+        counts["errors"] += 1
+        ET.SubElement(case, "error", message=message[:1000], type=r["outcome"]).text = message
+    else:  # waived (a skip of its own: pass and skip are summarised)
+        counts["skipped"] += 1
+        ET.SubElement(case, "skipped", message=_s(f"{r['outcome']}: {r.get('message', '')}")[:1000])
+    replay = res.replay_command(r)
+    if replay:
+        ET.SubElement(case, "system-out").text = _s("replay: " + replay)
+    return seconds
+
+
+def _summary_case(suite, prefix, ranks, key, rows, counts):
+    test, clause, level, outcome, reason = key
+    seconds = sum(float(r.get("duration_s") or 0.0) for r in rows)
+    n = len(rows)
+    what = f"{n} check{'s' if n != 1 else ''} {'passed' if outcome == 'pass' else 'skipped'}"
+    case = ET.SubElement(suite, "testcase", name=_s(f"{test}: {what}" + (f": {reason}" if reason else "")),
+                         classname=_s(f"{prefix}{ranks}ranks.{test}"), time=f"{seconds:.6f}")
+    _props(case, [("clause", clause), ("level", level), ("outcome", outcome), ("checks", str(n)),
+                  ("first", rows[0]["id"]), ("last", rows[-1]["id"])])
+    if outcome == "skip":
+        counts["skipped"] += 1
+        ET.SubElement(case, "skipped", message=_s(f"skip: {n} checks: {reason}")[:1000])
+    return seconds
 
 
 def render(report):
@@ -28,34 +78,29 @@ def render(report):
         prefix = f"{run['vendor']}." + ("" if variant == "default" else f"{variant}.")
         name = f"{prefix}{family}.{ranks}ranks"
         suite = ET.SubElement(root, "testsuite", name=_s(name))
-        counts = {"tests": len(records), "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
-        props = ET.SubElement(suite, "properties")
-        for key, value in (("vendor", run["vendor"]), ("library", res.first_line(run.get("library_version"))),
-                           ("mpi_version", run.get("mpi_version") or ""), ("ranks", str(ranks)),
-                           ("variant", variant), ("ordo_commit", run["git"].get("commit") or ""),
-                           ("partial", str(report["partial"]).lower())):
-            ET.SubElement(props, "property", name=key, value=_s(value))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+        _props(suite, [("vendor", run["vendor"]), ("library", res.first_line(run.get("library_version"))),
+                       ("mpi_version", run.get("mpi_version") or ""), ("ranks", str(ranks)),
+                       ("variant", variant), ("ordo_commit", run["git"].get("commit") or ""),
+                       ("partial", str(report["partial"]).lower()), ("checks", str(len(records)))])
+        # In record order: each summary element where its first check was.
+        summaries, order = {}, []
         for r in records:
-            seconds = float(r.get("duration_s") or 0.0)
-            counts["time"] += seconds
-            case = ET.SubElement(suite, "testcase", name=_s(f"{r['id']} {res.case_text(r.get('case'))}".strip()),
-                                 classname=_s(f"{prefix}{ranks}ranks.{r['test']}"), time=f"{seconds:.6f}")
-            cprops = ET.SubElement(case, "properties")
-            for key in ("clause", "level", "outcome"):
-                ET.SubElement(cprops, "property", name=key, value=_s(r[key]))
-            message = _s(f"[{r['clause']}, {r['level']}] {r.get('message', '')}")
-            if r["outcome"] == "fail":
-                counts["failures"] += 1
-                ET.SubElement(case, "failure", message=message[:1000], type=r["level"]).text = message
-            elif r["outcome"] in ("crash", "timeout", "corrupt"):
-                counts["errors"] += 1
-                ET.SubElement(case, "error", message=message[:1000], type=r["outcome"]).text = message
-            elif r["outcome"] in ("skip", "waived"):
-                counts["skipped"] += 1
-                ET.SubElement(case, "skipped", message=_s(f"{r['outcome']}: {r.get('message', '')}")[:1000])
-            replay = res.replay_command(r)
-            if replay and r["outcome"] != "pass":
-                ET.SubElement(case, "system-out").text = _s("replay: " + replay)
+            if r["outcome"] in OWN_ELEMENT:
+                order.append(("own", r))
+                continue
+            reason = res.skip_reason(r.get("message")) if r["outcome"] == "skip" else ""
+            key = (r["test"], r["clause"], r["level"], r["outcome"], reason)
+            if key not in summaries:
+                summaries[key] = []
+                order.append(("summary", key))
+            summaries[key].append(r)
+        for kind, item in order:
+            counts["tests"] += 1
+            if kind == "own":
+                counts["time"] += _own_case(suite, prefix, ranks, item, counts)
+            else:
+                counts["time"] += _summary_case(suite, prefix, ranks, item, summaries[item], counts)
         for key, value in counts.items():
             suite.set(key, f"{value:.6f}" if key == "time" else str(value))
             total[key] += value
@@ -63,3 +108,13 @@ def render(report):
         root.set(key, f"{value:.6f}" if key == "time" else str(value))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def checks_of(root):
+    """The checks a JUnit document of ordo stands for (the "checks" property of each testcase; 1 when it has
+    none, as in a JUnit file of ordo before issue #17)."""
+    n = 0
+    for case in root.iter("testcase"):
+        value = next((p.get("value") for p in case.iter("property") if p.get("name") == "checks"), "1")
+        n += int(value)
+    return n

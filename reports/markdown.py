@@ -114,7 +114,7 @@ def render(report, report_link="report.html"):
     if skipped:
         lines.append(f"{skipped} checks skipped (routine or feature absent); see the full report.")
         lines.append("")
-    lines.append(f"<sub>Full report: {text(report_link)} · {report['schema']} · generated "
+    lines.append(f"<sub>Full report: {text(report_link)} · {report.get('stored_as') or report['schema']} · generated "
                  f"{text(report['generated']['at'])}</sub>")
     # The failures go in as far as the comment's size allows.
     budget = MAX_CHARS - len("\n".join(lines)) - 200

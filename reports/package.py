@@ -2,18 +2,18 @@
 
     DEST/
       README.txt            what is here and how to verify it
-      report.html summary.md junit.xml results.json
+      report.html summary.md junit.xml results.json.gz
       STATEMENT.md          a statement template to fill in and sign
       commands.txt          the exact commands of the run
       adapter/              the vendor adapter used (and its waivers, launch settings, findings)
       suite/                the run's commit; commit, `git status` and diff of the packaging checkout
-      run/                  the raw output of the run: run.json, journal.jsonl, logs/, gtest/
-      schema/               results-1.schema.json, record-1.schema.json, junit.xsd
+      run/                  the raw output of the run: run.json, journal.jsonl.gz, logs/, gtest/
+      schema/               results-2.schema.json, results-1.schema.json, record-1.schema.json, junit.xsd
       verify.py             re-checks the checksums and the schema
       SHA256SUMS            checksums of every file above
 """
+import gzip
 import hashlib
-import json
 import pathlib
 import shlex
 import shutil
@@ -107,8 +107,8 @@ def _commands(report, out_dir, dest):
         "", f"#    rank counts: {', '.join(map(str, run['ranks']))}; seed: {run.get('seed')}",
         "", "# 4. This package was made with:", q(["./ordo", "package", out_dir, "--dest", dest]),
         "", "# 5. To verify it:", "/usr/bin/python3 verify.py",
-        "", "# 6. One failing case again (each record of results.json carries its own replay command):",
-        "./ordo replay --record run/journal.jsonl:<check id> --vendor " + shlex.quote(run["vendor"]) +
+        "", "# 6. One failing case again (each record of results.json.gz carries its own replay command):",
+        "./ordo replay --record run/journal.jsonl.gz:<check id> --vendor " + shlex.quote(run["vendor"]) +
         " --ranks <N>",
     ]
     return "\n".join(lines) + "\n"
@@ -166,13 +166,16 @@ needed to check it:
 
   report.html     the report (open in any browser; it loads nothing from the network)
   summary.md      a one-page summary
-  junit.xml       the checks as JUnit XML
-  results.json    the run report every other file is generated from (schema/results-1.schema.json)
+  junit.xml       the checks as JUnit XML (passing checks summarised per check and clause; every
+                  failing, crashed, timed-out and waived check has its own element)
+  results.json.gz the run report every other file is generated from (gzip-compressed JSON,
+                  schema/results-2.schema.json; `zcat results.json.gz` shows it)
   STATEMENT.md    a statement template: fill it in, sign it, keep it as STATEMENT-signed.<ext>
   commands.txt    the exact commands of the run
   adapter/        the vendor adapter the run used (launcher, settings, waivers)
   suite/          the run's commit; the commit and `git status` of the checkout that made the package
-  run/            the raw output of the run (run.json, journal.jsonl, logs, GoogleTest XML)
+  run/            the raw output of the run (run.json, journal.jsonl.gz: the journal compressed
+                  with gzip, logs, GoogleTest XML)
   verify.py       re-checks this package: /usr/bin/python3 verify.py
   SHA256SUMS      checksums of every file (also: sha256sum -c SHA256SUMS)
 
@@ -190,11 +193,11 @@ def make(out_dir, dest):
         raise res.ReportError(f"--dest {dest} must not be inside the output folder {out}")
     report = res.obtain(out)
     dest.mkdir(parents=True, exist_ok=True)
-    (dest / res.RESULTS_NAME).write_text(json.dumps(report, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    res.dump(report, dest / res.RESULTS_NAME)
     report = res.load(dest / res.RESULTS_NAME)  # validated as read back
     views.write_all(report, dest)
     (dest / "schema").mkdir()
-    for name in ("results-1.schema.json", "record-1.schema.json", "junit.xsd"):
+    for name in ("results-2.schema.json", "results-1.schema.json", "record-1.schema.json", "junit.xsd"):
         shutil.copy2(HERE / "schema" / name, dest / "schema" / name)
     shutil.copy2(HERE / "verify_package.py", dest / "verify.py")
     (dest / "verify.py").chmod(0o755)
@@ -228,9 +231,12 @@ def make(out_dir, dest):
         (suite / "git-diff.patch").write_text(diff)
     run_dir = dest / "run"
     run_dir.mkdir()
-    for name in ("run.json", "journal.jsonl"):
-        if (out / name).is_file():
-            shutil.copy2(out / name, run_dir / name)
+    if (out / "run.json").is_file():
+        shutil.copy2(out / "run.json", run_dir / "run.json")
+    if (out / "journal.jsonl").is_file():  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
+        with open(out / "journal.jsonl", "rb") as src, open(run_dir / "journal.jsonl.gz", "wb") as raw:
+            with gzip.GzipFile(filename="journal.jsonl", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as z:
+                shutil.copyfileobj(src, z, 1 << 20)
     for name in ("logs", "gtest"):
         if (out / name).is_dir():
             shutil.copytree(out / name, run_dir / name)

@@ -91,12 +91,16 @@ def compare_records(a, b, folder_a=None, folder_b=None, checkout_a=None, checkou
 
 
 def compare_folders(a, b, new_fields=()):
-    """The records of two output folders (their journal.jsonl)."""
+    """The records of two output folders, or of the run/ folders of two packages (their journal.jsonl, or
+    journal.jsonl.gz)."""
     a, b = pathlib.Path(a).resolve(), pathlib.Path(b).resolve()
+    journals = []
     for d in (a, b):
-        if not (d / "journal.jsonl").is_file():
+        found = records.journal_file(d)
+        if found is None:
             raise FileNotFoundError(f"{d} holds no journal.jsonl: not an output folder of `ordo run`")
-    return compare_records(records.read_journal(a / "journal.jsonl"), records.read_journal(b / "journal.jsonl"),
+        journals.append(found)
+    return compare_records(records.read_journal(journals[0]), records.read_journal(journals[1]),
                            str(a), str(b), _checkout(a), _checkout(b), new_fields)
 
 

@@ -16,6 +16,7 @@ no MPI process could:
     schema_errors(record)   what a record breaks of the record schema
 """
 import datetime
+import gzip
 import json
 import pathlib
 import re
@@ -61,7 +62,12 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
         record["credited_to"] = begun["credited_to"]
     if begun.get("dimensions"):  # a crossing case: its place in the coverage matrix
         record["dimensions"] = begun["dimensions"]
+    limit = begun.get("case_limit")
+    if isinstance(limit, dict):  # the derived limit that applied (conformance/harness/case_limits.h)
+        record["case_limit"] = limit
     what = "did not finish within the case time limit" if timed_out else "ended the job"
+    if timed_out and isinstance(limit, dict):
+        what += f" of {limit.get('seconds', 0):.2f} s ({limit.get('rule')}: {limit.get('why')})"
     record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
     return record
 
@@ -158,9 +164,23 @@ def quick_problem(record):
     return None
 
 
+JOURNAL_NAMES = ("journal.jsonl", "journal.jsonl.gz")
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def journal_file(folder):
+    """The journal of an output folder (journal.jsonl) or of a package's run/ folder (journal.jsonl.gz)."""
+    for name in JOURNAL_NAMES:
+        if (pathlib.Path(folder) / name).is_file():
+            return pathlib.Path(folder) / name
+    return None
+
+
 def read_journal(path, offset=0, *, check=False, vendor=None):
     """The records of a journal from a byte offset on (0: all of them); [] when
     there is no journal. A line that is not JSON becomes a corrupt record.
+    A gzip-compressed journal (a package's) is read as well (the offset then
+    counts its uncompressed bytes).
 
     check=True (the report): a record also gets the defaults a runner's record
     may lack (vendor: the run's), a line that is not a check record becomes a
@@ -170,8 +190,13 @@ def read_journal(path, offset=0, *, check=False, vendor=None):
     if not path.exists():
         return []
     with open(path, "rb") as f:
-        f.seek(offset)
-        data = f.read().decode("utf-8", errors="replace")
+        if f.read(2) == GZIP_MAGIC:  # a journal compressed in a package (run/journal.jsonl.gz)
+            f.seek(0)
+            with gzip.GzipFile(fileobj=f) as z:
+                data = z.read()[offset:].decode("utf-8", errors="replace")
+        else:
+            f.seek(offset)
+            data = f.read().decode("utf-8", errors="replace")
     records = []
     for n, line in enumerate(data.splitlines(), 1):
         if not line.strip():

@@ -10,20 +10,29 @@ A report built while a run is under way, or after it was interrupted, says so:
 "partial" is true and "partial_reasons" tells why.
 """
 import datetime
+import gzip
 import json
 import os
 import pathlib
 import re
 import shlex
 import subprocess
+import time
 
 from . import deps, records as rec, waivers
 from .records import BAD, LEVELS, printable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SCHEMA_ID = "ordo.results/1"
-SCHEMA_PATH = pathlib.Path(__file__).resolve().parent / "schema" / "results-1.schema.json"
-RESULTS_NAME = "results.json"
+# Version 2 (written): version 1 with each distinct case stored once, gzip-compressed (results.json.gz);
+# version 1 (results.json, plain JSON, every record whole) is still read. load() reads either.
+SCHEMA_ID = "ordo.results/2"
+SCHEMA_V1 = "ordo.results/1"
+SCHEMA_DIR = pathlib.Path(__file__).resolve().parent / "schema"
+SCHEMA_PATH = SCHEMA_DIR / "results-2.schema.json"
+SCHEMA_PATHS = {SCHEMA_ID: SCHEMA_PATH, SCHEMA_V1: SCHEMA_DIR / "results-1.schema.json"}
+RESULTS_NAME = "results.json.gz"
+RESULTS_NAME_V1 = "results.json"
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 
@@ -97,31 +106,156 @@ def keyed(records, key=record_key):
 _validators = {}
 
 
-def _validator(part=None):
-    if part not in _validators:
+def _validator(part=None, schema_id=SCHEMA_V1):
+    """The validator of a results schema (by default version 1's: the records whole, as every reader sees them
+    and as build() checks them); part: one of its $defs."""
+    if (part, schema_id) not in _validators:
         jsonschema = deps.require("jsonschema")
-        schema = json.loads(SCHEMA_PATH.read_text())
+        schema = json.loads(SCHEMA_PATHS[schema_id].read_text())
         if part is not None:
             schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{part}"}
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
         # The records' schema (record-1.schema.json) is resolved from this folder, never fetched.
         resolver = jsonschema.RefResolver.from_schema(schema, store=rec.resolver_store())
-        _validators[part] = cls(schema, resolver=resolver)
-    return _validators[part]
+        _validators[(part, schema_id)] = cls(schema, resolver=resolver)
+    return _validators[(part, schema_id)]
 
 
-def schema_errors(document, part=None):
-    """Readable schema violations ("records/3/outcome: 'maybe' is not one of ..."), first ones first."""
-    errors = sorted(_validator(part).iter_errors(document), key=lambda e: list(e.absolute_path))
+def schema_errors(document, part=None, schema_id=None):
+    """Readable schema violations ("records/3/outcome: 'maybe' is not one of ..."), first ones first.
+    schema_id: the document's own version (default: version 1, the records whole)."""
+    validator = _validator(part, schema_id or SCHEMA_V1)
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in errors]
 
 
-def validate(document, what):
-    errors = schema_errors(document)
+def validate(document, what, schema_id=None):
+    errors = schema_errors(document, schema_id=schema_id)
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ReportError(f"{what} does not follow {SCHEMA_PATH.name}: {errors[0][:300]}{more}")
+        name = SCHEMA_PATHS[schema_id or SCHEMA_V1].name
+        raise ReportError(f"{what} does not follow {name}: {errors[0][:300]}{more}")
+
+
+# ---- the stored form (version 2) -------------------------------------------------
+
+REPLAY_SLOT = "{case}"
+
+
+def compact_case(case):
+    """A case's JSON as the harness writes it into a replay command: keys in order, no spaces."""
+    return json.dumps(case, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode(report):
+    """The stored form of a report (schema version 2): each distinct case once in "cases", each distinct
+    replay command template once in "replays"; a record names them by index. Lossless: a replay command
+    that its template would not give back exactly is kept as it is."""
+    cases, case_index, replays, replay_index, stored = [], {}, [], {}, []
+    for r in report["records"]:
+        r = dict(r)
+        case = r.get("case")
+        if isinstance(case, dict):
+            text = compact_case(case)
+            ref = case_index.get(text)
+            if ref is None:
+                ref = case_index[text] = len(cases)
+                cases.append(case)
+            del r["case"]
+            r["case_ref"] = ref
+            replay = r.get("replay")
+            if isinstance(replay, str) and REPLAY_SLOT not in replay and replay.count(text) == 1:
+                template = replay.replace(text, REPLAY_SLOT)
+                if template.replace(REPLAY_SLOT, text) == replay:
+                    ref = replay_index.get(template)
+                    if ref is None:
+                        ref = replay_index[template] = len(replays)
+                        replays.append(template)
+                    del r["replay"]
+                    r["replay_ref"] = ref
+        stored.append(r)
+    doc = {k: v for k, v in report.items() if k not in ("records", "stored_as")}
+    doc.update({"schema": SCHEMA_ID, "cases": cases, "replays": replays, "records": stored})
+    return doc
+
+
+def decode(doc):
+    """The records of a stored report whole again: the form every reader and view works on, which is a
+    report of version 1 (one of version 1 is returned as it is)."""
+    if doc.get("schema") == SCHEMA_V1:
+        return doc
+    cases, replays = doc["cases"], doc["replays"]
+    texts = {}
+    records = []
+    for r in doc["records"]:
+        if "case_ref" in r:
+            r = dict(r)
+            ref = r.pop("case_ref")
+            case = cases[ref]
+            r["case"] = case
+            if "replay_ref" in r:
+                text = texts.get(ref)
+                if text is None:
+                    text = texts[ref] = compact_case(case)
+                r["replay"] = replays[r.pop("replay_ref")].replace(REPLAY_SLOT, text)
+        records.append(r)
+    out = {k: v for k, v in doc.items() if k not in ("cases", "replays", "records")}
+    out["schema"] = SCHEMA_V1  # the whole form: a valid report of version 1 (less "stored_as")
+    out["stored_as"] = doc["schema"]  # what the file holds, for the views to name
+    out["records"] = records
+    return out
+
+
+def _check_refs(doc, what):
+    """Every case_ref and replay_ref names an entry (the schema cannot say so)."""
+    n_cases, n_replays = len(doc["cases"]), len(doc["replays"])
+    for i, r in enumerate(doc["records"]):
+        if r.get("case_ref", -1) >= n_cases or r.get("replay_ref", -1) >= n_replays:
+            raise ReportError(f"{what}: records/{i} refers to a case or replay command the report does not hold")
+
+
+def read_document(path):
+    """The JSON document of a report file, plain or gzip-compressed (recognised by its first bytes, whatever
+    its name)."""
+    path = pathlib.Path(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:2] == GZIP_MAGIC:
+            data = gzip.decompress(data)
+        return json.loads(data)
+    except OSError as e:
+        raise ReportError(f"cannot read the report {path}: {e.strerror or e}")
+    except (ValueError, EOFError) as e:  # not JSON, not UTF-8, a gzip stream cut short
+        raise ReportError(f"the report {path} is not JSON: {str(e)[:200]}")
+
+
+def dump(report, path):
+    """Writes a report in its stored form (version 2, gzip) to path, atomically."""
+    path = pathlib.Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    # Keys in their order: a case's keys in the harness's, which its replay command's JSON follows.
+    text = json.dumps(encode(report), separators=(",", ":"), ensure_ascii=False)
+    try:
+        with open(tmp, "wb") as raw:
+            # mtime 0: the same report gives the same bytes (a package's checksums do not depend on the hour).
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as f:
+                f.write(text.encode("utf-8") + b"\n")
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise ReportError(f"cannot write {path}: {e.strerror}")
+    return path
+
+
+def results_file(folder):
+    """The report of an output folder: results.json.gz, else a version-1 results.json; None when neither."""
+    folder = pathlib.Path(folder)
+    for name in (RESULTS_NAME, RESULTS_NAME_V1):
+        if (folder / name).is_file():
+            return folder / name
+    return None
 
 
 # ---- verdicts ------------------------------------------------------------------
@@ -409,20 +543,34 @@ def build(out_dir):
     else:
         run = _run_from_records(records)
         reasons.append("no run.json: the run was interrupted or is still under way (provenance unknown)")
-    # One schema pass over the whole report; a record it rejects becomes a corrupt record, and the report is
-    # assembled and checked again.
+    # One schema pass over the report in its stored form (version 2: each distinct case checked once); a
+    # record it rejects (or whose case it rejects) becomes a corrupt record, and the report is assembled and
+    # checked again.
     results = _assemble(out, run, records, reasons, corrupt, notes)
+    stored = encode(results)
     rejected = {}
-    for e in _validator().iter_errors(results):
+    by_case = None
+    errors = list(_validator(schema_id=SCHEMA_ID).iter_errors(stored))
+    for e in errors:
         path = list(e.absolute_path)
         if len(path) >= 2 and path[0] == "records" and lines[path[1]] is not None:
             rejected.setdefault(path[1], f"{'/'.join(map(str, path[2:])) or '(record)'}: {e.message[:120]}")
+        elif len(path) >= 2 and path[0] == "cases":
+            if by_case is None:
+                by_case = {}
+                for i, r in enumerate(stored["records"]):
+                    by_case.setdefault(r.get("case_ref"), []).append(i)
+            for i in by_case.get(path[1], []):
+                if lines[i] is not None:
+                    rejected.setdefault(i, f"{'/'.join(map(str, ['case'] + path[2:]))}: {e.message[:120]}")
     if rejected:
         for i, why in rejected.items():
             n, line = lines[i]
             records[i] = _corrupt(n, line, f"is not a check record ({why})", records[i])
         results = _assemble(out, run, records, reasons, corrupt + len(rejected), notes)
-    validate(results, f"the report built from {out}")
+        stored = encode(results)
+    if rejected or errors:  # a clean first pass is the whole check (the schema pass is most of a build's time)
+        validate(stored, f"the report built from {out}", schema_id=SCHEMA_ID)
     return results
 
 
@@ -437,7 +585,7 @@ def _assemble(out, run, records, reasons, corrupt, notes):
     spec, spec_source = _catalogue(run["git"].get("commit") or "", {r["clause"] for r in records})
     partial = bool(reasons)
     results = {
-        "schema": SCHEMA_ID,
+        "schema": SCHEMA_V1,  # the whole form every reader works on; dump() stores it as version 2
         "generated": {"by": f"ordo {_version()} reports", "at": _now(), "from": [str(run_path), str(journal)],
                       "notes": notes},
         "partial": partial,
@@ -457,39 +605,53 @@ def _now():
 
 
 def write(out_dir, dest=None):
-    """Builds results.json in the output folder (or at dest), validated when written and read back."""
+    """Builds the report of an output folder into results.json.gz there (or at dest), validated when written
+    and read back. A version-1 results.json beside it, which the new report replaces, is removed (the journal
+    it was built from is untouched)."""
+    t0 = time.time()
     results = build(out_dir)
+    results["generated"]["seconds"] = round(time.time() - t0, 3)  # the build's own time (ordo bench)
     path = pathlib.Path(dest) if dest else pathlib.Path(out_dir) / RESULTS_NAME
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(results, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except OSError as e:
-        raise ReportError(f"cannot write {path}: {e.strerror}")
+    dump(results, path)
+    old = path.with_name(RESULTS_NAME_V1)
+    if path.name == RESULTS_NAME and old.is_file():  # the folder's report of an earlier ordo, now replaced
+        try:
+            old.unlink()
+        except OSError:
+            pass
     return load(path), path
 
 
 def load(path):
-    """Reads results.json (or the results.json of an output folder) and validates it."""
+    """THE reader of a report, for every reader of reports/ and tools/ (views, compare, gate, package, bench):
+    results.json.gz (version 2) or results.json (version 1), a file or an output folder holding one, plain or
+    gzip-compressed; validated against the schema of its version, and returned with its records whole (each
+    with its case and replay command), whatever the version."""
     path = pathlib.Path(path)
     if path.is_dir():
-        path = path / RESULTS_NAME
-    document = _load_json(path, "the report")
+        found = results_file(path)
+        if found is None:
+            raise ReportError(f"{path} holds no {RESULTS_NAME} (nor a {RESULTS_NAME_V1})")
+        path = found
+    document = read_document(path)
     if not isinstance(document, dict) or not str(document.get("schema", "")).startswith("ordo.results/"):
         raise ReportError(f"{path} is not an ordo report (no \"schema\": \"{SCHEMA_ID}\")")
-    if document["schema"] != SCHEMA_ID:
-        raise ReportError(f"{path} is a report of schema {document['schema']}; this ordo reads {SCHEMA_ID}")
-    validate(document, str(path))
-    return document
+    if document["schema"] not in SCHEMA_PATHS:
+        raise ReportError(f"{path} is a report of schema {document['schema']}; this ordo reads "
+                          f"{' and '.join(sorted(SCHEMA_PATHS))}")
+    validate(document, str(path), schema_id=document["schema"])
+    if document["schema"] != SCHEMA_V1:
+        _check_refs(document, str(path))
+    return decode(document)
 
 
 def obtain(path):
-    """A report from results.json, or from an output folder (rebuilt when its journal is there)."""
+    """A report from a results file, or from an output folder (rebuilt when its journal is there)."""
     p = pathlib.Path(path)
     if p.is_dir() and (p / "journal.jsonl").is_file():
         return build(p)
-    if p.is_dir() and not (p / RESULTS_NAME).is_file():
-        raise ReportError(f"{p} holds neither journal.jsonl nor {RESULTS_NAME}")
+    if p.is_dir() and results_file(p) is None:
+        raise ReportError(f"{p} holds neither journal.jsonl nor {RESULTS_NAME} (nor {RESULTS_NAME_V1})")
     if not p.exists():
         raise ReportError(f"{p} does not exist")
     return load(p)

@@ -5,12 +5,16 @@
 
 Checks that every file listed in SHA256SUMS is present and unaltered, that no
 other file was added (a signed statement may be added as STATEMENT-signed.*),
-that results.json follows the JSON Schema shipped in schema/, that its summary
-agrees with its records, and that junit.xml and the journal agree with it.
+that the report (results.json.gz, gzip-compressed, or a results.json of
+version 1) follows the JSON Schema of its version shipped in schema/, that its
+summary agrees with its records and every case it refers to is there, and that
+junit.xml and the journal (run/journal.jsonl.gz or run/journal.jsonl) count
+the same checks.
 Exit codes: 0 verified, 1 the package does not verify, 2 cannot run (a
 Debian package is missing, or the folder is not a package).
 This script stands alone: it needs only Debian's python3 and python3-jsonschema.
 """
+import gzip
 import hashlib
 import json
 import pathlib
@@ -20,6 +24,15 @@ import xml.etree.ElementTree as ET
 MANIFEST = "SHA256SUMS"
 ALLOWED_EXTRA = ("STATEMENT-signed",)
 BAD = ("fail", "crash", "timeout", "corrupt")
+REPORTS = ("results.json.gz", "results.json")
+JOURNALS = ("run/journal.jsonl.gz", "run/journal.jsonl")
+SCHEMAS = {"ordo.results/2": "results-2.schema.json", "ordo.results/1": "results-1.schema.json"}
+
+
+def read_maybe_gzip(path):
+    """A file's bytes, decompressed when it is gzip (recognised by its first bytes)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
 
 
 def sha256(path):
@@ -62,41 +75,60 @@ def check_results(pkg, problems):
         print("verify: the python module 'jsonschema' is missing: install it with: "
               "sudo apt-get install -y python3-jsonschema", file=sys.stderr)
         sys.exit(2)
+    name = next((n for n in REPORTS if (pkg / n).is_file()), REPORTS[0])
     try:
-        results = json.loads((pkg / "results.json").read_text())
-        schema = json.loads((pkg / "schema" / "results-1.schema.json").read_text())
+        results = json.loads(read_maybe_gzip(pkg / name))
+        schema_file = SCHEMAS.get(results.get("schema") if isinstance(results, dict) else None)
+        if schema_file is None:
+            problems.append(f"{name} is not an ordo report of a schema this verifier knows ({', '.join(SCHEMAS)})")
+            return None
+        schema = json.loads((pkg / "schema" / schema_file).read_text())
         record = json.loads((pkg / "schema" / "record-1.schema.json").read_text())
-    except (OSError, ValueError) as e:
-        problems.append(f"cannot read results.json or its schema: {e}")
+    except (OSError, ValueError, EOFError) as e:
+        problems.append(f"cannot read {name} or its schema: {e}")
         return None
     # The records' schema is the package's own copy, found by its $id (never fetched).
     resolver = jsonschema.RefResolver.from_schema(schema, store={record["$id"]: record})
     validator = jsonschema.validators.validator_for(schema)(schema, resolver=resolver)
     errors = sorted(validator.iter_errors(results), key=lambda e: list(e.absolute_path))
     for e in errors[:5]:
-        problems.append(f"results.json does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "
+        problems.append(f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "
                         f"{e.message[:200]}")
     if errors:
         return None
     records = results["records"]
+    # Version 2 stores each case once: every reference must name one.
+    n_cases, n_replays = len(results.get("cases", [])), len(results.get("replays", []))
+    if any(r.get("case_ref", -1) >= n_cases or r.get("replay_ref", -1) >= n_replays for r in records):
+        problems.append(f"{name}: a record refers to a case or replay command the report does not hold")
     counts = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     if counts != results["summary"]["outcomes"] or len(records) != results["summary"]["total"]:
-        problems.append("results.json: the summary does not agree with the records")
-    journal = pkg / "run" / "journal.jsonl"
-    if journal.is_file():
-        lines = [line for line in journal.read_text(errors="replace").splitlines() if line.strip()]
-        if len(lines) != len(records):
-            problems.append(f"run/journal.jsonl holds {len(lines)} records, results.json {len(records)}")
+        problems.append(f"{name}: the summary does not agree with the records")
+    journal = next((pkg / n for n in JOURNALS if (pkg / n).is_file()), None)
+    if journal is not None:
+        try:
+            text = read_maybe_gzip(journal).decode("utf-8", errors="replace")
+            lines = [line for line in text.splitlines() if line.strip()]
+            if len(lines) != len(records):
+                problems.append(f"{journal.relative_to(pkg)} holds {len(lines)} records, {name} {len(records)}")
+        except (OSError, EOFError, gzip.BadGzipFile) as e:
+            problems.append(f"cannot read {journal.relative_to(pkg)}: {e}")
     junit = pkg / "junit.xml"
     if junit.is_file():
         try:
             root = ET.parse(junit).getroot()
-            if root.tag != "testsuites" or int(root.get("tests", -1)) != len(records):
-                problems.append("junit.xml does not count the same checks as results.json")
+            # Passing checks are summarised: a testcase stands for its "checks" property (1 without it).
+            checks = 0
+            for case in root.iter("testcase"):
+                checks += int(next((p.get("value") for p in case.iter("property") if p.get("name") == "checks"),
+                                   "1"))
+            if root.tag != "testsuites" or checks != len(records):
+                problems.append(f"junit.xml does not count the same checks as {name} ({checks}, {len(records)})")
         except (ET.ParseError, ValueError) as e:
             problems.append(f"junit.xml is not well-formed XML: {e}")
+    results["_name"] = name
     return results
 
 
@@ -115,7 +147,7 @@ def main(argv):
         return 1
     s = results["summary"]
     bad = sum(s["outcomes"].get(o, 0) for o in BAD)
-    print(f"verify: OK: {n} files match {MANIFEST}; results.json follows {results['schema']}: "
+    print(f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows {results['schema']}: "
           f"{results['run']['vendor']}, {s['total']} checks, {bad} failing, verdict '{s['verdict']}'"
           + (" (PARTIAL run)" if results["partial"] else ""))
     return 0

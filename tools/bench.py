@@ -5,6 +5,10 @@
                                           bench/property_throughput/run.py)
     the default run's wall time          (run.json of `ordo run` output folders, per rank count)
     the mutant vendor's detection times  (mutants.json of an `ordo mutants` output folder)
+    the report's size and time           (--reports OUT ...: the report and package of each run built
+                                          afresh in a scratch folder, against the files the folder holds)
+    a hanging library against a clean one (--hangs CLEAN HANGING: two runs of the same checks, the second
+                                          against a library that hangs in a family of cases; issue #17)
 
 Nothing here is timed by a test: the figures are measurements, printed and
 written to bench/results/suite.json (or --json PATH).
@@ -16,6 +20,9 @@ import os
 import pathlib
 import platform
 import subprocess
+import sys
+import tempfile
+import time
 
 from runner import ROOT
 from runner.adapters import build_dir_for, load_adapter
@@ -31,6 +38,12 @@ def add_arguments(p):
                    help="output folder of `ordo mutants` (default: the newest out/mutants-*)")
     p.add_argument("--vendor", default="mpich", help="the build whose fold benchmark runs (default: mpich)")
     p.add_argument("--json", metavar="PATH", help="where to keep the table (default: bench/results/suite.json)")
+    p.add_argument("--hangs", nargs=2, metavar=("CLEAN", "HANGING"),
+                   help="output folders of two runs of the same checks, the second against a library that hangs "
+                        "in a family of cases: wall times, timeouts and the limits that applied")
+    p.add_argument("--reports", nargs="*", default=[], metavar="OUT",
+                   help="output folders of `ordo run` whose report and package are built again in a scratch "
+                        "folder: bytes and seconds, against the report files the folder holds (issue #17)")
 
 
 def fold_rows(vendor):
@@ -81,6 +94,94 @@ def run_rows(runs):
     return rows
 
 
+def _bytes(path):
+    path = pathlib.Path(path)
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return None
+
+
+def report_rows(folders):
+    """Per output folder: the sizes of the report files it holds (as an earlier ordo wrote them: the "before"
+    of a folder copied from an old run), then the report, its views and a package built again by this ordo in a
+    scratch folder, with the seconds each took. The folder itself is not written to. The report it holds is
+    read through reports/results.load (version 1 or 2) to count its records."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from reports import package, results, views
+    rows = []
+    for d in folders:
+        d = pathlib.Path(d)
+        if not (d / "journal.jsonl").is_file():
+            raise OrdoError(f"{d} holds no journal.jsonl: give output folders of `ordo run` to --reports")
+        held = results.results_file(d)
+        row = {"run": str(d), "held": {"results": held.name if held else None,
+                                       "results_bytes": _bytes(held) if held else None,
+                                       "junit_bytes": _bytes(d / "junit.xml"), "html_bytes": _bytes(d / "report.html"),
+                                       "journal_bytes": _bytes(d / "journal.jsonl")}}
+        try:
+            if held is not None:
+                old = results.load(held)
+                row["held"].update(schema=old["schema"] if held.name == results.RESULTS_NAME_V1 else results.SCHEMA_ID,
+                                   records=len(old["records"]))
+                del old
+            with tempfile.TemporaryDirectory(prefix="ordo-bench-report-") as tmp:
+                tmp = pathlib.Path(tmp)
+                t0, c0 = time.time(), time.process_time()
+                report, path = results.write(d, tmp / results.RESULTS_NAME)
+                paths = views.write_all(report, tmp)
+                # wall and CPU seconds (on a machine shared with builds the wall time says little alone)
+                row["report_seconds"] = round(time.time() - t0, 1)
+                row["report_cpu_seconds"] = round(time.process_time() - c0, 1)
+                row.update(library=report["run"].get("vendor"), records=len(report["records"]), written={
+                    "results": path.name, "results_bytes": _bytes(path), "junit_bytes": _bytes(paths["junit"]),
+                    "html_bytes": _bytes(paths["html"]), "markdown_bytes": _bytes(paths["markdown"])})
+                del report
+                t0, c0 = time.time(), time.process_time()
+                package.make(d, tmp / "package")
+                row["package_seconds"] = round(time.time() - t0, 1)
+                row["package_cpu_seconds"] = round(time.process_time() - c0, 1)
+                row["written"]["package_bytes"] = _bytes(tmp / "package")
+        except results.ReportError as e:
+            raise OrdoError(str(e))
+        rows.append(row)
+    return rows
+
+
+def hang_row(folders):
+    """Two runs of the same checks, clean and hanging: their wall times (run.json), the timeouts of the second
+    with the rule of the limit that ended each, and whether every other check kept its outcome."""
+    if not folders:
+        return None
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from reports.records import read_journal
+    row = {}
+    outcomes = {}
+    for label, d in zip(("clean", "hanging"), folders):
+        run = read_json(pathlib.Path(d) / "run.json", "a run file")
+        if run is None or not run.get("end"):
+            raise OrdoError(f"{d} holds no finished run (run.json with an end time)")
+        recs = read_journal(pathlib.Path(d) / "journal.jsonl")
+        outcomes[label] = {(r.get("variant"), r.get("ranks"), r.get("id")): r.get("outcome") for r in recs}
+        timeouts = [r for r in recs if r.get("outcome") == "timeout"]
+        rules = {}
+        for r in timeouts:
+            rule = (r.get("case_limit") or {}).get("rule", "none")
+            rules[rule] = rules.get(rule, 0) + 1
+        row[label] = {"run": str(d), "env": (run.get("settings") or {}).get("env"), "ranks": run.get("ranks"),
+                      "seconds": round(sum(x["seconds"] for x in run.get("per_rank_count", [])), 1),
+                      "records": len(recs), "timeouts": len(timeouts), "timeout_rules": rules,
+                      "timeout_seconds": round(sum((r.get("case_limit") or {}).get("seconds", 0) for r in timeouts), 1)}
+    a, b = outcomes["clean"], outcomes["hanging"]
+    row["same_checks"] = set(a) == set(b)
+    row["others_unchanged"] = all(a.get(k) == o for k, o in b.items() if o != "timeout")
+    row["ratio"] = round(row["hanging"]["seconds"] / max(row["clean"]["seconds"], 1e-9), 2)
+    return row
+
+
 def mutant_rows(folder):
     if folder is None:
         found = sorted(glob.glob(str(ROOT / "out" / "mutants-*" / "mutants.json")), key=os.path.getmtime)
@@ -105,6 +206,8 @@ def run(args):
     table["properties"] = prop
     table["runs"] = run_rows(args.runs)
     table["mutants_source"], table["mutants"] = mutant_rows(args.mutants)
+    table["reports"] = report_rows(args.reports)
+    table["hangs"] = hang_row(args.hangs)
 
     print("reference fold (element-combines per second, best of several)")
     for r in table["fold"]:
@@ -132,6 +235,28 @@ def run(args):
         print("  no `ordo mutants` output found")
     for r in table["mutants"]:
         print(f"  {r['mutant']:32} {'detected' if r['detected'] else 'MISSED':9} {r['seconds'] or 0:7.2f} s  {r['by']}")
+    print("report and package sizes (MB), held in the folder -> written by this ordo, and seconds")
+    if not table["reports"]:
+        print("  no runs given (--reports OUT ...)")
+    mb = lambda n: "-" if n is None else f"{n / 1e6:.1f}"  # noqa: E731
+    for r in table["reports"]:
+        h, w = r["held"], r["written"]
+        print(f"  {r['library']:8} {r['records']:6d} records  {h['results'] or '-'} {mb(h['results_bytes'])} -> "
+              f"{w['results']} {mb(w['results_bytes'])};  junit.xml {mb(h['junit_bytes'])} -> {mb(w['junit_bytes'])};"
+              f"  report.html {mb(w['html_bytes'])};  package {mb(w['package_bytes'])};  "
+              f"report {r['report_seconds']} s ({r['report_cpu_seconds']} s CPU), package {r['package_seconds']} s "
+              f"({r['package_cpu_seconds']} s CPU)")
+    print("a library that hangs in a family of cases against a clean run of the same checks")
+    h = table["hangs"]
+    if not h:
+        print("  no runs given (--hangs CLEAN HANGING)")
+    else:
+        for label in ("clean", "hanging"):
+            r = h[label]
+            print(f"  {label:8} {r['seconds']:8.1f} s  {r['records']:6d} checks  {r['timeouts']:4d} timeouts "
+                  f"(limits {r['timeout_seconds']} s in all; rules {r['timeout_rules']})  {r['env']}")
+        print(f"  hanging / clean = {h['ratio']}; same checks: {h['same_checks']}; every other check's outcome "
+              f"unchanged: {h['others_unchanged']}")
     dest = pathlib.Path(args.json) if args.json else ROOT / "bench" / "results" / "suite.json"
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)

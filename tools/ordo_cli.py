@@ -6,7 +6,7 @@ argument parsing and dispatch only; the work is done in tools/runner/.
     ordo replay   run one case again (from a failure message or a journal record)
     ordo list     list vendors, clauses or checks
     ordo doctor   is this machine ready, and what to install
-    ordo report   results.json and the HTML / Markdown / JUnit views of a run
+    ordo report   results.json.gz and the HTML / Markdown / JUnit views of a run
     ordo compare  several runs side by side in one HTML page (--records: their records check by check)
     ordo gate     fail when a run got worse than a baseline (CI)
     ordo package  the procurement package of a run, with its verifier
@@ -56,7 +56,15 @@ def main(argv=None):
     r.add_argument("--filter", help="run only the check executables whose name contains this text (or one of these, comma-separated: crossing,in_place)")
     r.add_argument("--only", metavar="GLOBS",
                    help="run only the checks (GoogleTest names, e.g. 'Reduce.*:Scan.*') that match")
-    r.add_argument("--case-timeout", type=float, default=60, help="seconds allowed per case (default: 60)")
+    r.add_argument("--case-timeout", type=float, default=60,
+                   help="seconds allowed per case at most (default: 60); each case's own limit is derived from "
+                        "what cases of its kind took in this run (see --case-floor)")
+    r.add_argument("--case-floor", type=float, default=10,
+                   help="the derived case limit: at least this many seconds, else 10 x the slowest case of its "
+                        "kind (the MPI routine) at the rank count (default: 10)")
+    r.add_argument("--hung-case-floor", type=float, default=2,
+                   help="once cases of a kind hung at a rank count: at least this many seconds, else 3 x the "
+                        "slowest case of the kind that finished (default: 2)")
     r.add_argument("--max-restarts", type=int, default=50,
                    help="resumptions of one executable after crashes or timeouts (default: 50)")
     r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")
@@ -150,18 +158,18 @@ def main(argv=None):
 
 
 def add_report_parsers(sub):
-    rp = sub.add_parser("report", help="write results.json and the HTML / Markdown / JUnit views of a run",
-                        description="Builds results.json from an output folder (run.json + journal.jsonl; a run "
+    rp = sub.add_parser("report", help="write results.json.gz and the HTML / Markdown / JUnit views of a run",
+                        description="Builds results.json.gz from an output folder (run.json + journal.jsonl; a run "
                                     "without an end is reported as partial) and writes report.html, summary.md "
-                                    "and junit.xml next to it; or re-generates the views of a results.json.")
-    rp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json")
+                                    "and junit.xml next to it; or re-generates the views of a results.json.gz (or of a results.json of version 1).")
+    rp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json.gz (or results.json)")
     rp.add_argument("--out", metavar="DIR", help="write into DIR instead of next to the source")
     rp.set_defaults(func=cmd_report)
 
     cp = sub.add_parser("compare", help="several runs side by side in one HTML page",
                         description="Writes DIR/compare.html: verdicts, clauses, heat maps and every check whose "
                                     "outcome differs, one column per run (and variant).")
-    cp.add_argument("runs", nargs="+", metavar="OUT", help="output folders or results.json files")
+    cp.add_argument("runs", nargs="+", metavar="OUT", help="output folders or results.json.gz (or results.json) files")
     cp.add_argument("--out", metavar="DIR", help="output folder (default: out/compare-<time>)")
     cp.add_argument("--records", action="store_true",
                     help="compare two output folders' journals check by check, keyed by (variant, ranks, id), "
@@ -177,18 +185,18 @@ def add_report_parsers(sub):
                                     "skipped, or is new) now fails, crashes or times out; a waiver has no reason, "
                                     "no expiry date, or has expired; or the new run is partial. Exit 2: a file "
                                     "cannot be read or does not follow its schema.")
-    gp.add_argument("--baseline", required=True, metavar="OLD", help="the baseline: results.json or output folder")
-    gp.add_argument("new", metavar="NEW", help="the new run: results.json or output folder")
+    gp.add_argument("--baseline", required=True, metavar="OLD", help="the baseline: results.json.gz, results.json or output folder")
+    gp.add_argument("new", metavar="NEW", help="the new run: results.json.gz, results.json or output folder")
     gp.add_argument("--waivers", metavar="FILE",
                     help="waivers file (default: the waivers file of the new run's adapter, its \"waivers\" key)")
     gp.add_argument("--today", metavar="YYYY-MM-DD", help="judge waiver expiry on this date (default: today, UTC)")
     gp.set_defaults(func=cmd_gate)
 
     pp = sub.add_parser("package", help="the procurement package of a run, with its verifier",
-                        description="Writes into DEST the report, results.json, the adapter used, the exact "
+                        description="Writes into DEST the report, results.json.gz, the adapter used, the exact "
                                     "commands, the suite's commit and git status, the raw output, a statement "
                                     "template to sign, and verify.py (checksums and schema); then verifies it.")
-    pp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json")
+    pp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json.gz (or results.json)")
     pp.add_argument("--dest", required=True, metavar="DIR", help="a new (or empty) folder for the package")
     pp.set_defaults(func=cmd_package)
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "case_limits.h"
 #include "comm_zoo.h"
 #include "job_protocol.h"
 #include "node_map.h"
@@ -38,6 +40,11 @@ Level g_level = Level::MUST;
 int g_case_index = 0;
 long long g_seq = 0;                // cases begun in this process, across tests
 std::atomic<double> g_deadline{0};  // MPI_Wtime() by which the case in flight must end
+std::atomic<double> g_limit_s{0};   // the limit of the case in flight (for the watchdog's line)
+CaseStats g_case_stats;             // --ordo-case-stats: what cases of each kind took
+CaseLimit g_case_limit;             // the limit of the case in flight and why
+std::string g_case_kind;            // its kind (case_limits.h)
+double g_case_t0 = 0;               // when it began (MPI_Wtime)
 
 std::string g_test;
 std::string g_next_reproducer;  // set_next_reproducer
@@ -252,6 +259,12 @@ void init(int* argc, char** argv) {
       g_settings.skip = std::atoll(sk);
     } else if (const char* ct = val("--ordo-case-timeout=")) {
       g_settings.case_timeout = std::atof(ct);
+    } else if (const char* cs = val("--ordo-case-stats=")) {
+      g_settings.case_stats = cs;
+    } else if (const char* cf = val("--ordo-case-floor=")) {
+      g_settings.case_floor = std::atof(cf);
+    } else if (const char* hf = val("--ordo-hung-case-floor=")) {
+      g_settings.hung_case_floor = std::atof(hf);
     } else if (const char* sv = val("--ordo-survey=")) {
       g_settings.survey = sv;
     } else if (const char* se = val("--ordo-select=")) {
@@ -269,6 +282,12 @@ void init(int* argc, char** argv) {
     }
   }
   *argc = out;
+  if (!g_settings.case_stats.empty()) {
+    // Written by the runner before each launch; a file it could not write
+    // (or none yet) leaves this process's own observations.
+    std::ifstream f(g_settings.case_stats);
+    if (f) g_case_stats.load(Json::parse(f, nullptr, false));
+  }
   {
     // The node map this job's library uses, in its log for the runner to
     // verify (`ordo run --nodes`) and in every record when nodes were asked.
@@ -303,8 +322,8 @@ void init(int* argc, char** argv) {
       const double now =
           w0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (deadline > 0 && now > deadline) {
-        std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.0f s; ending the job\n",
-                     g_rank, g_seq, g_settings.case_timeout);
+        std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.2f s; ending the job\n",
+                     g_rank, g_seq, g_limit_s.load());
         if (!g_settings.journal.empty())
           std::ofstream(g_settings.journal + kTimeoutSuffix) << g_seq << "\n";
         std::fflush(nullptr);
@@ -440,6 +459,25 @@ bool begin_case(const ref::Case* c) {
     return false;
   }
   if (!selected(c)) return false;
+  // An erroneous call (DETECT) that only some ranks report can leave the
+  // others waiting in the collective: such a case gets a shorter limit
+  // (its calls move a few elements: an answer takes milliseconds, also at 8
+  // processes on 2 cores and under the sanitizers).
+  g_case_kind = c ? record_routine(*c) : g_test;
+  if (g_settings.case_stats.empty()) {
+    g_case_limit = {g_settings.case_timeout, "fixed", "the case timeout"};
+  } else {
+    LimitSettings ls;
+    ls.case_timeout = g_settings.case_timeout;
+    ls.floor_s = g_settings.case_floor;
+    ls.hung_floor_s = g_settings.hung_case_floor;
+    g_case_limit =
+        case_limit(g_case_kind, g_size, g_case_stats.of(g_case_kind), g_case_stats.any(), ls);
+  }
+  if (g_level == Level::DETECT && g_case_limit.seconds > kDetectCaseSeconds) {
+    g_case_limit.seconds = kDetectCaseSeconds;
+    g_case_limit.why += "; a DETECT case: at most 6 s";
+  }
   if (!g_settings.journal.empty()) {
     // What is in flight, for the runner to record if the job dies here. Every
     // rank writes its own: a rank may already be in the next case while rank 0
@@ -452,16 +490,13 @@ bool begin_case(const ref::Case* c) {
     if (c && c->routine == ref::Routine::reduce_locals)
       f << ",\"credited_to\":\"" << (library_has_reduce_locals() ? "library" : "ordo") << "\"";
     if (!g_next_dimensions.is_null()) f << ",\"dimensions\":" << g_next_dimensions.dump();
+    if (!g_settings.case_stats.empty()) f << ",\"case_limit\":" << g_case_limit.to_json().dump();
     f << "}\n";
     write_inflight(f.str());
   }
-  // An erroneous call (DETECT) that only some ranks report can leave the
-  // others waiting in the collective: such a case gets a shorter limit
-  // (its calls move a few elements: an answer takes milliseconds, also at 8
-  // processes on 2 cores and under the sanitizers).
-  g_deadline.store(MPI_Wtime() + (g_level == Level::DETECT
-                                      ? std::min(g_settings.case_timeout, kDetectCaseSeconds)
-                                      : g_settings.case_timeout));
+  g_limit_s.store(g_case_limit.seconds);
+  g_case_t0 = MPI_Wtime();
+  g_deadline.store(g_case_t0 + g_case_limit.seconds);
   return true;
 }
 
@@ -481,6 +516,15 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
       add_phase_time(Phase::verdict, MPI_Wtime() - t0 - (phase_seconds(Phase::journal) - j0));
     }
   } verdict_timer;
+  // The case's whole wall time, for the limits of the next cases of its kind
+  // (every rank keeps its own statistics; the limits differ by little).
+  struct Finished {
+    ~Finished() {
+      if (!g_settings.case_stats.empty() && *outcome != Outcome::skip)
+        g_case_stats.finished(g_case_kind, MPI_Wtime() - g_case_t0);
+    }
+    const Outcome* outcome;
+  } finished{&outcome};
   // Under virtual nodes, each rank's place in the case's communicator: rank 0
   // records the node map of each of its groups (waivers read it). Every rank
   // decides alike (only rank 0 holds the world's node map).
@@ -660,6 +704,10 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   if (!detect.empty()) rec.detect = detect;
   rec.tracer = std::move(tracer);  // the failing ranks' tracer explanations (none: omitted)
   rec.duration_s = seconds;
+  if (!g_settings.case_stats.empty()) {
+    rec.case_limit = g_case_limit.to_json();
+    rec.case_seconds = std::round((MPI_Wtime() - g_case_t0) * 1e6) / 1e6;  // microseconds
+  }
   if (!g_next_reproducer.empty()) rec.reproducer = g_next_reproducer;
   rec.replay = cp ? replay_command(*cp) : std::string();
   rec.time = now_iso();

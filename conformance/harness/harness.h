@@ -32,6 +32,12 @@ struct Settings {
   long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
   std::string survey;  // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
   double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case
+  // --ordo-case-stats=FILE: derive each case's limit from what cases of its
+  // kind took (case_limits.h): the runner's statistics of this run in FILE,
+  // joined with this process's own. Empty: every case gets case_timeout.
+  std::string case_stats;
+  double case_floor = 10;      // --ordo-case-floor=S: the derived limit's floor
+  double hung_case_floor = 2;  // --ordo-hung-case-floor=S: the floor once a kind hung
   // --ordo-select=ROUTINE:MODE+MODE:COMM;... : run only the cases one of
   // these targets matches (an algorithm variant of one routine); '*' matches
   // anything, COMM is intra, inter or *. Empty: every case.
@@ -66,6 +72,8 @@ bool selected(const ref::Case* c);
 //   --ordo-case=JSON --ordo-clause=SLUG   the case the replay executable runs
 //   --ordo-skip=N           resume: skip the first N cases of this executable
 //   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)
+//   --ordo-case-stats=FILE  derived limits per kind of case (case_limits.h), with
+//   --ordo-case-floor=S --ordo-hung-case-floor=S
 //   --ordo-select=TARGETS   only the cases of these routine:modes:comm targets
 //   --ordo-survey=FILE      run no case; rank 0 writes "routine mode kind" of each to FILE
 //   --ordo-avoid-known-fatal  skip the cases a crash / timeout waiver names

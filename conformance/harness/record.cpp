@@ -53,6 +53,8 @@ Json to_json(const Record& r) {
   j["waiver"] = optional_string(r.waiver);
   if (!r.tracer.empty()) j["tracer"] = r.tracer;
   j["duration_s"] = r.duration_s;
+  if (!r.case_limit.is_null()) j["case_limit"] = r.case_limit;
+  if (r.case_seconds) j["case_seconds"] = *r.case_seconds;
   j["reproducer"] = optional_string(r.reproducer);
   j["replay"] = optional_string(r.replay);
   j["time"] = r.time;

@@ -53,6 +53,11 @@ struct Record {
   std::optional<std::string> detect;  // DETECT level: "reported" | "accepted"
   std::optional<std::string> waiver;  // the id of the waiver that applied
   double duration_s = 0;
+  // With derived case limits (`ordo run`, case_limits.h): the watchdog's
+  // limit of this case ({seconds, rule, why}) and the case's whole wall time
+  // on rank 0 (begun to recorded); omitted otherwise.
+  Json case_limit;
+  std::optional<double> case_seconds;
   std::optional<std::string> reproducer;  // a reproducer file written for this case
   std::optional<std::string> replay;      // the command that replays the case
   std::string time;                       // ISO 8601, UTC

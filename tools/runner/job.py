@@ -13,14 +13,16 @@ from .launch import die_with_parent
 
 
 def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="default", skip=0, logdir=None,
-            on_start=None, waivers=None, extra_fields=None):
+            on_start=None, waivers=None, extra_fields=None, before_launch=None):
     """Runs `base` (launch.job_command: the executable at n ranks) until it ends
     normally. skip: the cases already recorded (resuming an interrupted run).
     on_start(pid) is told the process (group) of each launch. waivers: the
     runner's JobWaivers (runner/waivers.py) that crashes and timeouts are
     judged with; None: the adapter's, matched without a library release.
     extra_fields: added to every record the runner writes for the job (the
-    virtual nodes of `ordo run --nodes`, as the harness adds them to its own)."""
+    virtual nodes of `ordo run --nodes`, as the harness adds them to its own).
+    before_launch(): called before each launch (the derived case limits'
+    statistics, runner/case_limits.py, brought up to date with the journal)."""
     if waivers is None:
         from .waivers import JobWaivers
         waivers = JobWaivers(adapter)
@@ -38,6 +40,8 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         log = logdir / f"{name}-{n}ranks{'' if attempt + clean_restarts == 0 else f'-resume{attempt + clean_restarts}'}.log"
         cmd = base + [f"--ordo-skip={skip}",
                       f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{attempt}.xml'}"]
+        if before_launch:
+            before_launch()
         t0 = time.time()
         with open(log, "w") as f:
             proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)

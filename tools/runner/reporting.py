@@ -49,8 +49,8 @@ def cmd_report(args):
             dest.mkdir(parents=True, exist_ok=True)
             report, results_path = rep.results.write(src, dest / rep.results.RESULTS_NAME)
         else:
-            report = rep.results.load(src)
-            results_path = src / rep.results.RESULTS_NAME if src.is_dir() else src
+            report = rep.results.load(src)  # results.json.gz, or a results.json of version 1
+            results_path = rep.results.results_file(src) if src.is_dir() else src
             dest = pathlib.Path(args.out) if args.out else results_path.parent
         paths = rep.views.write_all(report, dest)
     except rep.results.ReportError as e:

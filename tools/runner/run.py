@@ -13,6 +13,7 @@ import time
 
 from reports.records import BAD, read_journal
 from . import ROOT, placement as placement_mod, properties, variants as variants_mod
+from .case_limits import CaseStats
 from .adapters import launch_env, launcher_prefix, load_adapter, known_vendors, require_tools
 from .arguments import parse_env, parse_ranks
 from .build import build, check_executables, git_state, library_version
@@ -29,7 +30,7 @@ from .waivers import JobWaivers, library_release
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
                 "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
-                "huge", "nodes", "placement")
+                "huge", "nodes", "placement", "case_floor", "hung_case_floor")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -38,6 +39,10 @@ SCHEMA_RUN = "ordo.run/1"
 # 2 GiB per process (about 1.5 min a case at 2 processes on 2 cores): its
 # job gets at least these limits, per case and for the job.
 HUGE_EXECUTABLE, HUGE_CASE_TIMEOUT, HUGE_JOB_TIMEOUT = "ordo_check_huge", 900, 3600
+# The floors of the derived case limits (`--case-floor`, `--hung-case-floor`;
+# conformance/harness/case_limits.h): a case gets at least DEFAULT_CASE_FLOOR
+# seconds, or DEFAULT_HUNG_FLOOR once cases of its kind hung in this run.
+DEFAULT_CASE_FLOOR, DEFAULT_HUNG_FLOOR = 10.0, 2.0
 
 
 def cmd_run(args):
@@ -72,6 +77,10 @@ def cmd_run(args):
         user_env = {**user_env, "ORDO_HUGE": "1"}
     if not 0 <= settings["seed"] < 2 ** 53:
         raise OrdoError(f"--seed {settings['seed']} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
+    for key in ("case_timeout", "case_floor", "hung_case_floor"):
+        value = settings.get(key)
+        if value is not None and not 0 < value < float("inf"):
+            raise OrdoError(f"--{key.replace('_', '-')} {value}: give a positive number of seconds")
     budget = str(settings.get("property_budget") or "0")
     props = None
     if budget != "0":
@@ -154,6 +163,7 @@ def cmd_run(args):
         if "done" in j and j["done"].get("seen") is not None:
             seen[(j["done"]["ranks"], j["done"]["executable"])] = [tuple(x) for x in j["done"]["seen"]]
     per_variant = {}
+    case_stats = CaseStats(journal)  # the derived case limits' statistics (runner/case_limits.py)
     for variant in chosen:
         vname = variant["name"]
         venv = dict(user_env)
@@ -238,6 +248,17 @@ def cmd_run(args):
                         job_timeout = max(job_timeout, HUGE_JOB_TIMEOUT)
                     flags = ordo_flags(journal=journal, vendor=adapter["name"], variant=vname, seed=settings["seed"],
                                        case_timeout=case_timeout, adapter=adapter["_path"])
+                    before_launch = None
+                    if not (settings.get("huge") and name == HUGE_EXECUTABLE):
+                        # Derived case limits (runner/case_limits.py): what cases of each kind took in this
+                        # run, brought up to date before each launch (after a hang, its kind's short limit).
+                        stats_path = out / "case-stats.json"
+                        flags += ordo_flags(case_stats=stats_path,
+                                            case_floor=settings.get("case_floor", DEFAULT_CASE_FLOOR),
+                                            hung_case_floor=settings.get("hung_case_floor", DEFAULT_HUNG_FLOOR))
+
+                        def before_launch(path=stats_path, jn=n, jv=vname):
+                            case_stats.write(path, jn, jv)
                     flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
                                                      else [])
                     flags += ordo_flags(waivers=waivers.flag())
@@ -248,7 +269,7 @@ def cmd_run(args):
                     base = job_command(vadapter, vprefix, n, exe, timeout=job_timeout, flags=flags)
                     run_job(base, name, n, out, journal, adapter, settings["max_restarts"], variant=vname,
                             skip=skip, logdir=logdir, on_start=on_start, waivers=waivers,
-                            extra_fields=placement_fields(nodes, where, run, n))
+                            extra_fields=placement_fields(nodes, where, run, n), before_launch=before_launch)
                 dt = time.time() - t0
                 new = read_journal(journal, k)
                 done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,

@@ -27,7 +27,7 @@ def runs(tmp_path, old, new, new_run=None):
     a = write_run(tmp_path / "old", old)
     b = write_run(tmp_path / "new", new, run=new_run)
     results.write(a)
-    return a / "results.json", b
+    return a / "results.json.gz", b
 
 
 def passing(n=4):
@@ -201,7 +201,7 @@ def test_the_mpich_run_with_one_waivers_release_changed_to_4_1_fails_the_gate(tm
                         "--only", "Reduce_local.every_valid_predefined_op_and_datatype_gives_the_reference_result",
                         "--out", str(out)], capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, ORDO_NO_INSTALL="1"))
-    report = json.loads((out / "results.json").read_text())
+    report = results.load(out)
     waived = [r for r in report["records"] if r.get("waiver") == "mpich-6083-unsigned-max-min"]
     assert p.returncode == 0 and waived, p.stdout[-2000:] + p.stderr[-2000:]
     doc = json.loads((ROOT / "vendors" / "mpich" / "waivers.json").read_text())

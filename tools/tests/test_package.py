@@ -1,8 +1,10 @@
 """ordo package: the procurement package and its verifier (synthetic run, no MPI)."""
+import gzip
 import hashlib
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 from conftest import ROOT
 
@@ -32,11 +34,18 @@ def test_the_package_holds_everything_and_verifies(sample_run, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "verify: OK" in p.stdout
     listed = {line.split("  ", 1)[1] for line in (dest / "SHA256SUMS").read_text().splitlines()}
-    for name in ("report.html", "summary.md", "junit.xml", "results.json", "STATEMENT.md", "commands.txt",
+    for name in ("report.html", "summary.md", "junit.xml", "results.json.gz", "STATEMENT.md", "commands.txt",
                  "README.txt", "verify.py", "adapter/adapter.json", "adapter/waivers.json", "adapter/SOURCE.txt",
-                 "suite/commit.txt", "suite/git-status.txt", "run/run.json", "run/journal.jsonl",
-                 "run/logs/job.log", "schema/results-1.schema.json", "schema/junit.xsd"):
+                 "suite/commit.txt", "suite/git-status.txt", "run/run.json", "run/journal.jsonl.gz",
+                 "run/logs/job.log", "schema/results-2.schema.json", "schema/results-1.schema.json",
+                 "schema/record-1.schema.json", "schema/junit.xsd"):
         assert name in listed, name
+    # Every byte of the journal, compressed; the tools read the package's report and journal as they are.
+    assert gzip.decompress((dest / "run" / "journal.jsonl.gz").read_bytes()) == \
+        (sample_run / "journal.jsonl").read_bytes()
+    from reports import record_diff, results
+    assert len(results.load(dest)["records"]) == len((sample_run / "journal.jsonl").read_text().splitlines())
+    assert record_diff.compare_folders(sample_run, dest / "run")["same"]
     statement = (dest / "STATEMENT.md").read_text()
     assert "Signature:" in statement and "not conformant" in statement and "Synthetic MPI 1.0" in statement
     assert "./ordo run --vendor mpich" in (dest / "commands.txt").read_text()
@@ -65,17 +74,57 @@ def test_the_verifier_finds_altered_missing_and_added_files(sample_run, tmp_path
 def test_the_verifier_checks_the_schema_and_the_summary(sample_run, tmp_path):
     dest = tmp_path / "pkg"
     assert make(sample_run, dest).returncode == 0
-    report = json.loads((dest / "results.json").read_text())
+    path = dest / "results.json.gz"
+    report = json.loads(gzip.decompress(path.read_bytes()))
+
+    def store(doc):
+        path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+        rehash(dest)  # checksums alone do not catch a re-hashed edit; the schema does
+
     report["records"][0]["outcome"] = "pass-ish"
-    (dest / "results.json").write_text(json.dumps(report))
-    rehash(dest)  # checksums alone do not catch a re-hashed edit; the schema does
+    store(report)
     p = verify(dest)
-    assert p.returncode == 1 and "does not follow its schema: records/0/outcome" in p.stdout
+    assert p.returncode == 1 and "does not follow its schema: records/0" in p.stdout
     report["records"][0]["outcome"] = "fail"
-    (dest / "results.json").write_text(json.dumps(report))
-    rehash(dest)
+    store(report)
     p = verify(dest)
     assert p.returncode == 1 and "the summary does not agree with the records" in p.stdout
+    report["records"][0]["outcome"] = "pass"
+    report["records"][0]["case_ref"] = len(report["cases"])
+    store(report)
+    p = verify(dest)
+    assert p.returncode == 1 and "refers to a case or replay command the report does not hold" in p.stdout
+
+
+def test_the_verifier_counts_the_checks_of_junit_and_of_the_compressed_journal(sample_run, tmp_path):
+    dest = tmp_path / "pkg"
+    assert make(sample_run, dest).returncode == 0
+    journal = dest / "run" / "journal.jsonl.gz"
+    lines = gzip.decompress(journal.read_bytes()).splitlines(keepends=True)
+    journal.write_bytes(gzip.compress(b"".join(lines[:-1])))  # a record lost
+    rehash(dest)
+    p = verify(dest)
+    assert p.returncode == 1 and f"run/journal.jsonl.gz holds {len(lines) - 1} records" in p.stdout
+    journal.write_bytes(gzip.compress(b"".join(lines)))
+    tree = ET.parse(dest / "junit.xml")
+    prop = tree.getroot().find(".//testcase/properties/property[@name='checks']")
+    prop.set("value", str(int(prop.get("value")) + 1))  # one check more than the report holds
+    tree.write(dest / "junit.xml")
+    rehash(dest)
+    p = verify(dest)
+    assert p.returncode == 1 and "junit.xml does not count the same checks" in p.stdout
+
+
+def test_a_package_of_a_version_1_report_verifies(sample_run, tmp_path):
+    """A results.json of before issue #17 packages (its records re-stored as version 2) and verifies."""
+    from reports import results
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "results.json").write_text(json.dumps(results.build(sample_run), sort_keys=True))
+    dest = tmp_path / "pkg"
+    p = make(old / "results.json", dest)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "verify: OK" in p.stdout
 
 
 def test_a_package_is_never_written_over_another_folder(sample_run, tmp_path):

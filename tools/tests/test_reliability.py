@@ -15,6 +15,7 @@ import time
 
 import pytest
 from conftest import BUILD, journal_records as records, needs_build
+from reports import results
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDO = str(ROOT / "ordo")
@@ -129,7 +130,7 @@ def test_a_truncated_journal_line_is_reported_in_one_line_and_nothing_is_lost(tm
     line = one_line_error(p, codes=(3,))
     assert "could not be read" in line and "--resume" in line
     assert (out / "journal.jsonl").read_text() == text
-    report = json.loads((out / "results.json").read_text())
+    report = results.load(out)
     assert report["partial"] and sum(r["outcome"] == "pass" for r in report["records"]) == 3
 
 
@@ -200,14 +201,14 @@ def test_a_run_killed_with_sigkill_and_resumed_has_the_records_of_an_uninterrupt
     # A report of the partial run says it is partial.
     rep = run("report", str(cut))
     assert rep.returncode in (0, 3), rep.stderr
-    assert json.loads((cut / "results.json").read_text())["partial"]
+    assert results.load(cut)["partial"]
 
     p = run("run", "--resume", str(cut))
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     assert "resuming" in p.stdout
     assert record_set(cut) == record_set(whole)
     assert json.loads((cut / "run.json").read_text())["end"]
-    assert not json.loads((cut / "results.json").read_text())["partial"]
+    assert not results.load(cut)["partial"]
 
 
 def test_a_full_disk_during_a_run_stops_it_in_one_line_and_resume_finishes_it(tiny_disk, tmp_path):

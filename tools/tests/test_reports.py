@@ -1,5 +1,6 @@
-"""results.json and its views, from synthetic journals (no MPI)."""
+"""results.json.gz (and the results.json of version 1) and its views, from synthetic journals (no MPI)."""
 import copy
+import gzip
 import importlib.util
 from html.parser import HTMLParser
 import json
@@ -33,9 +34,15 @@ def test_the_schema_file_is_a_valid_json_schema():
 
 def test_results_json_is_written_validated_and_read_back(sample_run):
     report, path = results.write(sample_run)
-    assert path == sample_run / "results.json"
+    assert path == sample_run / "results.json.gz"
+    assert path.read_bytes()[:2] == b"\x1f\x8b"  # gzip
     again = results.load(path)
     assert again == report
+    assert results.load(sample_run) == report  # the output folder's
+    stored = json.loads(gzip.decompress(path.read_bytes()))
+    assert stored["schema"] == "ordo.results/2" and "stored_as" not in stored
+    assert again["stored_as"] == "ordo.results/2"  # the views name what the file holds
+    assert "ordo.results/2" in html.render(again) and "ordo.results/2" in markdown.render(again, "report.html")
     assert report["schema"] == "ordo.results/1" and report["partial"] is False
     assert report["summary"]["total"] == len(sample_records())
     assert report["summary"]["outcomes"] == {"pass": 12, "fail": 1, "skip": 1, "waived": 1, "crash": 1}
@@ -65,11 +72,68 @@ def test_the_schema_rejects_an_invalid_report(sample_run, tmp_path, mutate, wher
 
 def test_a_report_of_another_schema_version_is_refused(sample_run, tmp_path):
     report, _ = results.write(sample_run)
-    report["schema"] = "ordo.results/2"
-    path = tmp_path / "v2.json"
+    report["schema"] = "ordo.results/3"
+    path = tmp_path / "v3.json"
     path.write_text(json.dumps(report))
-    with pytest.raises(results.ReportError, match="this ordo reads ordo.results/1"):
+    with pytest.raises(results.ReportError, match="this ordo reads ordo.results/1 and ordo.results/2"):
         results.load(path)
+
+
+def test_version_2_stores_each_case_once_and_gives_every_record_back_whole(sample_run):
+    report = results.build(sample_run)
+    twice = copy.deepcopy(report["records"][0])
+    twice["id"] = twice["id"] + "-again"
+    report["records"].append(twice)  # the same case in two records
+    stored = results.encode(report)
+    assert len(stored["cases"]) == len({json.dumps(r["case"]) for r in report["records"] if r.get("case")})
+    assert all("case" not in r for r in stored["records"] if "case_ref" in r)
+    assert sum("replay_ref" in r for r in stored["records"]) == sum(1 for r in report["records"] if r.get("replay"))
+    assert results.schema_errors(stored, schema_id="ordo.results/2") == []
+    assert results.decode(stored)["records"] == report["records"]
+    # A replay command that its template would not give back exactly is kept as it is.
+    odd = copy.deepcopy(report)
+    odd["records"][0]["replay"] = "./ordo replay --case '{\"op\": \"x\"}' {case}"
+    stored = results.encode(odd)
+    assert stored["records"][0]["replay"] == odd["records"][0]["replay"]
+    assert results.decode(stored)["records"] == odd["records"]
+
+
+def test_a_reference_to_a_case_that_is_not_there_is_refused(sample_run, tmp_path):
+    stored = results.encode(results.build(sample_run))
+    stored["records"][0]["case_ref"] = len(stored["cases"])
+    path = tmp_path / "bad.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(stored).encode()))
+    with pytest.raises(results.ReportError, match="refers to a case"):
+        results.load(path)
+
+
+def test_a_version_1_report_is_still_read_plain_or_compressed(sample_run, tmp_path):
+    """A results.json of before issue #17 (plain JSON, every record whole): every reader reads it through
+    results.load, as a file or in its folder, and gzip-compressed under any name."""
+    report = results.build(sample_run)
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "results.json").write_text(json.dumps(report, indent=1, sort_keys=True))
+    assert results.load(old / "results.json") == report
+    assert results.load(old) == report
+    (tmp_path / "old.json.gz").write_bytes(gzip.compress((old / "results.json").read_bytes()))
+    assert results.load(tmp_path / "old.json.gz") == report
+    # `ordo report` of the old file writes the views; `ordo report` of the output folder replaces the old
+    # results.json by results.json.gz.
+    p = ordo("report", old / "results.json", "--out", tmp_path / "views")
+    assert p.returncode == 0, p.stderr
+    (sample_run / "results.json").write_text(json.dumps(report))
+    p = ordo("report", sample_run)
+    assert p.returncode == 0, p.stderr
+    assert (sample_run / "results.json.gz").is_file() and not (sample_run / "results.json").exists()
+
+
+def test_a_compressed_report_cut_short_is_refused_in_one_line(sample_run, tmp_path):
+    _, path = results.write(sample_run)
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(path.read_bytes()[:-20])
+    p = ordo("report", cut)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "is not JSON" in p.stderr
 
 
 def test_a_run_without_end_is_reported_partial(tmp_path):
@@ -137,7 +201,7 @@ def test_detect_checks_count_reported_and_accepted():
 
 def _report(records, **run_extra):
     run = run_json(**run_extra)
-    return {"schema": results.SCHEMA_ID, "generated": {"by": "test", "at": "2026-11-22T00:00:00+00:00"},
+    return {"schema": results.SCHEMA_V1, "generated": {"by": "test", "at": "2026-11-22T00:00:00+00:00"},
             "partial": False, "partial_reasons": [], "run": run,
             "spec": {"standard": "MPI-4.1", "clauses": json.loads((ROOT / "spec" / "clauses.json").read_text())["clauses"]},
             "waivers": {"source": None, "waivers": []}, "summary": results.summarize(records, False),
@@ -249,10 +313,35 @@ def test_code_spans_hold_backticks():
 
 # ---- JUnit ------------------------------------------------------------------------
 
+def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_its_own_element():
+    recs = [record(index=i) for i in range(40)]
+    recs += [record(index=40 + i, outcome=o, message=f"{o} here") for i, o in
+             enumerate(["fail", "crash", "timeout", "waived", "waived"])]
+    recs[-1]["waiver"] = recs[-2]["waiver"] = "w"
+    recs += [record(index=50 + i, outcome="skip", message=f"communicator shape halves needs more ranks {i}")
+             for i in range(3)]
+    root = ET.fromstring(junit.render(_report(recs)))
+    cases = root.findall(".//testcase")
+    assert junit.checks_of(root) == len(recs) == 48
+    passed = [c for c in cases if c.find("properties/property[@name='outcome']").get("value") == "pass"]
+    assert len(passed) == 1 and passed[0].get("name").endswith(": 40 checks passed")
+    for o in ("fail", "crash", "timeout", "waived"):
+        own = [c for c in cases if c.find("properties/property[@name='outcome']").get("value") == o]
+        assert len(own) == sum(1 for r in recs if r["outcome"] == o)
+        assert all(c.find("properties/property[@name='checks']").get("value") == "1" for c in own)
+        assert all("replay: ./ordo replay" in c.find("system-out").text for c in own)
+    skipped = [c for c in cases if c.find("properties/property[@name='outcome']").get("value") == "skip"]
+    assert len(skipped) == 1 and "3 checks skipped: communicator shape halves needs more ranks N" in \
+        skipped[0].get("name")
+    assert (root.get("failures"), root.get("errors")) == ("1", "2")
+    assert root.get("tests") == str(len(cases)) == "7"
+
+
 def test_junit_counts_failures_errors_and_skips():
     root = ET.fromstring(junit.render(_report(sample_records())))
     assert root.tag == "testsuites"
-    assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("16", "1", "1", "2")
+    assert junit.checks_of(root) == 16
+    assert (root.get("failures"), root.get("errors"), root.get("skipped")) == ("1", "1", "2")
     assert root.find(".//failure").get("type") == "MUST"
     assert "replay: ./ordo replay" in root.find(".//testcase[failure]/system-out").text
 
@@ -296,12 +385,12 @@ def test_compare_puts_runs_side_by_side_and_lists_differences(tmp_path):
 def test_ordo_report_writes_results_and_every_view(sample_run):
     p = ordo("report", sample_run)
     assert p.returncode == 0, p.stderr
-    for name in ("results.json", "report.html", "summary.md", "junit.xml"):
+    for name in ("results.json.gz", "report.html", "summary.md", "junit.xml"):
         assert (sample_run / name).is_file()
     assert "not conformant" in p.stdout
-    # From results.json alone, into another folder.
+    # From results.json.gz alone, into another folder.
     other = sample_run.parent / "views"
-    p = ordo("report", sample_run / "results.json", "--out", other)
+    p = ordo("report", sample_run / "results.json.gz", "--out", other)
     assert p.returncode == 0, p.stderr
     assert (other / "report.html").read_text() == (sample_run / "report.html").read_text()
 

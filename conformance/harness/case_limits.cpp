@@ -1,0 +1,88 @@
+#include "case_limits.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ordo::harness {
+namespace {
+
+std::string secs(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, s >= 10 ? "%.0f s" : (s >= 0.1 ? "%.2f s" : "%.4f s"), s);
+  return b;
+}
+
+}  // namespace
+
+CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kind,
+                     const KindStats& any, const LimitSettings& settings) {
+  CaseLimit l;
+  const std::string at = " at " + std::to_string(ranks) + " ranks";
+  if (of_kind.hung > 0) {
+    l.rule = "hung";
+    l.seconds = std::max(settings.hung_floor_s, LimitSettings::kHungFactor * of_kind.slowest_s);
+    l.why = std::to_string(of_kind.hung) + " " + kind + " case(s) already timed out" + at +
+            " in this run: max(" + secs(settings.hung_floor_s) + ", 3 x " +
+            (of_kind.finished ? secs(of_kind.slowest_s) + ", the slowest that finished)"
+                              : std::string("0 s: none finished)"));
+  } else if (of_kind.finished > 0) {
+    l.rule = "kind";
+    l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * of_kind.slowest_s);
+    // The why names no count of cases: it would change with every case, and a
+    // report of 100000 records compresses repeated sentences to almost nothing.
+    l.why = "max(" + secs(settings.floor_s) + ", 10 x " + secs(of_kind.slowest_s) +
+            ", the slowest " + kind + " case that finished" + at + " in this run)";
+  } else if (any.finished > 0) {
+    l.rule = "any";
+    l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * any.slowest_s);
+    l.why = "no " + kind + " case finished yet" + at + ": max(" + secs(settings.floor_s) +
+            ", 10 x " + secs(any.slowest_s) + ", the slowest case that finished" + at +
+            " in this run, of " + any.slowest_kind + ")";
+  } else {
+    l.rule = "default";
+    l.seconds = settings.case_timeout;
+    l.why = "no case finished yet" + at + " in this run: the case timeout";
+    return l;
+  }
+  if (l.seconds > settings.case_timeout) {
+    l.seconds = settings.case_timeout;
+    l.why += ", capped at the case timeout " + secs(settings.case_timeout);
+  }
+  return l;
+}
+
+void CaseStats::load(const Json& doc) {
+  if (!doc.is_object() || !doc.contains("kinds") || !doc["kinds"].is_object()) return;
+  for (const auto& [kind, s] : doc["kinds"].items()) {
+    if (!s.is_object()) continue;
+    KindStats k;
+    k.slowest_s = s.value("slowest_s", 0.0);
+    k.finished = s.value("finished", 0LL);
+    k.hung = s.value("hung", 0LL);
+    kinds_[kind] = k;
+    any_.finished += k.finished;
+    if (k.finished > 0 && (any_.slowest_kind.empty() || k.slowest_s > any_.slowest_s)) {
+      any_.slowest_s = k.slowest_s;
+      any_.slowest_kind = kind;
+    }
+  }
+}
+
+void CaseStats::finished(const std::string& kind, double seconds) {
+  KindStats& k = kinds_[kind];
+  k.finished++;
+  k.slowest_s = std::max(k.slowest_s, seconds);
+  any_.finished++;
+  if (any_.slowest_kind.empty() || seconds > any_.slowest_s) {
+    any_.slowest_s = seconds;
+    any_.slowest_kind = kind;
+  }
+}
+
+const KindStats& CaseStats::of(const std::string& kind) const {
+  static const KindStats none;
+  const auto it = kinds_.find(kind);
+  return it == kinds_.end() ? none : it->second;
+}
+
+}  // namespace ordo::harness

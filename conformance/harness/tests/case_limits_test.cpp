@@ -1,0 +1,87 @@
+// The watchdog's derived case limits (case_limits.h): each rule, the floors,
+// the cap at the case timeout, and the statistics the runner hands a job
+// joined with a process's own.
+#include "case_limits.h"
+
+#include <gtest/gtest.h>
+
+namespace h = ordo::harness;
+
+namespace {
+h::LimitSettings settings(double timeout = 60, double floor = 10, double hung_floor = 2) {
+  h::LimitSettings s;
+  s.case_timeout = timeout;
+  s.floor_s = floor;
+  s.hung_floor_s = hung_floor;
+  return s;
+}
+h::KindStats stats(double slowest, long long finished, long long hung = 0) {
+  h::KindStats k;
+  k.slowest_s = slowest;
+  k.finished = finished;
+  k.hung = hung;
+  return k;
+}
+}  // namespace
+
+TEST(CaseLimits, no_case_finished_yet_gives_the_case_timeout) {
+  const auto l = h::case_limit("MPI_Reduce", 4, {}, {}, settings(60));
+  EXPECT_EQ(l.rule, "default");
+  EXPECT_DOUBLE_EQ(l.seconds, 60);
+  EXPECT_NE(l.why.find("at 4 ranks"), std::string::npos) << l.why;
+}
+
+TEST(CaseLimits, a_kind_that_finished_gets_ten_times_its_slowest_case_above_the_floor) {
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, stats(0.01, 5), stats(3, 9), settings()).seconds,
+                   10);
+  const auto l = h::case_limit("MPI_Reduce", 4, stats(2.5, 5), stats(3, 9), settings());
+  EXPECT_EQ(l.rule, "kind");
+  EXPECT_DOUBLE_EQ(l.seconds, 25);
+  EXPECT_NE(l.why.find("the slowest MPI_Reduce case that finished at 4 ranks"), std::string::npos)
+      << l.why;
+}
+
+TEST(CaseLimits, a_kind_not_seen_yet_is_bounded_by_the_slowest_case_of_any_kind) {
+  h::KindStats any = stats(1.5, 9);
+  any.slowest_kind = "MPI_Allreduce";
+  const auto l = h::case_limit("MPI_Scan", 3, {}, any, settings());
+  EXPECT_EQ(l.rule, "any");
+  EXPECT_DOUBLE_EQ(l.seconds, 15);
+  EXPECT_NE(l.why.find("no MPI_Scan case finished yet at 3 ranks"), std::string::npos) << l.why;
+  EXPECT_NE(l.why.find("MPI_Allreduce"), std::string::npos) << l.why;
+}
+
+TEST(CaseLimits, a_kind_that_hung_gets_the_short_limit) {
+  auto l = h::case_limit("MPI_Reduce", 4, stats(0.01, 5, 1), stats(3, 9), settings());
+  EXPECT_EQ(l.rule, "hung");
+  EXPECT_DOUBLE_EQ(l.seconds, 2);
+  l = h::case_limit("MPI_Reduce", 4, stats(1.0, 5, 2), stats(3, 9), settings());
+  EXPECT_DOUBLE_EQ(l.seconds, 3);  // 3 x its slowest finished case
+  EXPECT_NE(l.why.find("2 MPI_Reduce case(s) already timed out"), std::string::npos) << l.why;
+  l = h::case_limit("MPI_Reduce", 4, stats(0, 0, 1), {}, settings());
+  EXPECT_DOUBLE_EQ(l.seconds, 2);  // none finished: the hung floor
+}
+
+TEST(CaseLimits, no_limit_exceeds_the_case_timeout) {
+  const auto l = h::case_limit("MPI_Reduce", 4, stats(30, 5), stats(30, 9), settings(60));
+  EXPECT_DOUBLE_EQ(l.seconds, 60);
+  EXPECT_NE(l.why.find("capped at the case timeout"), std::string::npos) << l.why;
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, stats(0.1, 5), {}, settings(5)).seconds, 5);
+}
+
+TEST(CaseLimits, the_runners_statistics_join_a_processs_own) {
+  h::CaseStats s;
+  s.load(h::Json::parse(R"({"kinds": {"MPI_Reduce": {"slowest_s": 0.5, "finished": 3, "hung": 1},
+                                      "MPI_Scan": {"slowest_s": 0.2, "finished": 2, "hung": 0}}})"));
+  EXPECT_EQ(s.of("MPI_Reduce").hung, 1);
+  EXPECT_EQ(s.any().finished, 5);
+  EXPECT_EQ(s.any().slowest_kind, "MPI_Reduce");
+  s.finished("MPI_Scan", 0.9);
+  EXPECT_EQ(s.of("MPI_Scan").finished, 3);
+  EXPECT_DOUBLE_EQ(s.of("MPI_Scan").slowest_s, 0.9);
+  EXPECT_EQ(s.any().slowest_kind, "MPI_Scan");
+  EXPECT_EQ(s.of("MPI_Exscan").finished, 0);
+  h::CaseStats empty;
+  empty.load(h::Json::parse("[1, 2]"));  // not the runner's file: nothing learnt
+  EXPECT_EQ(empty.any().finished, 0);
+}

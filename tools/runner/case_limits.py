@@ -1,0 +1,81 @@
+"""Derived case limits (issue #17): what cases of each kind took on this
+library in this run, handed to every launch of a check job
+(--ordo-case-stats=FILE), from which the harness's watchdog derives each
+case's limit (conformance/harness/case_limits.h has the rules). A library
+that hangs in one family of cases then costs a short limit per further case
+of that family, not the full --case-timeout; every hung case is still run
+and recorded as `timeout`, with the limit that applied and why.
+
+A case's kind: the MPI routine its record names (or the check's name for a
+case-less check), at one rank count. Cases that finished count for every
+variant; cases that hung count for their own variant only (another
+algorithm may not hang there)."""
+import json
+import os
+
+from reports.records import read_journal
+
+# How a timeout record of the runner begins (reports/records.py, case_died):
+# that case hung; a job that died outside a case is not charged to a kind.
+HUNG_MESSAGE = "this case did not finish within the case time limit"
+
+
+def kind_of(record):
+    return (record.get("routine") or record.get("test")) if record.get("case") else record.get("test")
+
+
+def hung(record):
+    message = record.get("message") or ""
+    return record.get("outcome") in ("timeout", "waived") and message.startswith(HUNG_MESSAGE)
+
+
+class CaseStats:
+    """The journal's statistics per (rank count, kind), read incrementally."""
+
+    def __init__(self, journal):
+        self.journal = journal
+        self.offset = 0
+        self.finished = {}  # (ranks, kind) -> [slowest seconds, count]
+        self.hung = {}      # (ranks, variant, kind) -> count
+
+    def update(self):
+        try:
+            size = os.path.getsize(self.journal)
+        except OSError:
+            return
+        if size <= self.offset:
+            return
+        for r in read_journal(self.journal, self.offset):
+            self.add(r)
+        self.offset = size
+
+    def add(self, r):
+        ranks, kind = r.get("ranks"), kind_of(r)
+        if not isinstance(ranks, int) or not kind:
+            return
+        if hung(r):
+            key = (ranks, r.get("variant") or "default", kind)
+            self.hung[key] = self.hung.get(key, 0) + 1
+        elif isinstance(r.get("case_seconds"), (int, float)) and r.get("outcome") != "skip":
+            row = self.finished.setdefault((ranks, kind), [0.0, 0])
+            row[0] = max(row[0], float(r["case_seconds"]))
+            row[1] += 1
+
+    def for_job(self, ranks, variant):
+        """The harness's statistics file for a job at `ranks` under `variant`."""
+        kinds = {}
+        for (n, kind), (slowest, count) in self.finished.items():
+            if n == ranks:
+                kinds[kind] = {"slowest_s": round(slowest, 6), "finished": count, "hung": 0}
+        for (n, v, kind), count in self.hung.items():
+            if n == ranks and v == variant:
+                kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})["hung"] = count
+        return {"schema": "ordo.case-stats/1", "ranks": ranks, "variant": variant, "kinds": kinds}
+
+    def write(self, path, ranks, variant):
+        """Brought up to date with the journal, then written for the next launch."""
+        self.update()
+        tmp = f"{path}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.for_job(ranks, variant), f, sort_keys=True)
+        os.replace(tmp, path)
