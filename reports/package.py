@@ -2,7 +2,7 @@
 
     DEST/
       README.txt            what is here and how to verify it
-      report.html summary.md junit.xml results.json
+      report.html summary.md junit.xml report.tap results.json
       STATEMENT.md          a statement template to fill in and sign
       commands.txt          the exact commands of the run
       adapter/              the vendor adapter used (and its waivers, launch settings, findings)
@@ -167,6 +167,7 @@ needed to check it:
   report.html     the report (open in any browser; it loads nothing from the network)
   summary.md      a one-page summary
   junit.xml       the checks as JUnit XML
+  report.tap      the checks as TAP version 13 (waived checks are TODO tests)
   results.json    the run report every other file is generated from (schema/results-1.schema.json)
   STATEMENT.md    a statement template: fill it in, sign it, keep it as STATEMENT-signed.<ext>
   commands.txt    the exact commands of the run

@@ -8,7 +8,8 @@
 #   tools/install-deps.sh --with-test-tools   also what `./ordo test` needs
 #                                    beyond a run: chromium (the HTML report
 #                                    tested in a headless browser), clang-format
-#                                    and pyflakes3 (its format and lint steps)
+#                                    and pyflakes3 (its format and lint steps),
+#                                    perl (TAP::Parser reads the TAP view)
 #
 # ORDO_NO_INSTALL=1 turns installing off (same as --check).
 #
@@ -27,7 +28,7 @@ check_only=0
 for arg in "$@"; do
   case "$arg" in
     --check) check_only=1 ;;
-    --with-test-tools) packages+=(chromium clang-format pyflakes3) ;;
+    --with-test-tools) packages+=(chromium clang-format pyflakes3 perl) ;;
   esac
 done
 

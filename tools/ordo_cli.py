@@ -6,7 +6,7 @@ argument parsing and dispatch only; the work is done in tools/runner/.
     ordo replay   run one case again (from a failure message or a journal record)
     ordo list     list vendors, clauses or checks
     ordo doctor   is this machine ready, and what to install
-    ordo report   results.json and the HTML / Markdown / JUnit views of a run
+    ordo report   results.json and the HTML / Markdown / JUnit / TAP views of a run
     ordo compare  several runs side by side in one HTML page (--records: their records check by check)
     ordo gate     fail when a run got worse than a baseline (CI)
     ordo package  the procurement package of a run, with its verifier
@@ -150,10 +150,11 @@ def main(argv=None):
 
 
 def add_report_parsers(sub):
-    rp = sub.add_parser("report", help="write results.json and the HTML / Markdown / JUnit views of a run",
+    rp = sub.add_parser("report", help="write results.json and the HTML / Markdown / JUnit / TAP views of a run",
                         description="Builds results.json from an output folder (run.json + journal.jsonl; a run "
-                                    "without an end is reported as partial) and writes report.html, summary.md "
-                                    "and junit.xml next to it; or re-generates the views of a results.json.")
+                                    "without an end is reported as partial) and writes report.html, summary.md, "
+                                    "junit.xml and report.tap next to it; or re-generates the views of a "
+                                    "results.json.")
     rp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json")
     rp.add_argument("--out", metavar="DIR", help="write into DIR instead of next to the source")
     rp.set_defaults(func=cmd_report)
