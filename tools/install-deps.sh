@@ -9,7 +9,8 @@
 #                                    beyond a run: chromium (the HTML report
 #                                    tested in a headless browser), clang-format
 #                                    and pyflakes3 (its format and lint steps),
-#                                    perl (TAP::Parser reads the TAP view)
+#                                    perl (TAP::Parser reads the TAP view),
+#                                    python3-yaml (the CI templates are parsed)
 #
 # ORDO_NO_INSTALL=1 turns installing off (same as --check).
 #
@@ -28,7 +29,7 @@ check_only=0
 for arg in "$@"; do
   case "$arg" in
     --check) check_only=1 ;;
-    --with-test-tools) packages+=(chromium clang-format pyflakes3 perl) ;;
+    --with-test-tools) packages+=(chromium clang-format pyflakes3 perl python3-yaml) ;;
   esac
 done
 

@@ -42,7 +42,9 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"ordo: {message} (see `{self.prog} --help`)\n")
 
 
-def main(argv=None):
+def build_parser():
+    """The whole command line: every subcommand and its options (main(), and the CI templates' test, which
+    checks every ./ordo line of .github/ and ci/ against it)."""
     p = OneLineParser(prog="ordo", description="Conformance suite for the reduction semantics of MPI.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -134,7 +136,11 @@ def main(argv=None):
     be.set_defaults(func=bench.run)
 
     add_report_parsers(sub)
+    return p
 
+
+def main(argv=None):
+    p = build_parser()
     args = p.parse_args(argv)
     if not args.command:
         p.print_help()
