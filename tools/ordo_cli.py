@@ -85,6 +85,10 @@ def build_parser():
     r.add_argument("--placement", metavar="P",
                    help="with --nodes: block (default), cyclic, first-alone (rank 0 alone on its node) or "
                         "sizes:A,B,... (ranks per node)")
+    r.add_argument("--launcher", metavar="NAME|FILE",
+                   help="start every job through a launcher template instead of the adapter's own launcher: "
+                        "srun, srun-mpi, mpiexec-hostfile, mpiexec-hydra-hostfile (vendors/launchers/) or a "
+                        "site's file of that form; the build and its CTest entries keep the adapter's")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     r.set_defaults(func=cmd_run)
 
@@ -116,6 +120,7 @@ def build_parser():
     rp.add_argument("--plain-launch", action="store_true")
     rp.add_argument("--sanitize", action="store_true", help="in the AddressSanitizer/UBSan build (as `run --sanitize`)")
     rp.add_argument("--nodes", type=int, metavar="N", help="on N virtual nodes (as `run --nodes`)")
+    rp.add_argument("--launcher", metavar="NAME|FILE", help="through a launcher template (as `run --launcher`)")
     rp.add_argument("--placement", metavar="P", help="with --nodes: the placement (as `run --placement`)")
     rp.set_defaults(func=cmd_replay)
 

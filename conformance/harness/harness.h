@@ -50,6 +50,9 @@ struct Settings {
   int nodes = 0;
   std::string placement;
   std::string node_map;  // the JSON array of node_map_json(), read at init
+  // --ordo-launcher=NAME|FILE: the launcher template the runner started this
+  // job through (`ordo run --launcher`); the replay command carries it.
+  std::string launcher;
 };
 
 // Whether --ordo-select lets this case run (a case-less check runs only
@@ -67,6 +70,7 @@ bool selected(const ref::Case* c);
 //   --ordo-skip=N           resume: skip the first N cases of this executable
 //   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)
 //   --ordo-select=TARGETS   only the cases of these routine:modes:comm targets
+//   --ordo-launcher=NAME    the launcher template of the run (replay commands carry it)
 //   --ordo-survey=FILE      run no case; rank 0 writes "routine mode kind" of each to FILE
 //   --ordo-avoid-known-fatal  skip the cases a crash / timeout waiver names
 void init(int* argc, char** argv);
