@@ -10,6 +10,7 @@ reads through it.
     html.py      the self-contained HTML report and the comparison page
     markdown.py  a summary that fits a merge-request comment
     junit.py     JUnit XML for CI systems (schema/junit.xsd)
+    tap.py       TAP version 13 for TAP harnesses (waived checks as TODO tests)
     tracer.py    the combine order of a failing witness.tracer case, as SVG
     gate.py      the regression gate against a baseline, and waiver checks
     package.py   the procurement package (and verify_package.py, its verifier)

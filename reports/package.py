@@ -2,7 +2,7 @@
 
     DEST/
       README.txt            what is here and how to verify it
-      report.html summary.md junit.xml results.json.gz
+      report.html summary.md junit.xml report.tap.gz results.json.gz
       STATEMENT.md          a statement template to fill in and sign
       commands.txt          the exact commands of the run
       adapter/              the vendor adapter used (and its waivers, launch settings, findings)
@@ -168,6 +168,8 @@ needed to check it:
   summary.md      a one-page summary
   junit.xml       the checks as JUnit XML (passing checks summarised per check and clause; every
                   failing, crashed, timed-out and waived check has its own element)
+  report.tap.gz   the checks as TAP version 13, gzip-compressed (waived checks are TODO tests;
+                  `zcat report.tap.gz` shows it)
   results.json.gz the run report every other file is generated from (gzip-compressed JSON,
                   schema/results-2.schema.json; `zcat results.json.gz` shows it)
   STATEMENT.md    a statement template: fill it in, sign it, keep it as STATEMENT-signed.<ext>
@@ -195,7 +197,12 @@ def make(out_dir, dest):
     dest.mkdir(parents=True, exist_ok=True)
     res.dump(report, dest / res.RESULTS_NAME)
     report = res.load(dest / res.RESULTS_NAME)  # validated as read back
-    views.write_all(report, dest)
+    tap_path = views.write_all(report, dest)["tap"]
+    # TAP has one line per check (about 220 bytes each): kept compressed, as the journal is
+    with open(tap_path, "rb") as src, open(dest / "report.tap.gz", "wb") as raw:
+        with gzip.GzipFile(filename="report.tap", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as z:
+            shutil.copyfileobj(src, z)
+    tap_path.unlink()
     (dest / "schema").mkdir()
     for name in ("results-2.schema.json", "results-1.schema.json", "record-1.schema.json", "junit.xsd"):
         shutil.copy2(HERE / "schema" / name, dest / "schema" / name)

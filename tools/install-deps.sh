@@ -8,7 +8,21 @@
 #   tools/install-deps.sh --with-test-tools   also what `./ordo test` needs
 #                                    beyond a run: chromium (the HTML report
 #                                    tested in a headless browser), clang-format
-#                                    and pyflakes3 (its format and lint steps)
+#                                    and pyflakes3 (its format and lint steps),
+#                                    perl (TAP::Parser reads the TAP view),
+#                                    python3-yaml (the CI templates are parsed)
+#   tools/install-deps.sh --with-slurm   also Slurm and munge (slurmd slurmctld
+#                                    slurm-client munge), for the one-machine
+#                                    cluster of tools/slurm/cluster.sh that the
+#                                    Slurm test starts (`./ordo test` asks for
+#                                    it). Installed without their recommended
+#                                    packages (some 30 plugin -dev packages).
+#                                    No slurm.conf is written to /etc: the
+#                                    cluster lives in a folder of its own; on a
+#                                    machine with systemd the packages enable
+#                                    their services, which stay down without an
+#                                    /etc/slurm/slurm.conf (munge's starts with
+#                                    the key its package makes).
 #
 # ORDO_NO_INSTALL=1 turns installing off (same as --check).
 #
@@ -24,10 +38,12 @@ packages=(
   python3 python3-jsonschema python3-jinja2 python3-pytest
 )
 check_only=0
+no_recommends=()
 for arg in "$@"; do
   case "$arg" in
     --check) check_only=1 ;;
-    --with-test-tools) packages+=(chromium clang-format pyflakes3) ;;
+    --with-test-tools) packages+=(chromium clang-format pyflakes3 perl python3-yaml) ;;
+    --with-slurm) no_recommends+=(slurmd slurmctld slurm-client munge) ;;
   esac
 done
 
@@ -42,15 +58,19 @@ for path in sys.argv[1:]:
 print(" ".join(seen))' "$here"/../vendors/*/adapter.json 2>/dev/null
 }
 
-# install_missing PACKAGE...: installs those not installed (as root), or says what to run.
+# install_missing [--no-install-recommends] PACKAGE...: installs those not installed (as root), or says what to run.
 install_missing() {
-  local missing=() p status
+  local missing=() p status flags=()
+  if [[ "${1:-}" == "--no-install-recommends" ]]; then
+    flags=(--no-install-recommends)
+    shift
+  fi
   for p in "$@"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     [[ "$status" == "install ok installed" ]] || missing+=("$p")
   done
   [[ ${#missing[@]} -eq 0 ]] && return 0
-  local cmd="apt-get install -y ${missing[*]}"
+  local cmd="apt-get install -y ${flags[*]:+${flags[*]} }${missing[*]}"
   if [[ "$check_only" == "1" || "${ORDO_NO_INSTALL:-0}" == "1" ]]; then
     echo "ordo: missing Debian packages: ${missing[*]} (install them with: sudo $cmd)" >&2
     return 2
@@ -61,15 +81,18 @@ install_missing() {
   fi
   echo "ordo: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+  if ! apt-get install -y -qq "${flags[@]}" "${missing[@]}" >/dev/null 2>&1; then
     # A fresh machine has no package lists yet: fetch them once, then retry.
     apt-get update -qq >/dev/null || { echo "ordo: apt-get update failed" >&2; return 3; }
-    apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    apt-get install -y -qq "${flags[@]}" "${missing[@]}" >/dev/null ||
       { echo "ordo: apt-get install ${missing[*]} failed" >&2; return 3; }
   fi
   return 0
 }
 
+if [[ ${#no_recommends[@]} -gt 0 ]]; then
+  install_missing --no-install-recommends "${no_recommends[@]}" || exit $?
+fi
 if [[ -x /usr/bin/python3 ]]; then
   read -r -a mpi <<< "$(adapter_packages)" || true
   install_missing "${packages[@]}" "${mpi[@]}"

@@ -6,7 +6,7 @@ argument parsing and dispatch only; the work is done in tools/runner/.
     ordo replay   run one case again (from a failure message or a journal record)
     ordo list     list vendors, clauses or checks
     ordo doctor   is this machine ready, and what to install
-    ordo report   results.json.gz and the HTML / Markdown / JUnit views of a run
+    ordo report   results.json.gz and the HTML / Markdown / JUnit / TAP views of a run
     ordo compare  several runs side by side in one HTML page (--records: their records check by check)
     ordo gate     fail when a run got worse than a baseline (CI)
     ordo package  the procurement package of a run, with its verifier
@@ -42,7 +42,9 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"ordo: {message} (see `{self.prog} --help`)\n")
 
 
-def main(argv=None):
+def build_parser():
+    """The whole command line: every subcommand and its options (main(), and the CI templates' test, which
+    checks every ./ordo line of .github/ and ci/ against it)."""
     p = OneLineParser(prog="ordo", description="Conformance suite for the reduction semantics of MPI.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -91,6 +93,10 @@ def main(argv=None):
     r.add_argument("--placement", metavar="P",
                    help="with --nodes: block (default), cyclic, first-alone (rank 0 alone on its node) or "
                         "sizes:A,B,... (ranks per node)")
+    r.add_argument("--launcher", metavar="NAME|FILE",
+                   help="start every job through a launcher template instead of the adapter's own launcher: "
+                        "srun, srun-mpi, mpiexec-hostfile, mpiexec-hydra-hostfile (vendors/launchers/) or a "
+                        "site's file of that form; the build and its CTest entries keep the adapter's")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     r.set_defaults(func=cmd_run)
 
@@ -122,6 +128,7 @@ def main(argv=None):
     rp.add_argument("--plain-launch", action="store_true")
     rp.add_argument("--sanitize", action="store_true", help="in the AddressSanitizer/UBSan build (as `run --sanitize`)")
     rp.add_argument("--nodes", type=int, metavar="N", help="on N virtual nodes (as `run --nodes`)")
+    rp.add_argument("--launcher", metavar="NAME|FILE", help="through a launcher template (as `run --launcher`)")
     rp.add_argument("--placement", metavar="P", help="with --nodes: the placement (as `run --placement`)")
     rp.set_defaults(func=cmd_replay)
 
@@ -142,7 +149,11 @@ def main(argv=None):
     be.set_defaults(func=bench.run)
 
     add_report_parsers(sub)
+    return p
 
+
+def main(argv=None):
+    p = build_parser()
     args = p.parse_args(argv)
     if not args.command:
         p.print_help()
@@ -158,10 +169,11 @@ def main(argv=None):
 
 
 def add_report_parsers(sub):
-    rp = sub.add_parser("report", help="write results.json.gz and the HTML / Markdown / JUnit views of a run",
+    rp = sub.add_parser("report", help="write results.json.gz and the HTML / Markdown / JUnit / TAP views of a run",
                         description="Builds results.json.gz from an output folder (run.json + journal.jsonl; a run "
-                                    "without an end is reported as partial) and writes report.html, summary.md "
-                                    "and junit.xml next to it; or re-generates the views of a results.json.gz (or of a results.json of version 1).")
+                                    "without an end is reported as partial) and writes report.html, summary.md, "
+                                    "junit.xml and report.tap next to it; or re-generates the views of a "
+                                    "results.json.gz (or of a results.json of version 1).")
     rp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json.gz (or results.json)")
     rp.add_argument("--out", metavar="DIR", help="write into DIR instead of next to the source")
     rp.set_defaults(func=cmd_report)

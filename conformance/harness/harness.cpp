@@ -275,6 +275,8 @@ void init(int* argc, char** argv) {
       g_settings.nodes = std::atoi(nn);
     } else if (const char* pl = val("--ordo-placement=")) {
       g_settings.placement = pl;
+    } else if (const char* la = val("--ordo-launcher=")) {
+      g_settings.launcher = la;
     } else if (const char* v4 = val("--ordo-seed=")) {
       g_settings.seed = std::strtoull(v4, nullptr, 10);
     } else {
@@ -378,8 +380,9 @@ std::vector<std::string> gather_to_rank0(const std::string& bytes) {
 std::string replay_command(const ref::Case& c) {
   std::string j = c.to_json();
   return "./ordo replay --vendor " +
-         (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) + " --ranks " +
-         std::to_string(g_size) +
+         (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) +
+         (g_settings.launcher.empty() ? std::string() : " --launcher " + g_settings.launcher) +
+         " --ranks " + std::to_string(g_size) +
          (g_settings.nodes > 0 ? " --nodes " + std::to_string(g_settings.nodes) + " --placement " +
                                      g_settings.placement
                                : std::string()) +

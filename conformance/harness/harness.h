@@ -56,6 +56,9 @@ struct Settings {
   int nodes = 0;
   std::string placement;
   std::string node_map;  // the JSON array of node_map_json(), read at init
+  // --ordo-launcher=NAME|FILE: the launcher template the runner started this
+  // job through (`ordo run --launcher`); the replay command carries it.
+  std::string launcher;
 };
 
 // Whether --ordo-select lets this case run (a case-less check runs only
@@ -75,6 +78,7 @@ bool selected(const ref::Case* c);
 //   --ordo-case-stats=FILE  derived limits per kind of case (case_limits.h), with
 //   --ordo-case-floor=S --ordo-hung-case-floor=S
 //   --ordo-select=TARGETS   only the cases of these routine:modes:comm targets
+//   --ordo-launcher=NAME    the launcher template of the run (replay commands carry it)
 //   --ordo-survey=FILE      run no case; rank 0 writes "routine mode kind" of each to FILE
 //   --ordo-avoid-known-fatal  skip the cases a crash / timeout waiver names
 void init(int* argc, char** argv);

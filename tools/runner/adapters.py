@@ -156,3 +156,59 @@ def launcher_prefix(adapter, build, env):
     for key, value in env.items():
         cmd += [part.replace("{key}", key).replace("{value}", value) for part in la["env_flag"]]
     return cmd
+
+
+def known_launchers():
+    return sorted(p.stem for p in (ROOT / "vendors" / "launchers").glob("*.json"))
+
+
+def with_launcher(adapter, name_or_path):
+    """The adapter with its launcher replaced by a launcher template
+    (`ordo run --launcher NAME|FILE`): a file of vendors/launchers/ by its
+    name (srun, srun-mpi, mpiexec-hostfile, ...) or a site's own file of the
+    same form, checked against the schema's launcher_fragment. The build keeps
+    the adapter's own launcher (its CTest entries); every job of the run is
+    started by the template's."""
+    path = ROOT / "vendors" / "launchers" / f"{name_or_path}.json"
+    if not path.is_file():
+        candidate = pathlib.Path(name_or_path)
+        if candidate.suffix == ".json" or os.sep in name_or_path:
+            path = candidate
+        else:
+            raise OrdoError(f"unknown launcher '{name_or_path}': choose one of {', '.join(known_launchers())} "
+                            f"(vendors/launchers/), or give a launcher file (--launcher path/to/launcher.json)")
+    try:
+        fragment = json.loads(path.read_text())
+    except OSError as e:
+        raise OrdoError(f"cannot read the launcher file {path}: {e.strerror}")
+    except ValueError as e:
+        raise OrdoError(f"malformed launcher file {path}: {e}")
+    import jsonschema  # python3-jsonschema, one of the packages of every run
+    schema = json.loads((ROOT / "vendors" / "adapter.schema.json").read_text())
+    fragment_schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/launcher_fragment"}
+    errors = sorted(jsonschema.validators.validator_for(fragment_schema)(fragment_schema).iter_errors(fragment),
+                    key=lambda e: list(e.path))
+    if errors:
+        where = "/".join(map(str, errors[0].path)) or "the file"
+        raise OrdoError(f"malformed launcher file {path}: {where}: {errors[0].message} "
+                        f"(see vendors/README.md, \"Launcher templates\")")
+    replaced = dict(adapter)
+    replaced["launcher"] = fragment["launcher"]
+    replaced["_launcher_template"] = str(path.resolve())
+    return replaced
+
+
+def template_variables(launcher):
+    """The {env:NAME} variables a launcher's flags use."""
+    return [name for flag in launcher.get("flags", []) + launcher.get("root_flags", [])
+            for name in re.findall(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}", flag)]
+
+
+def require_launcher(adapter):
+    """The launcher of a template (--launcher) must exist: one clear line otherwise."""
+    command = adapter["launcher"]["command"]
+    if shutil.which(command) is None:
+        hint = " (Debian: sudo apt-get install -y slurm-client; a cluster's srun comes with its Slurm)" \
+            if pathlib.Path(command).name == "srun" else ""
+        raise OrdoError(f"the launcher {command} of {adapter.get('_launcher_template', 'the adapter')} is not "
+                        f"found on PATH{hint}")

@@ -5,7 +5,7 @@ import subprocess
 
 from reports.records import read_journal
 from . import placement as placement_mod
-from .adapters import launch_env, launcher_prefix, load_adapter
+from .adapters import launch_env, launcher_prefix, load_adapter, require_launcher, with_launcher
 from .arguments import parse_env, parse_ranks
 from .build import build
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
@@ -39,10 +39,21 @@ def cmd_replay(args):
     except ValueError as e:
         raise OrdoError(f"--case is not a JSON object: {e}")
     user_env = parse_env(args.env)
+    launcher = getattr(args, "launcher", None)
+    if launcher and nodes is not None:
+        raise OrdoError(f"--nodes with --launcher {launcher}: the virtual nodes are made through the adapter's own "
+                        f"launcher; replay --nodes without --launcher")
+    launched = with_launcher(adapter, launcher) if launcher else adapter
+    if launcher:
+        require_launcher(launched)
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch,
                          quiet=True, sanitize=getattr(args, "sanitize", False))
     nodes, where = placement_mod.from_settings({"nodes": nodes, "placement": where})
     placed = adapter
+    if launcher:  # the build keeps the adapter's launcher; the replay starts through the template
+        placed = launched
+        prefix = launcher_prefix(placed, bdir, launch_env(placed, bdir, user_env, args.plain_launch,
+                                                          getattr(args, "sanitize", False)))
     if nodes is not None:
         plan = placement_mod.plan(adapter, where, nodes, ranks)[ranks[0]]
         placed, placed_env = placement_mod.apply(adapter, plan["method"], plan["node_of"],

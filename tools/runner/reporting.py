@@ -36,7 +36,8 @@ def write_run_reports(out):
         print(f"ordo: the report could not be written ({e}); `ordo report {out}` tries again", file=sys.stderr)
         return None
     print(f"report:  {paths['html']} ({report['summary']['verdict']})\n"
-          f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}")
+          f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}, "
+          f"{paths['tap'].name}")
     return paths
 
 
@@ -61,7 +62,7 @@ def cmd_report(args):
     print(f"ordo: {report['run']['vendor']}: {s['verdict']}" + (" (PARTIAL run)" if report["partial"] else "") +
           f", {s['total']} checks: " + ", ".join(f"{n} {o}" for o, n in sorted(s["outcomes"].items())))
     print(f"results: {results_path}")
-    for kind in ("html", "markdown", "junit"):
+    for kind in ("html", "markdown", "junit", "tap"):
         print(f"{kind + ':':8} {paths[kind]}")
     corrupt = s["outcomes"].get("corrupt", 0)
     if corrupt:  # written, and yet not a clean report: say so in the exit code

@@ -14,7 +14,8 @@ import time
 from reports.records import BAD, read_journal
 from . import ROOT, placement as placement_mod, properties, variants as variants_mod
 from .case_limits import CaseStats
-from .adapters import launch_env, launcher_prefix, load_adapter, known_vendors, require_tools
+from .adapters import (known_launchers, launch_env, launcher_prefix, load_adapter, known_vendors,
+                       require_launcher, require_tools, template_variables, with_launcher)
 from .arguments import parse_env, parse_ranks
 from .build import build, check_executables, git_state, library_version
 from .coverage import coverage_table
@@ -30,7 +31,7 @@ from .waivers import JobWaivers, library_release
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
                 "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
-                "huge", "nodes", "placement", "case_floor", "hung_case_floor")
+                "huge", "nodes", "placement", "case_floor", "hung_case_floor", "launcher")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -63,6 +64,20 @@ def cmd_run(args):
     adapter = load_adapter(settings["vendor"])
     if settings["vendor"] not in known_vendors():  # a site's adapter file: found again on --resume
         settings["vendor"] = adapter["_path"]
+    # --launcher: the jobs start through a launcher template (vendors/launchers/) instead of the
+    # adapter's own launcher; the build keeps the adapter's (its CTest entries use it).
+    launched = adapter
+    if settings.get("launcher"):
+        launched = with_launcher(adapter, settings["launcher"])
+        if settings["launcher"] not in known_launchers():
+            settings["launcher"] = launched["_launcher_template"]  # a site's file: found again on --resume
+        if settings.get("nodes") is not None:
+            raise OrdoError(f"--nodes with --launcher {settings['launcher']}: the virtual nodes are made through "
+                            f"the adapter's own launcher; run --nodes without --launcher")
+        missing = [name for name in template_variables(launched["launcher"]) if name not in os.environ]
+        if missing:  # a variable the template needs (ORDO_SRUN_MPI, ORDO_HOSTFILE): one line now, not after the build
+            raise OrdoError(f"the launcher {settings['launcher']} needs the environment variable {missing[0]} (its "
+                            f"notes in {launched['_launcher_template']} say what to set): export {missing[0]}=...")
     ranks = parse_ranks(settings["ranks"])
     # Virtual nodes (runner/placement.py): per rank count, the node of each rank and the adapter's method.
     nodes, where = placement_mod.from_settings(settings)
@@ -102,6 +117,8 @@ def cmd_run(args):
         raise OrdoError(f"{out} already holds a run (journal.jsonl); `./ordo run --resume {out}` finishes it, "
                         f"or choose another --out")
     require_tools(adapter)
+    if launched is not adapter:
+        require_launcher(launched)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -127,6 +144,10 @@ def cmd_run(args):
     sanitize = bool(settings.get("sanitize"))  # the ASan/UBSan build, build/<vendor>-sanitize/
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"],
                          sanitize=sanitize)
+    if launched is not adapter:
+        adapter = launched
+        prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, user_env, settings["plain_launch"],
+                                                           sanitize))
     executables = check_executables(bdir)
     if settings["filter"]:
         wanted = [t for t in settings["filter"].split(",") if t]
@@ -144,6 +165,7 @@ def cmd_run(args):
             "library_version": version.get("library"), "mpi_version": version.get("mpi_version"),
             "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
             "launcher": prefix + [adapter["launcher"]["np_flag"], "N"],
+            "launcher_template": adapter.get("_launcher_template"),
             "command": ["./ordo"] + sys.argv[1:], "variants": [v["name"] for v in chosen], "ranks": ranks,
             "seed": settings["seed"], "env": launch_env(adapter, bdir, user_env, settings["plain_launch"], sanitize),
             "start": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "end": None,
@@ -236,7 +258,8 @@ def cmd_run(args):
                                         # release is a skip naming its waiver
                                         extra_args=([] if settings.get("run_known_fatal", True)
                                                     else ["--ordo-avoid-known-fatal"]) +
-                                        placement_mod.flags(nodes, where))
+                                        placement_mod.flags(nodes, where) +
+                                        ordo_flags(launcher=settings.get("launcher")))
                     except FileNotFoundError as e:
                         raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
                     except OSError as e:  # the reproducer folder
@@ -263,6 +286,7 @@ def cmd_run(args):
                                                      else [])
                     flags += ordo_flags(waivers=waivers.flag())
                     flags += placement_mod.flags(nodes, where)
+                    flags += ordo_flags(launcher=settings.get("launcher"))
                     # A run from before --run-known-fatal ran those cases: its resumption does too.
                     if not settings.get("run_known_fatal", True):
                         flags += ["--ordo-avoid-known-fatal"]
@@ -355,11 +379,27 @@ def record_node_map(run, out, adapter, prefix, n, bdir, plan, nodes, where, sett
         row.update({"asked": plan["groups"], "method": plan["method"]["name"], **settings})
     run["node_maps"][str(n)] = row
     write_json_atomic(out / "run.json", run)
+    shown_ranks = sorted(r for group in (row["node_map"] or []) for r in group)
+    if found and shown_ranks != list(range(n)):
+        # n processes that are not one MPI job of n (singletons of a launcher whose MPI plugin the library
+        # does not speak, e.g. srun --mpi=pmix for MPICH): no check may run so, it would judge nothing.
+        raise OrdoError(f"at {n} ranks the launcher's job showed a world of {len(shown_ranks)} process"
+                        f"{'es' if len(shown_ranks) != 1 else ''} (node map {placement_mod.describe(found)}, "
+                        f"launcher {launcher_words(adapter, prefix)}): the launcher did not start one MPI job of "
+                        f"{n}; with srun, is the MPI plugin the library's (srun --mpi=list, --launcher srun-mpi)?",
+                        EXIT_INFRA)
     if plan:
         placement_mod.verify(found, plan["groups"], vendor=adapter["name"], nodes=nodes, placement=where, ranks=n,
                              where="ordo_replay --ordo-node-map" + ("" if found else f"; its output: {tail}"))
     shown = placement_mod.describe(found) if found else f"no node map ({tail})"
     print(f"ordo: node map at {n} ranks: {shown}" + (f" ({plan['method']['name']})" if plan else ""), flush=True)
+
+
+def launcher_words(adapter, prefix):
+    """The launcher and its flags of a prefix, without the variables set before it."""
+    name = pathlib.Path(adapter["launcher"]["command"]).name
+    at = next((i for i, w in enumerate(prefix) if pathlib.Path(w).name == name), 0)
+    return " ".join(prefix[at:])
 
 
 def verify_job_logs(logdir, n, expected, vendor, nodes, where):

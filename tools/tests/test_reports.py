@@ -413,9 +413,9 @@ def test_ordo_compare_writes_one_page(sample_run, passing_run, tmp_path):
     assert (tmp_path / "cmp" / "compare.html").is_file()
 
 
-def test_views_write_all_three_files(sample_run, tmp_path):
+def test_views_write_all_four_files(sample_run, tmp_path):
     paths = views.write_all(results.build(sample_run), tmp_path / "v")
-    assert sorted(p.name for p in paths.values()) == ["junit.xml", "report.html", "summary.md"]
+    assert sorted(p.name for p in paths.values()) == ["junit.xml", "report.html", "report.tap", "summary.md"]
 
 
 def test_a_missing_module_names_its_debian_package():

@@ -1,0 +1,96 @@
+"""TAP (Test Anything Protocol, version 13) view of one run, for CI systems
+whose harness reads TAP (MPICH's own test runner, Perl's prove and
+TAP::Parser, TAP consumers of GitLab or Jenkins).
+
+One test line per check, in the report's order, after the plan `1..N`:
+
+    pass                       ok N - <id> [<ranks> ranks] <case>
+    fail, crash, timeout,      not ok N - ...
+    corrupt                    (a YAML block gives outcome, clause, level,
+                               message and the replay command)
+    skip                       ok N - ... # SKIP <reason>
+    waived                     not ok N - ... # TODO waived by <waiver id>:
+                               <upstream>, until <expiry>
+
+A waived check is a known library bug: the check failed, and a TAP
+consumer counts a `not ok` with a TODO directive as an expected failure,
+not as a failed test (TAP 13, "TODO tests"), which is what a waiver
+means; the directive names the waiver, and its YAML block gives the
+waiver's reason and the check's message. A check that a waiver would have
+covered but that now passes never occurs: waived records are failures by
+construction. Version 13, not 14: Debian's TAP::Parser (perl 5.36, 3.44)
+refuses a later version line.
+
+Generated from results.json and from nothing else (views.py)."""
+import json
+
+from . import records as rec, results as res
+
+FAILED = ("fail", "crash", "timeout", "corrupt")
+
+
+def _line(value):
+    """One line of printable text."""
+    return " ".join(rec.printable(value).split())
+
+
+def _text(value):
+    """A test's description: one line, and a '#' that would start a directive
+    escaped (TAP: '\\#'). A directive's explanation runs to the end of the
+    line and is taken as is (_line)."""
+    return _line(value).replace("\\", "\\\\").replace("#", "\\#")
+
+
+def _yaml(fields):
+    """A YAML block (TAP 13 diagnostics): each value as a double-quoted scalar
+    (JSON strings are YAML), indented two spaces under its test line."""
+    lines = ["  ---"]
+    for key, value in fields.items():
+        if value in (None, "", []):
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            lines.append(f"  {key}: {value}")
+        else:
+            lines.append(f"  {key}: {json.dumps(rec.printable(value), ensure_ascii=False)}")
+    lines.append("  ...")
+    return lines
+
+
+def description(r):
+    variant = "" if r.get("variant", "default") == "default" else f", variant {r['variant']}"
+    ranks = f"{r['ranks']} rank{'' if r['ranks'] == 1 else 's'}"
+    return _text(f"{r['id']} [{ranks}{variant}] {res.case_text(r.get('case'))}".strip())
+
+
+def render(report):
+    run = report["run"]
+    waivers = {w["id"]: w for w in (report.get("waivers") or {}).get("waivers", []) if w.get("id")}
+    lines = ["TAP version 13", f"1..{len(report['records'])}",
+             f"# ordo {_line(run['vendor'])}: {_line(res.first_line(run.get('library_version')))}",
+             f"# verdict: {_line(report['summary']['verdict'])}"]
+    if report.get("partial"):
+        lines.append(f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}")
+    for n, r in enumerate(report["records"], 1):
+        outcome = r["outcome"]
+        head = f"{n} - {description(r)}"
+        detail = {"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
+                  "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
+                  "message": r.get("message")}
+        if outcome == "pass":
+            lines.append(f"ok {head}")
+        elif outcome == "skip":
+            reason = res.first_line(r.get("message")) or "skipped (no reason recorded)"
+            lines.append(f"ok {head} # SKIP {_line(reason)}")
+        elif outcome == "waived":
+            w = waivers.get(r.get("waiver"), {})
+            where = ", ".join(x for x in (w.get("upstream"), f"until {w['expires']}" if w.get("expires") else "")
+                              if x)
+            lines.append(f"not ok {head} # TODO waived by {_line(r.get('waiver') or 'an unnamed waiver')}" +
+                         (f": {_line(where)}" if where else ""))
+            lines += _yaml({**detail, "waiver": r.get("waiver"), "waiver_reason": w.get("reason"),
+                            "replay": res.replay_command(r)})
+        else:  # fail, crash, timeout, corrupt
+            lines.append(f"not ok {head}")
+            lines += _yaml({**detail, "replay": res.replay_command(r), "reproducer": r.get("reproducer"),
+                            "log": r.get("log")})
+    return "\n".join(lines) + "\n"
