@@ -115,3 +115,12 @@ def needs_build(vendor):
 def journal_records(out):
     return [json.loads(line) for line in (pathlib.Path(out) / "journal.jsonl").read_text().splitlines()
             if line.strip()]
+
+
+@pytest.fixture(autouse=True)
+def _no_outer_mpi_lock(monkeypatch):
+    """The tests take the MPI lock themselves where they launch MPI (`flock
+    /tmp/ordo-mpi.lock`): an ORDO_MPI_LOCK of the caller's environment would
+    make ordo wait for that same lock inside them, and change the launch
+    lines some tests read."""
+    monkeypatch.delenv("ORDO_MPI_LOCK", raising=False)
