@@ -8,13 +8,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "catalogue.h"
-#include "mpi_types.h"
-#include "ordo/reference/semantics.h"
+#include "fortran_programs.h"
 
 using namespace ordo::catalogue;
-using ordo::harness::LocalVerdict;
-namespace ref = ordo::ref;
+using namespace ordo::catalogue::fortran_programs;
 
 #ifdef ORDO_HAVE_FORTRAN_F08
 extern "C" {
@@ -25,68 +22,6 @@ int ordo_example_5_20_f08(MPI_Fint comm, int root, int commute, double* in, doub
                           int* other_handles);
 }
 #endif
-
-namespace {
-
-template <class T>
-std::string bytes_of(const T* p, std::size_t n) {
-  return std::string(reinterpret_cast<const char*>(p), n * sizeof(T));
-}
-
-// The reference's MPI_Reduce of every rank's input (gathered at rank 0) to root.
-ref::Buffer reference_reduce(const std::vector<std::string>& inputs, const ref::Datatype& dt,
-                             int count, ref::PredefinedOp op, int root) {
-  std::vector<ref::Buffer> send, recv;
-  for (const std::string& in : inputs) {
-    send.emplace_back(dt, count);
-    std::memcpy(send.back().data(), in.data(), std::min(in.size(), send.back().storage().size()));
-    recv.emplace_back(dt, count);
-  }
-  ref::reduce(send, ref::Op::predefined(op), root, recv);
-  return recv[static_cast<std::size_t>(root)];
-}
-
-std::string ierror(int rc) {
-  return rc == MPI_SUCCESS
-             ? ""
-             : "the Fortran program's MPI calls returned " + ordo::harness::error_string(rc);
-}
-
-// The example's call as a case of the f08 binding (the record's parameters).
-Case example_case(const std::string& op, const std::string& type, int count, int root) {
-  Case c = make(Routine::reduce, op, type, count);
-  c.root = root;
-  c.binding = "f08";
-  return c;
-}
-
-// Runs an example on every rank: call() fills this rank's input and what the
-// root read out, and returns what went wrong on this rank ("" if nothing); judge() (rank 0)
-// compares the root's reading with the reference's fold of all inputs.
-template <class Call, class Judge>
-void run_example(const Case& c, Call call, Judge judge) {
-  if (!ordo::harness::begin_case(&c)) return;
-  if (auto why = ordo::harness::missing_feature(c)) {
-    ordo::harness::record(c, {LocalVerdict::Status::skip, *why, ""}, 0, 0);
-    return;
-  }
-  const int p = ordo::harness::world_size();
-  std::string in, out;
-  const double t0 = MPI_Wtime();
-  const std::string error = call(&in, &out);
-  const double seconds = MPI_Wtime() - t0;
-  LocalVerdict mine;
-  if (!error.empty()) mine = {LocalVerdict::Status::fail, error, ""};
-  const auto inputs = ordo::harness::gather_to_rank0(in);
-  const auto outputs = ordo::harness::gather_to_rank0(out);
-  if (ordo::harness::world_rank() == 0 && mine.status == LocalVerdict::Status::pass) {
-    const std::string why = judge(inputs, outputs[static_cast<std::size_t>(c.root)]);
-    if (!why.empty()) mine = {LocalVerdict::Status::fail, why + " (" + c.describe() + ")", ""};
-  }
-  ordo::harness::record(c, mine, seconds, p);
-}
-
-}  // namespace
 
 TEST(Fortran_seeds,
      example_5_18_maxloc_on_2double_precision_pairs_finds_the_value_and_lowest_rank) {
@@ -107,7 +42,9 @@ TEST(Fortran_seeds,
         *out = bytes_of(aout, 30) + bytes_of(ind, 30);
         return ierror(rc);
       },
-      [&](const std::vector<std::string>& inputs, const std::string& out) -> std::string {
+      [&](const std::vector<std::string>& inputs,
+          const std::vector<std::string>& outputs) -> std::string {
+        const std::string& out = outputs[static_cast<std::size_t>(root)];
         const ref::Buffer want =
             reference_reduce(inputs, ref::Datatype::basic(ref::Basic::TWO_DOUBLE_PRECISION), 30,
                              ref::PredefinedOp::MAXLOC, root);
@@ -145,7 +82,9 @@ TEST(Fortran_seeds, example_5_19_minloc_on_2real_pairs_finds_the_value_rank_and_
         *out = bytes_of(&minval, 1) + bytes_of(&minrank, 1) + bytes_of(&minindex, 1);
         return ierror(rc);
       },
-      [&](const std::vector<std::string>& inputs, const std::string& out) -> std::string {
+      [&](const std::vector<std::string>& inputs,
+          const std::vector<std::string>& outputs) -> std::string {
+        const std::string& out = outputs[static_cast<std::size_t>(root)];
         const ref::Buffer want = reference_reduce(
             inputs, ref::Datatype::basic(ref::Basic::TWO_REAL), 1, ref::PredefinedOp::MINLOC, root);
         float pair[2], minval;
@@ -189,7 +128,9 @@ TEST(Fortran_seeds, example_5_20_a_fortran_user_function_multiplies_100_complex_
                    "other than the call's";
           return ierror(rc);
         },
-        [&](const std::vector<std::string>& inputs, const std::string& out) -> std::string {
+        [&](const std::vector<std::string>& inputs,
+            const std::vector<std::string>& outputs) -> std::string {
+          const std::string& out = outputs[static_cast<std::size_t>(root)];
           const ref::Buffer want =
               reference_reduce(inputs, ref::Datatype::basic(ref::Basic::DOUBLE_COMPLEX), 100,
                                ref::PredefinedOp::PROD, root);

@@ -465,10 +465,20 @@ ORDO_API int MPIX_Reduce_locals(const void* inbuf, const void* argbuf, void* ino
   return r::reduce_locals(inbuf, argbuf, inoutbuf, count, datatype, op);
 }
 
-ORDO_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  const int rc = PMPI_Op_create(user_fn, commute, op);
+// MPICH's mpi_f08 binding creates a Fortran user op with PMPI_Op_create,
+// past MPI_Op_create: the reference takes that entry too (the library's own
+// from the next object in the lookup order), so that every user op the
+// program makes, in C or in Fortran, is applied by the reference's fold.
+ORDO_API int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  using Create = int (*)(MPI_User_function*, int, MPI_Op*);
+  static const Create library = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "PMPI_Op_create"));
+  const int rc = library ? library(user_fn, commute, op) : MPI_ERR_INTERN;
   if (rc == MPI_SUCCESS) r::register_user_op(*op, user_fn, nullptr, commute != 0);
   return rc;
+}
+
+ORDO_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  return PMPI_Op_create(user_fn, commute, op);
 }
 
 #ifdef ORDO_REFMPI_LARGE_COUNT
