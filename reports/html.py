@@ -156,6 +156,7 @@ def context(report):
         "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": rec.OUTCOMES,
         "library_first_line": res.first_line(run.get("library_version")) or "unknown",
         "crossing": crossing.context(report),
+        "binding_names": res.BINDING_NAMES,
     }
 
 

@@ -52,6 +52,19 @@ def placement_lines(run):
     return ["", head + (": node map " + "; ".join(shown) if shown else "")]
 
 
+def binding_lines(summary):
+    """The checks per language binding of the calls, when a Fortran binding ran."""
+    bindings = summary.get("bindings") or {}
+    if set(bindings) <= {"c"}:
+        return []
+    lines = ["| binding | checks | " + " | ".join(rec.OUTCOMES) + " |",
+             "| --- | ---: | " + " | ".join("---:" for _ in rec.OUTCOMES) + " |"]
+    for b, v in bindings.items():
+        lines.append(f"| {text(res.BINDING_NAMES.get(b, b))} | {v['total']} | " +
+                     " | ".join(str(v["outcomes"].get(o, 0)) for o in rec.OUTCOMES) + " |")
+    return lines + [""]
+
+
 def render(report, report_link="report.html"):
     run, summary = report["run"], report["summary"]
     lines = [f"### ordo: {text(run['vendor'])}: {text(summary.get('headline') or summary['verdict'])}", ""]
@@ -73,6 +86,7 @@ def render(report, report_link="report.html"):
         lines.append(f"| {level} | {verdict} | {lv['total']} | " +
                      " | ".join(str(lv["outcomes"].get(o, 0)) for o in rec.OUTCOMES) + " |")
     lines.append("")
+    lines += binding_lines(summary)
     for g in summary.get("not_tested", []):
         if g["level"] == "MUST":
             lines.append(f"- {g['status']}: {code(g['clause'])} ({g['untested']} of {g['checks']} checks): " +

@@ -51,7 +51,7 @@ def case_text(case):
     """The case parameters as one line, e.g. op=MPI_SUM datatype=MPI_INT count=17 root=0 comm=world."""
     if not case:
         return ""
-    order = ("op", "datatype", "count", "recvcounts", "root", "comm", "in_place", "mode", "seed")
+    order = ("op", "datatype", "count", "recvcounts", "root", "comm", "in_place", "mode", "binding", "seed")
     parts = []
     for key in order:
         if key not in case:
@@ -62,6 +62,8 @@ def case_text(case):
         if key == "in_place" and not value:
             continue
         if key == "mode" and value == "blocking":
+            continue
+        if key == "binding" and value == "c":
             continue
         parts.append(f"{key}={json.dumps(value) if isinstance(value, (list, bool)) else value}")
     if case.get("root_in_high_group"):
@@ -367,6 +369,32 @@ def headline(verdict, gaps):
     return "; ".join(parts)
 
 
+BINDINGS = ("c", "f08", "f90")
+BINDING_NAMES = {"c": "C", "f08": "Fortran mpi_f08", "f90": "Fortran mpi"}
+
+
+def binding_of(record):
+    """The language binding a check's call was made through (the case's
+    "binding": c, f08, f90); c for a case written before the field existed;
+    None for a record without a case."""
+    case = record.get("case")
+    if not isinstance(case, dict):
+        return None
+    return case.get("binding") or "c"
+
+
+def by_binding(records):
+    """Outcome counts per binding of the records that ran a case, in BINDINGS
+    order (a binding no record used is left out)."""
+    groups = {}
+    for r in records:
+        b = binding_of(r)
+        if b is not None:
+            groups.setdefault(b, []).append(r)
+    order = list(BINDINGS) + sorted(set(groups) - set(BINDINGS))
+    return {b: {"total": len(groups[b]), "outcomes": count(groups[b])} for b in order if b in groups}
+
+
 def summarize(records, partial):
     """Verdicts per level over the library's checks (not those of ordo's own code),
     the clauses not tested and why, and the headline."""
@@ -391,7 +419,7 @@ def summarize(records, partial):
     gaps = not_tested(records)
     own = [r for r in records if not credited_to_library(r)]
     summary = {"total": len(records), "outcomes": count(records), "levels": levels, "verdict": verdict,
-               "headline": headline(verdict, gaps), "not_tested": gaps}
+               "headline": headline(verdict, gaps), "not_tested": gaps, "bindings": by_binding(records)}
     if own:
         summary["ordo_own"] = {"total": len(own), "outcomes": count(own),
                                "clauses": sorted({r["clause"] for r in own}),

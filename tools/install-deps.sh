@@ -30,11 +30,13 @@
 # every adapter tested here (vendors/*/adapter.json with "tested_here": true),
 # read with Debian's python3. On a machine without python3 yet, the packages
 # below (python3 among them) are installed first, then the adapters are read.
+# The Fortran wrappers (mpifort.mpich, mpifort.openmpi) are in those packages
+# (libmpich-dev, libopenmpi-dev); they compile with gfortran, listed below.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 packages=(
-  cmake g++ make libgtest-dev librapidcheck-dev nlohmann-json3-dev
+  cmake g++ gfortran make libgtest-dev librapidcheck-dev nlohmann-json3-dev
   python3 python3-jsonschema python3-jinja2 python3-pytest
 )
 check_only=0

@@ -8,6 +8,7 @@
 
 #include "comm_zoo.h"
 #include "executor.h"
+#include "mpi_types.h"
 #include "ordo/reference/basic_types.h"
 #include "ordo/reference/case.h"
 #include "ordo/reference/op.h"
@@ -118,6 +119,29 @@ inline Case reduce_witness_case(const std::string& op, int count) {
   c.count = count;
   c.seed = harness::settings().seed;
   return c;
+}
+
+// The user-function contract (MPI-4.1 6.9.5), for the witness.recorder op:
+// every call of the user function received the handle of the datatype
+// passed to the call (a Fortran function: its Fortran handle, which
+// converts to it) and 0 <= len <= the elements sent.
+inline harness::LocalVerdict every_call_saw_the_callers_datatype(const harness::CaseContext& k) {
+  using harness::LocalVerdict;
+  const std::string fn =
+      k.c.binding == "c" ? "the user function" : "the " + k.c.binding + " user function (Fortran)";
+  std::string why;
+  const MPI_Datatype passed = harness::mpi_datatype(ref::Datatype::parse(k.plan.datatype), &why);
+  for (const auto& call : harness::recorded_calls()) {
+    if (call.datatype != passed)
+      return {LocalVerdict::Status::fail, "a call of " + fn + " received another datatype handle",
+              ""};
+    if (call.len < 0 || call.len > std::max(k.plan.send_count, k.plan.recv_count))
+      return {LocalVerdict::Status::fail,
+              "a call of " + fn + " received len = " + std::to_string(call.len) + " for " +
+                  std::to_string(k.plan.send_count) + " elements",
+              ""};
+  }
+  return {};
 }
 
 }  // namespace ordo::catalogue

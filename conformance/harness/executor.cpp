@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "erroneous_args.h"
+#include "fortran_layer.h"
 #include "mpi_types.h"
 #include "mpix_reduce_locals_portable.h"
 #include "ordo/reference/error_bound.h"
@@ -189,6 +190,44 @@ int invoke_large_count(const Args& k, int root, const std::vector<int>& counts, 
 }
 #endif
 
+#if defined(ORDO_HAVE_FORTRAN_F08) || defined(ORDO_HAVE_FORTRAN_F90)
+// The call through the case's Fortran binding (fortran_layer.h): the handles
+// as Fortran handles, MPI_IN_PLACE as the Fortran program's own; a request
+// comes back as a Fortran handle and is completed (or kept, or left pending)
+// as the C call's is.
+int invoke_fortran(const Args& k, int count, const std::vector<int>& counts, int root) {
+  const ref::Case& c = k.c;
+  const int routine = static_cast<int>(c.routine), mode = static_cast<int>(c.mode);
+  const int in_place = k.send == MPI_IN_PLACE ? 1 : 0;
+  const void* send = in_place ? nullptr : k.send;
+  const int ncounts = static_cast<int>(counts.size());
+  MPI_Fint freq = MPI_Request_c2f(MPI_REQUEST_NULL);
+  int rc = MPI_ERR_OTHER;
+#ifdef ORDO_HAVE_FORTRAN_F08
+  if (c.binding == "f08")
+    rc = ordo_f08_call(routine, mode, c.large_count ? 1 : 0, send, k.recv, in_place, count,
+                       counts.data(), ncounts, MPI_Type_c2f(k.dt), MPI_Op_c2f(k.op), root,
+                       MPI_Comm_c2f(k.z.comm), &freq);
+#endif
+#ifdef ORDO_HAVE_FORTRAN_F90
+  if (c.binding == "f90")
+    rc = ordo_f90_call(routine, mode, send, k.recv, in_place, count, counts.data(), ncounts,
+                       MPI_Type_c2f(k.dt), MPI_Op_c2f(k.op), root, MPI_Comm_c2f(k.z.comm), &freq);
+#endif
+  if (rc != MPI_SUCCESS || c.mode == ref::Mode::blocking || c.routine == Routine::reduce_local)
+    return rc;
+  MPI_Request req = MPI_Request_f2c(freq);
+#ifdef ORDO_HAVE_PERSISTENT_COLLECTIVES
+  if (c.mode == ref::Mode::persistent) return start_and_free(rc, &req, k.keep);
+#endif
+  if (k.pending) {
+    *k.pending = req;
+    return MPI_SUCCESS;
+  }
+  return complete(&req);
+}
+#endif
+
 // Issues the call in the case's mode. Returns the MPI error code.
 int invoke(const Args& k) {
   const ref::Case& c = k.c;
@@ -204,6 +243,11 @@ int invoke(const Args& k) {
   if (!c.erroneous.empty()) erroneous_scalars(c, &count, &counts, &block, &root);  // DETECT
   if (c.routine == Routine::reduce_locals)
     return reduce_locals_impl()(k.send, k.arg, k.recv, count, k.dt, k.op);
+#if defined(ORDO_HAVE_FORTRAN_F08) || defined(ORDO_HAVE_FORTRAN_F90)
+  if (c.binding != "c")
+    return invoke_fortran(k, c.routine == Routine::reduce_scatter_block ? block : count, counts,
+                          root);
+#endif
 #ifdef ORDO_HAVE_LARGE_COUNT
   if (c.large_count) return invoke_large_count(k, root, counts, block);
 #endif
@@ -576,7 +620,7 @@ RankResult call_by_ranges(const ref::Case& c, const CaseOptions& options, const 
     return out;
   }
   std::string op_error;
-  MPI_Op mop = mpi_op(c.op, &op_error);
+  MPI_Op mop = mpi_op(c.op, &op_error, c.binding);
   if (mop == MPI_OP_NULL && !op_error.empty()) {
     out.verdict = fail(op_error + " (" + where(z) + ")");
     return out;
@@ -711,7 +755,7 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
     return out;
   }
   std::string op_error;
-  MPI_Op mop = mpi_op(c.op, &op_error);
+  MPI_Op mop = mpi_op(c.op, &op_error, c.binding);
   if (mop == MPI_OP_NULL && !op_error.empty()) {
     out.verdict = fail(op_error + " (" + where(z) + ")");
     return out;
@@ -783,7 +827,7 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
         return out;
       }
     }
-    if (const MPI_Op fresh = mpi_op_fresh(c.op, &op_error); fresh != MPI_OP_NULL) {
+    if (const MPI_Op fresh = mpi_op_fresh(c.op, &op_error, c.binding); fresh != MPI_OP_NULL) {
       call_op = fresh;
     } else if (!op_error.empty()) {
       out.verdict = fail(op_error + " (" + where(z) + ")");
@@ -932,6 +976,49 @@ int root_count(const std::string& shape, bool high_group) {
   return p;
 }
 
+// Why the case's binding cannot make its call here (a skip), if it cannot.
+static std::optional<std::string> binding_lacks(const ref::Case& c) {
+  if (c.binding == "c") return std::nullopt;
+  const std::string module = c.binding == "f08" ? "mpi_f08" : "mpi";
+  const std::string routine = std::string(ref::mpi_routine_name(c.routine, c.mode));
+  bool have = false, persistent = false, large = false;
+#ifdef ORDO_HAVE_FORTRAN_F08
+  if (c.binding == "f08") have = true;
+#endif
+#ifdef ORDO_FORTRAN_F08_PERSISTENT
+  if (c.binding == "f08") persistent = true;
+#endif
+#ifdef ORDO_FORTRAN_F08_LARGE_COUNT
+  if (c.binding == "f08") large = true;
+#endif
+#ifdef ORDO_HAVE_FORTRAN_F90
+  if (c.binding == "f90") have = true;
+#endif
+#ifdef ORDO_FORTRAN_F90_PERSISTENT
+  if (c.binding == "f90") persistent = true;
+#endif
+  if (!have) {
+    const std::string lacks = ORDO_FORTRAN_LACKS;
+    return "the " + c.binding + " binding (use " + module + ") is not built: " +
+           (lacks.empty() ? "the library's Fortran wrapper does not compile `use " + module + "`"
+                          : lacks);
+  }
+  if (c.routine == Routine::reduce_locals)
+    return std::string("the MPI_Reduce_locals proposal defines no Fortran binding");
+  if (c.op == "witness.tracer-c")
+    return "ordo has no " + c.binding + " user function for MPI_Op_create_c";
+  const bool local = c.routine == Routine::reduce_local;
+  if (c.mode == ref::Mode::persistent && !local && !persistent)
+    return routine + " is not provided by this library's " + module + " module";
+  if (c.large_count && c.binding == "f90")
+    return std::string(
+        "the mpi module has no large-count forms (the standard gives them to mpi_f08 only)");
+  if (c.large_count && !large)
+    return routine + " with an INTEGER(MPI_COUNT_KIND) count is not provided by this library's " +
+           module + " module";
+  return std::nullopt;
+}
+
 std::optional<std::string> missing_feature(const ref::Case& c) {
   const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
 #ifndef ORDO_HAVE_PERSISTENT_COLLECTIVES
@@ -958,6 +1045,7 @@ std::optional<std::string> missing_feature(const ref::Case& c) {
       }
     }
   }
+  if (auto why = binding_lacks(c)) return why;
   if (c.comm == "session") {
     const std::string lacks = session_lacks();
     if (!lacks.empty()) return lacks;

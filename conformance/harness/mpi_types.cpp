@@ -3,6 +3,7 @@
 #include <climits>
 #include <map>
 
+#include "fortran_layer.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/op.h"
 #include "ordo/reference/witness.h"
@@ -393,8 +394,44 @@ const ref::Datatype* reference_datatype(MPI_Datatype dt) {
   return nullptr;
 }
 
-MPI_Op mpi_op(const std::string& name, std::string* error) {
-  static std::map<std::string, MPI_Op> user;
+namespace {
+// A witness op whose user function is a Fortran procedure of the binding's
+// layer (fortran/ordo_f08.F90, ordo_f90.F90), created by MPI_Op_create from
+// Fortran: the library calls it the Fortran way (ordo_fortran_user_fn).
+MPI_Op fortran_op(const std::string& name, std::string* error, const std::string& binding) {
+  FortranKernel kernel = FortranKernel::tracer;
+  if (name == "witness.tracer")
+    kernel = FortranKernel::tracer;
+  else if (name == "witness.matrix")
+    kernel = FortranKernel::matrix;
+  else if (name == "witness.sum-declared-noncommutative" || name == "witness.multiset")
+    kernel = FortranKernel::sum;
+  else if (name == "witness.recorder")
+    kernel = FortranKernel::recorder;
+  else
+    throw ref::UsageError("op '" + name + "' has no user function in the " + binding + " binding");
+  const int commute = ref::witness::make(name).commutative() ? 1 : 0;
+  MPI_Fint handle = MPI_Op_c2f(MPI_OP_NULL);
+  int rc = MPI_ERR_OTHER;
+#if defined(ORDO_HAVE_FORTRAN_F08)
+  if (binding == "f08") rc = ordo_f08_op_create(static_cast<int>(kernel), commute, &handle);
+#endif
+#if defined(ORDO_HAVE_FORTRAN_F90)
+  if (binding == "f90") rc = ordo_f90_op_create(static_cast<int>(kernel), commute, &handle);
+#endif
+  const MPI_Op op = MPI_Op_f2c(handle);
+  if (rc != MPI_SUCCESS || op == MPI_OP_NULL) {
+    if (error)
+      *error = "MPI_Op_create (" + binding + " binding) for " + name + " returned " +
+               (rc != MPI_SUCCESS ? error_string(rc) : std::string("MPI_SUCCESS but MPI_OP_NULL"));
+    return MPI_OP_NULL;
+  }
+  return op;
+}
+}  // namespace
+
+MPI_Op mpi_op(const std::string& name, std::string* error, const std::string& binding) {
+  static std::map<std::string, MPI_Op> user;  // by binding and name
   if (auto p = ref::op_from_name(name)) {
     switch (*p) {
       case ref::PredefinedOp::MAX:
@@ -427,15 +464,17 @@ MPI_Op mpi_op(const std::string& name, std::string* error) {
         return MPI_NO_OP;
     }
   }
-  auto it = user.find(name);
+  const std::string key = binding + ":" + name;
+  auto it = user.find(key);
   if (it != user.end()) return it->second;
-  const MPI_Op op = mpi_op_fresh(name, error);
-  if (op != MPI_OP_NULL) user[name] = op;
+  const MPI_Op op = mpi_op_fresh(name, error, binding);
+  if (op != MPI_OP_NULL) user[key] = op;
   return op;
 }
 
-MPI_Op mpi_op_fresh(const std::string& name, std::string* error) {
+MPI_Op mpi_op_fresh(const std::string& name, std::string* error, const std::string& binding) {
   if (ref::op_from_name(name)) return MPI_OP_NULL;
+  if (binding != "c") return fortran_op(name, error, binding);
   if (name == "witness.tracer-c") {
     MPI_Op op = MPI_OP_NULL;
 #ifdef ORDO_HAVE_LARGE_COUNT
@@ -474,6 +513,30 @@ MPI_Op mpi_op_fresh(const std::string& name, std::string* error) {
   }
   return op;
 }
+
+}  // namespace ordo::harness
+
+// What the library handed a Fortran witness function: len and the datatype's
+// Fortran handle, by reference, as the Fortran function received them; the
+// handle must convert (MPI_Type_f2c) to the one passed to the call.
+extern "C" void ordo_fortran_user_fn(int kernel, void* invec, void* inoutvec, MPI_Fint* len,
+                                     MPI_Fint* datatype) {
+  using namespace ordo::harness;
+  MPI_Datatype dt = MPI_Type_f2c(*datatype);
+  int n = *len;
+  switch (static_cast<FortranKernel>(kernel)) {
+    case FortranKernel::tracer:
+      return witness_fn<ordo::ref::witness::tracer>(invec, inoutvec, &n, &dt);
+    case FortranKernel::matrix:
+      return witness_fn<ordo::ref::witness::matrix>(invec, inoutvec, &n, &dt);
+    case FortranKernel::sum:
+      return witness_fn<ordo::ref::witness::sum_i32>(invec, inoutvec, &n, &dt);
+    case FortranKernel::recorder:
+      return recorder_fn(invec, inoutvec, &n, &dt);
+  }
+}
+
+namespace ordo::harness {
 
 const std::vector<RecordedCall>& recorded_calls() { return g_recorded; }
 void reset_recorded_calls() { g_recorded.clear(); }

@@ -41,11 +41,15 @@ const ref::Datatype* reference_datatype(MPI_Datatype dt);
 
 // MPI op handle for a case's op name (predefined or witness). When
 // MPI_Op_create returns an error: MPI_OP_NULL, and *error names the library's
-// error string.
-MPI_Op mpi_op(const std::string& name, std::string* error = nullptr);
+// error string. binding (a case's: c, f08, f90): the language of the witness
+// ops' user functions and of the MPI_Op_create that makes them (a Fortran
+// op's handle converted with MPI_Op_f2c).
+MPI_Op mpi_op(const std::string& name, std::string* error = nullptr,
+              const std::string& binding = "c");
 // A new handle of a user op (MPI_Op_create) for one call; MPI_OP_NULL for a
 // predefined op, or with *error set when MPI_Op_create failed.
-MPI_Op mpi_op_fresh(const std::string& name, std::string* error = nullptr);
+MPI_Op mpi_op_fresh(const std::string& name, std::string* error = nullptr,
+                    const std::string& binding = "c");
 
 // Calls the witness functions saw with a datatype handle they did not know
 // (a user-function contract violation), since the last reset.

@@ -14,28 +14,6 @@ using namespace ordo::catalogue;
 using ordo::harness::CaseContext;
 using ordo::harness::LocalVerdict;
 
-namespace {
-
-// Every call saw the handle passed to the call and 0 <= len <= elements sent.
-LocalVerdict every_call_saw_the_callers_datatype(const CaseContext& k) {
-  std::string why;
-  const MPI_Datatype passed =
-      ordo::harness::mpi_datatype(ordo::ref::Datatype::parse(k.plan.datatype), &why);
-  for (const auto& call : ordo::harness::recorded_calls()) {
-    if (call.datatype != passed)
-      return {LocalVerdict::Status::fail,
-              "a call of the user function received another datatype handle", ""};
-    if (call.len < 0 || call.len > std::max(k.plan.send_count, k.plan.recv_count))
-      return {LocalVerdict::Status::fail,
-              "a call of the user function received len = " + std::to_string(call.len) + " for " +
-                  std::to_string(k.plan.send_count) + " elements",
-              ""};
-  }
-  return {};
-}
-
-}  // namespace
-
 TEST(User_op, the_function_receives_the_datatype_passed_to_the_call_and_len_elements_of_it) {
   ORDO_CLAUSE("user-op.datatype-argument", MUST);
   ordo::harness::CaseOptions check;

@@ -64,7 +64,7 @@ std::string Case::to_json() const {
     << ",\"locals_in_is_in_place\":" << (locals_in_is_in_place ? "true" : "false")
     << ",\"locals_arg_is_in_place\":" << (locals_arg_is_in_place ? "true" : "false")
     << ",\"locals_arg_is_in\":" << (locals_arg_is_in ? "true" : "false")
-    << ",\"large_count\":" << (large_count ? "true" : "false")
+    << ",\"large_count\":" << (large_count ? "true" : "false") << ",\"binding\":" << quote(binding)
     << ",\"exact\":" << (exact ? "true" : "false")
     << ",\"alias_send_recv\":" << (alias_send_recv ? "true" : "false");
   if (!erroneous.empty()) o << ",\"erroneous\":" << quote(erroneous);  // absent for valid cases
@@ -109,6 +109,7 @@ Case Case::from_json(std::string_view text) {
                                   "locals_arg_is_in_place",
                                   "locals_arg_is_in",
                                   "large_count",
+                                  "binding",
                                   "exact",
                                   "alias_send_recv",
                                   "erroneous",
@@ -148,6 +149,11 @@ Case Case::from_json(std::string_view text) {
   if (auto v = get("locals_arg_is_in_place", K::boolean)) c.locals_arg_is_in_place = v->b;
   if (auto v = get("locals_arg_is_in", K::boolean)) c.locals_arg_is_in = v->b;
   if (auto v = get("large_count", K::boolean)) c.large_count = v->b;
+  if (auto v = get("binding", K::string)) {
+    if (v->str != "c" && v->str != "f08" && v->str != "f90")
+      throw UsageError("case JSON: unknown binding '" + v->str + "' (c, f08, f90)");
+    c.binding = v->str;
+  }
   if (auto v = get("exact", K::boolean)) c.exact = v->b;
   if (auto v = get("alias_send_recv", K::boolean)) c.alias_send_recv = v->b;
   if (auto v = get("erroneous", K::string)) c.erroneous = v->str;
@@ -172,6 +178,7 @@ std::string Case::describe() const {
   if (in_place) o << " in_place";
   if (!null_insignificant) o << " (buffers passed where not significant)";
   if (large_count) o << " large-count";
+  if (binding != "c") o << " binding=" << binding;
   if (!exact) o << " inexact-inputs";
   if (alias_send_recv) o << " sendbuf==recvbuf";
   if (!erroneous.empty()) o << " erroneous=" << erroneous;

@@ -22,7 +22,7 @@ namespace {
       a.locals_in_is_in_place == b.locals_in_is_in_place &&
       a.locals_arg_is_in_place == b.locals_arg_is_in_place &&
       a.locals_arg_is_in == b.locals_arg_is_in && a.concurrency == b.concurrency &&
-      a.seed == b.seed)
+      a.binding == b.binding && a.seed == b.seed)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << a.to_json() << "\n  vs\n" << b.to_json();
 }
@@ -44,6 +44,7 @@ Case full_case() {
   c.locals_arg_is_in_place = true;
   c.locals_arg_is_in = true;
   c.concurrency = "test";
+  c.binding = "f08";
   c.seed = 123456789;
   return c;
 }
@@ -65,6 +66,17 @@ TEST(CaseJson, every_field_round_trips_including_escaped_strings) {
   EXPECT_TRUE(same_case(d, c));
   EXPECT_EQ(d.comm, c.comm);
   EXPECT_EQ(d.to_json(), c.to_json());
+}
+
+TEST(CaseJson, the_binding_is_written_in_every_case_and_c_when_absent) {
+  Case c;
+  EXPECT_NE(c.to_json().find("\"binding\":\"c\""), std::string::npos);
+  EXPECT_EQ(Case::from_json("{\"count\":1}").binding, "c");
+  for (const char* b : {"c", "f08", "f90"}) {
+    c.binding = b;
+    EXPECT_EQ(Case::from_json(c.to_json()).binding, b);
+  }
+  EXPECT_NE(c.describe().find("binding=f90"), std::string::npos);
 }
 
 TEST(CaseJson, every_routine_and_mode_round_trips) {
@@ -137,6 +149,9 @@ TEST(CaseJson, malformed_input_throws_usage_error) {
       "{\"count\":1} x",
       "{\"count\":1}{}",
       "{\"routine\":\"nope\"}",
+      "{\"binding\":\"fortran\"}",
+      "{\"binding\":\"C\"}",
+      "{\"binding\":8}",
       "{\"routine\":\"Reduce\"}",
       "{\"mode\":\"eager\"}",
       "{\"count\":\"3\"}",

@@ -568,3 +568,33 @@ def test_the_node_map_rows_follow_the_rank_count_as_a_number():
     page = html.render(_report(sample_records(), node_maps=maps))
     rows = [page.index(f'<td class="num">{n}</td><td><code>') for n in (4, 8, 10)]
     assert rows == sorted(rows)
+
+
+# ---- the language bindings ----------------------------------------------------------
+
+def test_the_summary_counts_checks_per_binding_and_the_views_show_the_table():
+    recs = sample_records() + [
+        record(test="Fortran.x", index=1, binding="f08"),
+        record(test="Fortran.x", index=2, binding="f08", outcome="fail", message="observed 2"),
+        record(test="Fortran.x", index=3, binding="f90", outcome="skip", message="no mpi module"),
+    ]
+    report = _report(recs)
+    assert not results.schema_errors(report), results.schema_errors(report)
+    bindings = report["summary"]["bindings"]
+    assert list(bindings) == ["c", "f08", "f90"]  # records without the field are the C binding's
+    assert bindings["f08"] == {"total": 2, "outcomes": {"pass": 1, "fail": 1}}
+    assert bindings["f90"]["outcomes"] == {"skip": 1}
+    assert bindings["c"]["total"] == sum(1 for r in sample_records() if r.get("case"))
+    md = markdown.render(report)
+    assert "| Fortran mpi\\_f08 | 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 |" in md
+    assert "| Fortran mpi | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |" in md
+    page = html.render(report)
+    assert 'id="bindings"' in page and "Fortran mpi_f08" in page
+    assert "binding=f08" in results.case_text(recs[-3]["case"])
+    assert "binding" not in results.case_text(recs[0]["case"])
+
+
+def test_a_run_of_the_c_binding_alone_shows_no_binding_table():
+    report = _report(sample_records())
+    assert "binding |" not in markdown.render(report)
+    assert 'id="bindings"' not in html.render(report)

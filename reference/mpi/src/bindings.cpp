@@ -3,6 +3,8 @@
 // the call and return a request that is already complete; persistent forms
 // return an inactive persistent request of the library's own (a receive from
 // MPI_PROC_NULL) and run the operation when MPI_Start activates it.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -17,6 +19,26 @@
 
 namespace ordo::refmpi {
 namespace {
+
+// The fortran-in-place-ignored mutant's trigger: while an entry point runs,
+// whether its caller (the return address) lies in the library's Fortran
+// binding (libmpichfort; Open MPI's libmpi_mpifh, libmpi_usempif08). Only
+// with that mutant on; the reference never looks.
+class FortranCaller {
+ public:
+  explicit FortranCaller(const void* return_address) {
+    if (!mutant(Mutant::fortran_in_place_ignored)) return;
+    Dl_info info{};
+    const char* f = dladdr(return_address, &info) && info.dli_fname ? info.dli_fname : "";
+    g_called_from_fortran =
+        std::strstr(f, "fort") || std::strstr(f, "mpifh") || std::strstr(f, "usempi");
+  }
+  ~FortranCaller() { g_called_from_fortran = false; }
+  FortranCaller(const FortranCaller&) = delete;
+  FortranCaller& operator=(const FortranCaller&) = delete;
+};
+#define ORDO_FORTRAN_CALLER \
+  const ::ordo::refmpi::FortranCaller fortran_caller(__builtin_return_address(0))
 
 template <class F>
 int eager(F run, MPI_Request* request) {
@@ -115,31 +137,37 @@ __attribute__((constructor)) static void ordo_check_mutant_name() { r::active_mu
 
 ORDO_API int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, int root, MPI_Comm comm) {
+  ORDO_FORTRAN_CALLER;
   return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 ORDO_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm) {
+  ORDO_FORTRAN_CALLER;
   return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 ORDO_API int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ORDO_FORTRAN_CALLER;
   return r::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 ORDO_API int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  ORDO_FORTRAN_CALLER;
   return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 ORDO_API int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm) {
+  ORDO_FORTRAN_CALLER;
   return r::scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 ORDO_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm) {
+  ORDO_FORTRAN_CALLER;
   return r::exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -147,12 +175,14 @@ ORDO_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datat
 
 ORDO_API int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  ORDO_FORTRAN_CALLER;
   return r::eager([&] { return r::reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
                   request);
 }
 
 ORDO_API int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ORDO_FORTRAN_CALLER;
   return r::eager_allreduce(
       [&] { return r::allreduce(sendbuf, recvbuf, count, datatype, op, comm); }, recvbuf, count,
       datatype, comm, request);
@@ -161,6 +191,7 @@ ORDO_API int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_D
 ORDO_API int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                  MPI_Request* request) {
+  ORDO_FORTRAN_CALLER;
   return r::eager(
       [&] { return r::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }, request);
 }
@@ -168,6 +199,7 @@ ORDO_API int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int r
 ORDO_API int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                        MPI_Request* request) {
+  ORDO_FORTRAN_CALLER;
   return r::eager(
       [&] { return r::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
       request);
@@ -175,11 +207,13 @@ ORDO_API int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int r
 
 ORDO_API int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ORDO_FORTRAN_CALLER;
   return r::eager([&] { return r::scan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
 }
 
 ORDO_API int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  ORDO_FORTRAN_CALLER;
   return r::eager([&] { return r::exscan(sendbuf, recvbuf, count, datatype, op, comm); }, request);
 }
 
@@ -431,10 +465,20 @@ ORDO_API int MPIX_Reduce_locals(const void* inbuf, const void* argbuf, void* ino
   return r::reduce_locals(inbuf, argbuf, inoutbuf, count, datatype, op);
 }
 
-ORDO_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  const int rc = PMPI_Op_create(user_fn, commute, op);
+// MPICH's mpi_f08 binding creates a Fortran user op with PMPI_Op_create,
+// past MPI_Op_create: the reference takes that entry too (the library's own
+// from the next object in the lookup order), so that every user op the
+// program makes, in C or in Fortran, is applied by the reference's fold.
+ORDO_API int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  using Create = int (*)(MPI_User_function*, int, MPI_Op*);
+  static const Create library = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "PMPI_Op_create"));
+  const int rc = library ? library(user_fn, commute, op) : MPI_ERR_INTERN;
   if (rc == MPI_SUCCESS) r::register_user_op(*op, user_fn, nullptr, commute != 0);
   return rc;
+}
+
+ORDO_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  return PMPI_Op_create(user_fn, commute, op);
 }
 
 #ifdef ORDO_REFMPI_LARGE_COUNT

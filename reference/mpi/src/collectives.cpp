@@ -18,6 +18,7 @@
 namespace ordo::refmpi {
 
 thread_local bool g_in_nonblocking = false;
+thread_local bool g_called_from_fortran = false;
 
 namespace {
 
@@ -65,7 +66,8 @@ char* at(void* base, MPI_Aint elements, const Layout& l) {
 // receive buffer.
 const void* own_input(const void* sendbuf, void* recvbuf, int count, const Ctx& c, Temp* zeros) {
   if (sendbuf != MPI_IN_PLACE) return sendbuf;
-  if (mutant(Mutant::ignore_in_place)) {
+  if (mutant(Mutant::ignore_in_place) ||
+      (mutant(Mutant::fortran_in_place_ignored) && g_called_from_fortran)) {
     *zeros = Temp(count, c.l);  // Fault: the in-place input is not read.
     return zeros->ptr();
   }

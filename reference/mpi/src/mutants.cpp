@@ -46,6 +46,7 @@ constexpr const char* kNames[] = {
     "intercomm-remote-in-world-order",
     "large-count-user-fn-swapped",
     "fortran-type-handle-dup",
+    "fortran-in-place-ignored",
     "hang-reduce-at-4-ranks",
     "crash-allreduce-large-count",
 };

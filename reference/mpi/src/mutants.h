@@ -59,6 +59,8 @@ enum class Mutant {
   large_count_user_fn_swapped,
   // datatype classes: the Fortran types called from C
   fortran_type_handle_dup,
+  // the Fortran binding: MPI_IN_PLACE from Fortran not recognised
+  fortran_in_place_ignored,
   // failures of the process
   hang_reduce_at_4_ranks,
   crash_allreduce_large_count,

@@ -146,5 +146,8 @@ int reduce_locals(const void* inbuf, const void* argbuf, void* inoutbuf, int cou
 
 // Set while a nonblocking form runs its blocking core (a mutant hook).
 extern thread_local bool g_in_nonblocking;
+// The running collective was called by the library's Fortran binding (set
+// by the entry points only while the fortran-in-place-ignored mutant is on).
+extern thread_local bool g_called_from_fortran;
 
 }  // namespace ordo::refmpi

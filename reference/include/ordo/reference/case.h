@@ -57,6 +57,12 @@ struct Case {
   bool locals_arg_is_in = false;
   // Large-count (MPI-4 "_c") bindings with MPI_Count arguments.
   bool large_count = false;
+  // The language binding the call is made through (MPI-4.1 Chapter 19): "c",
+  // "f08" (the mpi_f08 module) or "f90" (the mpi module), the latter two
+  // through ordo's Fortran layer (conformance/harness/fortran/), whose
+  // witness user functions are then Fortran procedures too. Only the call
+  // changes: the oracle and the verdicts do not read it.
+  std::string binding = "c";
   // false: floating-point inputs drawn over a wide range, so that the order
   // of evaluation changes the rounding (judged within an error bound and for
   // identical results on all ranks, never bit for bit against the reference).
