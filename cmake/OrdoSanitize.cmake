@@ -20,6 +20,11 @@ if(ORDO_SANITIZE)
   # build compiles in about half the time, and line tables are all a
   # sanitizer report needs.
   add_compile_options(${ORDO_SANITIZE_FLAGS} -O1 -g1)
+  # The Fortran layer (conformance/harness/fortran/) hands the library an
+  # insignificant buffer that ordo passes as NULL (a non-root's receive
+  # buffer) as an array argument; gfortran's null check reports the pointer
+  # itself though nothing is read through it. The other checks stay on.
+  add_compile_options($<$<COMPILE_LANGUAGE:Fortran>:-fno-sanitize=null>)
   add_link_options(${ORDO_SANITIZE_FLAGS})
   add_compile_definitions(ORDO_SANITIZE=1)
 endif()
