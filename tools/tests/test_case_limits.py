@@ -89,7 +89,7 @@ def timed(out, *extra):
     return p, time.time() - t0
 
 
-def test_a_library_that_hangs_in_one_family_of_cases_finishes_within_twice_its_clean_time(tmp_path):
+def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and_keeps_the_others(tmp_path):
     needs_build("mutants")
     clean, t_clean = timed(tmp_path / "clean")
     assert clean.returncode == 0, clean.stdout[-3000:] + clean.stderr
@@ -120,4 +120,7 @@ def test_a_library_that_hangs_in_one_family_of_cases_finishes_within_twice_its_c
                for r in rest)
     # Every record of the clean run says which limit applied, with its wall time.
     assert all("case_limit" in r and "case_seconds" in r for r in a.values() if r.get("case"))
-    assert t_hang <= 2 * t_clean, f"the hanging run took {t_hang:.1f} s, the clean one {t_clean:.1f} s"
+    # The wall-time ratio itself (the "at most twice the clean run's time") is a speed figure: it is
+    # measured by `ordo bench --hangs` (bench/results/suite.json), never asserted by a timed test; here the
+    # limits that bound it: every hung case after the first cost at most its short limit.
+    assert all(r["case_limit"]["seconds"] <= first["case_limit"]["seconds"] for r in rest)
