@@ -8,6 +8,7 @@
 #   ORDO_HAVE_FORTRAN_F08 / ORDO_HAVE_FORTRAN_F90   `use mpi_f08` / `use mpi` compile
 #   ORDO_FORTRAN_F08_PERSISTENT / ORDO_FORTRAN_F90_PERSISTENT   MPI_Reduce_init links
 #   ORDO_FORTRAN_F08_LARGE_COUNT   MPI_Reduce with an INTEGER(MPI_COUNT_KIND) count
+#   ORDO_FORTRAN_F08_OP_CREATE_C   MPI_Op_create_c (an MPI_User_function_c) links
 #   ORDO_FORTRAN_SUBARRAYS   MPI_SUBARRAYS_SUPPORTED is .true. in mpi_f08
 # and ORDO_FORTRAN_LACKS: why there is no Fortran layer (empty when there is one).
 set(ORDO_FORTRAN_WRAPPER "" CACHE FILEPATH "The library's Fortran wrapper (mpifort.mpich); empty: no Fortran bindings")
@@ -32,11 +33,16 @@ else()
                                 ORDO_FORTRAN_F90_PERSISTENT SRC_EXT F90)
   check_fortran_source_compiles("program p\n use mpi_f08\n integer :: a(1), b(1)\n integer(MPI_COUNT_KIND) :: n = 1\n call MPI_Reduce(a, b, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)\nend program"
                                 ORDO_FORTRAN_F08_LARGE_COUNT SRC_EXT F90)
+  # Linked, not only compiled: without an interface in the module the call
+  # compiles as an external procedure and fails at the link (MPICH 4.0.2).
+  check_fortran_source_compiles("module m\n contains\n subroutine f(a, b, n, t)\n use, intrinsic :: iso_c_binding\n use mpi_f08\n type(c_ptr), value :: a, b\n integer(MPI_COUNT_KIND) :: n\n type(MPI_Datatype) :: t\n end subroutine\nend module\nprogram p\n use mpi_f08\n use m\n type(MPI_Op) :: op\n call MPI_Op_create_c(f, .false., op)\nend program"
+                                ORDO_FORTRAN_F08_OP_CREATE_C SRC_EXT F90)
   check_fortran_source_compiles("program p\n use mpi_f08\n integer(kind=merge(4, 3, MPI_SUBARRAYS_SUPPORTED)) :: x\n x = 1\nend program"
                                 ORDO_FORTRAN_SUBARRAYS SRC_EXT F90)
   unset(CMAKE_REQUIRED_FLAGS)
   foreach(feature ORDO_HAVE_FORTRAN_F08 ORDO_HAVE_FORTRAN_F90 ORDO_FORTRAN_F08_PERSISTENT
-                  ORDO_FORTRAN_F90_PERSISTENT ORDO_FORTRAN_F08_LARGE_COUNT ORDO_FORTRAN_SUBARRAYS)
+                  ORDO_FORTRAN_F90_PERSISTENT ORDO_FORTRAN_F08_LARGE_COUNT ORDO_FORTRAN_F08_OP_CREATE_C
+                  ORDO_FORTRAN_SUBARRAYS)
     if(${feature})
       list(APPEND ORDO_FORTRAN_DEFINITIONS ${feature}=1)
     endif()

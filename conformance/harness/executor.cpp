@@ -1005,8 +1005,16 @@ static std::optional<std::string> binding_lacks(const ref::Case& c) {
   }
   if (c.routine == Routine::reduce_locals)
     return std::string("the MPI_Reduce_locals proposal defines no Fortran binding");
+  if (c.op == "witness.tracer-c" && c.binding == "f90")
+    return std::string(
+        "the mpi module has no MPI_Op_create_c (large-count user functions are mpi_f08's)");
+#ifdef ORDO_FORTRAN_F08_OP_CREATE_C
   if (c.op == "witness.tracer-c")
-    return "ordo has no " + c.binding + " user function for MPI_Op_create_c";
+    return std::string("ordo has no f08 user function for MPI_Op_create_c (MPI_User_function_c)");
+#else
+  if (c.op == "witness.tracer-c")
+    return std::string("MPI_Op_create_c is not provided by this library's mpi_f08 module");
+#endif
   const bool local = c.routine == Routine::reduce_local;
   if (c.mode == ref::Mode::persistent && !local && !persistent)
     return routine + " is not provided by this library's " + module + " module";

@@ -11,7 +11,19 @@
 namespace ordo::ref::crossing {
 namespace {
 
-enum Dim { kRoutine, kForm, kOp, kType, kCount, kRoot, kInPlace, kComm, kConcurrency, kDims };
+enum Dim {
+  kRoutine,
+  kForm,
+  kOp,
+  kType,
+  kCount,
+  kRoot,
+  kInPlace,
+  kComm,
+  kBinding,
+  kConcurrency,
+  kDims
+};
 
 // Each datatype class as its op kinds need it: a predefined op takes the
 // predefined type, a witness op whole cells of four 4-byte integers.
@@ -135,6 +147,9 @@ const std::vector<Dimension>& dimensions() {
     d[kComm] = {"comm",
                 {"world", "dup", "reversed", "odd-even", "self", "cart", "merged", "create-group",
                  "session", "inter-1-n", "inter-n-1", "inter-halves", "inter-permuted"}};
+    // The language binding the call is made through (MPI-4.1 Chapter 19): C,
+    // the mpi_f08 module, the mpi module.
+    d[kBinding] = {"binding", {"c", "f08", "f90"}};
     d[kConcurrency] = {"concurrency", {"single", "test", "outstanding", "freed"}};
     return d;
   }();
@@ -238,6 +253,21 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
     *why =
         "MPI_Reduce_locals takes MPI_IN_PLACE per argument (the proposals check), not as a send "
         "buffer";
+    return std::nullopt;
+  }
+  c.binding = value(kBinding);
+  if (c.binding != "c" && c.routine == Routine::reduce_locals) {
+    *why = "the MPI_Reduce_locals proposal defines no Fortran binding";
+    return std::nullopt;
+  }
+  // MPI-4.1 Chapter 19: the large-count (INTEGER(KIND=MPI_COUNT_KIND))
+  // procedures, MPI_Op_create_c among them, are in the mpi_f08 module only.
+  if (c.binding == "f90" && c.large_count) {
+    *why = "the mpi module has no large-count forms (only mpi_f08 has them)";
+    return std::nullopt;
+  }
+  if (c.binding == "f90" && op == "noncommutative-c") {
+    *why = "the mpi module has no MPI_Op_create_c (large-count user functions are mpi_f08's)";
     return std::nullopt;
   }
   try {

@@ -43,10 +43,10 @@ int index_of(int dim, const std::string& value) {
 x::Row row(const std::string& routine, const std::string& form, const std::string& op,
            const std::string& type, const std::string& count, const std::string& root,
            const std::string& in_place, const std::string& comm,
-           const std::string& concurrency = "single") {
-  return {index_of(0, routine),  index_of(1, form),  index_of(2, op),
-          index_of(3, type),     index_of(4, count), index_of(5, root),
-          index_of(6, in_place), index_of(7, comm),  index_of(8, concurrency)};
+           const std::string& concurrency = "single", const std::string& binding = "c") {
+  return {index_of(0, routine), index_of(1, form),       index_of(2, op),       index_of(3, type),
+          index_of(4, count),   index_of(5, root),       index_of(6, in_place), index_of(7, comm),
+          index_of(8, binding), index_of(9, concurrency)};
 }
 
 // Every valid row of the space, enumerated here on its own.
@@ -81,7 +81,7 @@ TEST(Crossing, the_dimensions_are_those_a_case_expresses) {
   std::vector<std::string> names;
   for (const auto& d : x::dimensions()) names.push_back(d.name);
   EXPECT_EQ(names, (std::vector<std::string>{"routine", "form", "op", "datatype", "count", "root",
-                                             "in_place", "comm", "concurrency"}));
+                                             "in_place", "comm", "binding", "concurrency"}));
 }
 
 TEST(Crossing, a_row_realizes_its_case_or_says_why_it_is_no_valid_call) {
@@ -185,7 +185,7 @@ TEST(Crossing, a_strength_2_array_holds_every_valid_pair_and_only_valid_rows) {
     EXPECT_EQ(cov.valid_tuples, static_cast<long long>(want.size()));
     EXPECT_EQ(pairs_of(cov.rows), want);
     EXPECT_EQ(x::tuples_held(cov.rows, 2), static_cast<long long>(want.size()));
-    EXPECT_EQ(x::tuples_held({cov.rows.front()}, 2), 36);  // 9 dimensions: 36 pairs in one row
+    EXPECT_EQ(x::tuples_held({cov.rows.front()}, 2), 45);  // 10 dimensions: 45 pairs in one row
     EXPECT_DOUBLE_EQ(cov.percent(), 100.0);
     std::string why;
     for (const auto& r : cov.rows) EXPECT_TRUE(x::realize(r, shapes, 3, &why)) << why;
@@ -237,6 +237,45 @@ TEST(Crossing, reduce_locals_has_no_large_count_binding) {
       row("reduce_locals", "blocking", "noncommutative", "contiguous", "7", "first", "no", "world"),
       zoo_at(2), 1, &why))
       << why;
+}
+
+// The binding is a dimension: a Fortran row is the same call through
+// mpi_f08 or mpi; what a module does not have (MPI-4.1 Chapter 19) is no
+// valid call, with the reason.
+TEST(Crossing, the_binding_is_a_dimension_and_a_module_without_a_form_says_so) {
+  std::string why;
+  const auto f08 = x::realize(row("allreduce", "persistent_c", "noncommutative-c", "contiguous",
+                                  "7", "first", "yes", "reversed", "test", "f08"),
+                              zoo_at(4), 1, &why);
+  ASSERT_TRUE(f08) << why;
+  EXPECT_EQ(f08->binding, "f08");
+  EXPECT_TRUE(f08->large_count);
+  const auto c = x::realize(row("allreduce", "persistent_c", "noncommutative-c", "contiguous", "7",
+                                "first", "yes", "reversed", "test", "c"),
+                            zoo_at(4), 1, &why);
+  ASSERT_TRUE(c) << why;
+  // Only the binding differs: the same call, so the same expected result.
+  Case same = *f08;
+  same.binding = "c";
+  EXPECT_EQ(same.to_json(), c->to_json());
+  EXPECT_FALSE(x::realize(row("allreduce", "blocking_c", "predefined", "basic", "7", "first", "no",
+                              "world", "single", "f90"),
+                          zoo_at(4), 1, &why));
+  EXPECT_EQ(why, "the mpi module has no large-count forms (only mpi_f08 has them)");
+  EXPECT_FALSE(x::realize(row("allreduce", "blocking", "noncommutative-c", "contiguous", "7",
+                              "first", "no", "world", "single", "f90"),
+                          zoo_at(4), 1, &why));
+  EXPECT_EQ(why,
+            "the mpi module has no MPI_Op_create_c (large-count user functions are mpi_f08's)");
+  EXPECT_FALSE(x::realize(row("reduce_locals", "blocking", "noncommutative", "contiguous", "7",
+                              "first", "no", "world", "single", "f08"),
+                          zoo_at(4), 1, &why));
+  EXPECT_EQ(why, "the MPI_Reduce_locals proposal defines no Fortran binding");
+  const auto f90 = x::realize(row("scan", "persistent", "minloc", "fortran-pair", "7", "first",
+                                  "no", "odd-even", "outstanding", "f90"),
+                              zoo_at(4), 1, &why);
+  ASSERT_TRUE(f90) << why;
+  EXPECT_EQ(f90->binding, "f90");
 }
 
 // A library without persistent collectives: the array holds every valid

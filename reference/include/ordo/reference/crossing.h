@@ -1,7 +1,8 @@
 // The case space as dimensions, and covering arrays over its valid calls.
 //
 // A row picks one value of every dimension (routine, form, op kind,
-// datatype class, count, root, in-place, communicator shape, concurrency); realize()
+// datatype class, count, root, in-place, communicator shape, binding,
+// concurrency); realize()
 // turns it into a Case, or says why no valid call has those values (the
 // reference's own verdict: validate_case, and what each routine takes).
 // covering_array() returns rows such that every valid combination of the
