@@ -272,7 +272,7 @@ TEST(Crossing, the_binding_is_a_dimension_and_a_module_without_a_form_says_so) {
                           zoo_at(4), 1, &why));
   EXPECT_EQ(why, "the MPI_Reduce_locals proposal defines no Fortran binding");
   const auto f90 = x::realize(row("scan", "persistent", "minloc", "fortran-pair", "7", "first",
-                                  "no", "odd-even", "outstanding", "f90"),
+                                  "no", "odd-even", "test", "f90"),
                               zoo_at(4), 1, &why);
   ASSERT_TRUE(f90) << why;
   EXPECT_EQ(f90->binding, "f90");
