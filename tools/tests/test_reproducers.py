@@ -64,7 +64,9 @@ def write(case, tmp_path):
 def build(src, tmp_path, name="repro"):
     exe = tmp_path / name
     compiler = "mpifort.mpich" if src.suffix == ".f90" else "mpicc.mpich"
-    subprocess.run([compiler, str(src), "-o", str(exe)], capture_output=True, text=True, check=True)
+    # In the source's folder: gfortran writes the witness module's .mod file there.
+    subprocess.run([compiler, str(src), "-o", str(exe)], capture_output=True, text=True, check=True,
+                   cwd=src.parent)
     return exe
 
 
