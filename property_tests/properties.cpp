@@ -95,6 +95,7 @@ void property(const ordo::ref::Case& c) {
   const auto [clause, level] = clause_of(c);
   RC_TAG(ordo::props::routine_label(c));
   RC_CLASSIFY(ordo::props::kind_of(c) != ordo::props::Kind::predefined, ordo::props::op_label(c));
+  RC_CLASSIFY(c.binding != "c", ordo::props::binding_label(c));
   RC_CLASSIFY(c.comm.rfind("split:", 0) == 0 || c.comm.rfind("inter:", 0) == 0,
               ordo::props::shape_label(c));
   RC_CLASSIFY(c.routine == ordo::ref::Routine::reduce && c.comm.rfind("inter", 0) == 0,
@@ -104,6 +105,7 @@ void property(const ordo::ref::Case& c) {
     g_labels["routine"][ordo::props::routine_label(c)]++;
     g_labels["op"][ordo::props::op_label(c)]++;
     g_labels["shape"][ordo::props::shape_label(c)]++;
+    g_labels["binding"][c.binding]++;
     g_labels["level"][ordo::harness::level_name(level)]++;
     g_labels["count"][count_label(c.count)]++;
     g_labels["concurrency"][c.concurrency.empty() ? "single" : c.concurrency]++;
@@ -252,6 +254,10 @@ TEST(Properties, reduce_family_agrees_with_the_reference) {
          << g_last_message << "\n  replay: " << ordo::harness::replay_command(c)
          << "\n  reproducer: "
          << (path.empty() ? "none (" + why + ")"
-                          : path + "  (mpicc " + path + " -o repro && mpiexec -n " +
+                          : path + "  (" +
+                                (path.size() > 4 && path.compare(path.size() - 4, 4, ".f90") == 0
+                                     ? "mpifort "
+                                     : "mpicc ") +
+                                path + " -o repro && mpiexec -n " +
                                 std::to_string(ordo::harness::world_size()) + " ./repro)");
 }

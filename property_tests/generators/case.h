@@ -1,7 +1,8 @@
 // gen_case: reduce-family cases the reference accepts (ordo::ref::validate_case
 // on every communicator of the shape), built from the named generators of
 // basics.h and datatype.h. Shrinks towards world, Allreduce, blocking,
-// MPI_SUM on MPI_INT or the tracer, count 0/1, root 0, not in place.
+// MPI_SUM on MPI_INT or the tracer, count 0/1, root 0, not in place, the C
+// binding.
 #pragma once
 
 #include <rapidcheck.h>
@@ -13,6 +14,7 @@
 
 #include "basics.h"
 #include "datatype.h"
+#include "executor.h"
 #include "ordo/reference/case.h"
 #include "ordo/reference/oracle.h"
 
@@ -107,6 +109,26 @@ inline bool valid_everywhere(const ref::Case& c0) {
   }
 }
 
+// The language binding the call is made through (MPI-4.1 Chapter 19): C, or
+// the mpi_f08 (f08) / mpi (f90) module through the harness's Fortran layer.
+// Only bindings that can make this call here are drawn: a Fortran binding
+// that lacks it (no large counts in the mpi module, no Fortran binding of
+// MPI_Reduce_locals or of an MPI_Op_create_c user function, a module without
+// persistent or large-count forms, no Fortran layer built) is left out, so
+// that a case skips only for what the library lacks in every binding
+// (harness::missing_feature, the same reason in C). Shrinks towards C.
+inline std::string draw_binding(const ref::Case& c0) {
+  ref::Case c = c0;
+  c.binding = "c";
+  const std::optional<std::string> in_c = harness::missing_feature(c);
+  std::vector<std::pair<int, std::string>> items{{4, "c"}};
+  for (const char* b : {"f08", "f90"}) {
+    c.binding = b;
+    if (harness::missing_feature(c) == in_c) items.push_back({1, b});
+  }
+  return *pick(items);
+}
+
 // An erroneous call (DETECT) of MPI_CHAR / MPI_WCHAR: MPI_Allreduce on an
 // intracommunicator (every rank checks the same arguments, so no rank is
 // left waiting) or MPI_Reduce_local.
@@ -133,6 +155,7 @@ inline ref::Case draw_char_detect_case() {
       c.comm = *gen_split_shape();
     c.mode = *gen_mode();
   }
+  c.binding = draw_binding(c);
   c.seed = static_cast<std::uint64_t>(*shrinking_to_zero(rc::gen::inRange(0, 1000)) + 1);
   return c;
 }
@@ -212,17 +235,21 @@ inline rc::Gen<ref::Case> gen_case() {
       c.recvcounts.clear();
       for (int r = 0; r < tops[0].size_low; ++r) c.recvcounts.push_back(*rc::gen::inRange(0, 4));
     }
+    c.binding = draw_binding(c);
     c.seed = static_cast<std::uint64_t>(*shrinking_to_zero(rc::gen::inRange(0, 1000)) + 1);
     return c;
   });
   return rc::gen::suchThat(raw, valid_everywhere).as("case");
 }
 
-// RC_TAG / RC_CLASSIFY labels of a case: by routine, op kind and shape.
+// RC_TAG / RC_CLASSIFY labels of a case: by routine, op kind, binding and shape.
 inline std::string routine_label(const ref::Case& c) {
   return std::string(ref::mpi_routine_name(c.routine, c.mode));
 }
 inline std::string op_label(const ref::Case& c) { return kind_label(kind_of(c)); }
+inline std::string binding_label(const ref::Case& c) {
+  return c.binding == "c" ? "C binding" : c.binding == "f08" ? "mpi_f08 binding" : "mpi binding";
+}
 inline std::string shape_label(const ref::Case& c) {
   if (c.comm.rfind("split:", 0) == 0) return "random sub-communicator";
   if (c.comm.rfind("inter:", 0) == 0) return "random intercommunicator";

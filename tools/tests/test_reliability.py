@@ -286,6 +286,43 @@ def test_the_properties_catch_a_mutant_and_its_reproducer_fails_only_on_the_muta
     assert without.returncode == 0, without.stdout + without.stderr
 
 
+def test_the_properties_catch_a_fault_of_the_fortran_path_and_its_fortran_reproducer_fails_only_on_it(
+        tmp_path_factory):
+    """Issue #16: against the mutant fortran-in-place-ignored (MPI_IN_PLACE
+    from the library's Fortran binding taken as zeros) the properties draw a
+    Fortran-bound case that fails, shrink it to one of the f08 or f90
+    binding, and write a standalone Fortran program that fails against the
+    fault and passes without it."""
+    needs_build("mutants")
+    if shutil.which("mpifort.mpich") is None:
+        pytest.skip("mpifort.mpich is not installed")
+    # A folder whose name does not say "fort": the mutant takes a caller whose
+    # file name has it (libmpichfort) for the library's Fortran binding.
+    tmp_path = tmp_path_factory.mktemp("props")
+    out = tmp_path / "out"
+    p = run("run", "--vendor", "mutants", "--env", "ORDO_MUTANT=fortran-in-place-ignored", "--filter", "proposals",
+            "--ranks", "3", "--property-budget", "300", "--out", str(out), timeout=900)
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr
+    summaries = [r for r in records(out) if r.get("clause") == "property.reduce-family"]
+    failed = [r for r in summaries if not r["property"]["passed"]]
+    assert failed, summaries
+    shrunk = failed[0]
+    assert shrunk["case"]["binding"] in ("f08", "f90") and shrunk["case"]["in_place"], shrunk["case"]
+    repro = pathlib.Path(shrunk["reproducer"])
+    assert repro.suffix == ".f90" and str(repro).startswith(str(out / "reproducers"))
+    exe = tmp_path / "repro"
+    subprocess.check_call(["mpifort.mpich", str(repro), "-o", str(exe)], cwd=tmp_path,
+                          stderr=subprocess.DEVNULL)
+    mutant_lib = BUILD / "mutants" / "vendors" / "mutants" / "libordo_mutmpi.so"
+    base = ["flock", "/tmp/ordo-mpi.lock", "timeout", "60", "mpiexec.mpich", "-n", str(shrunk["ranks"])]
+    with_fault = subprocess.run(base[:5] + ["-genv", "LD_PRELOAD", str(mutant_lib), "-genv", "ORDO_MUTANT",
+                                            "fortran-in-place-ignored"] + base[5:] + [str(exe)],
+                                capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert with_fault.returncode != 0, with_fault.stdout + with_fault.stderr
+    without = subprocess.run(base + [str(exe)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert without.returncode == 0, without.stdout + without.stderr
+
+
 def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_in_a_fresh_process(tmp_path):
     needs_build("mutants")
     # A site's adapter for the mutant MPI whose waiver says the fault
