@@ -153,9 +153,10 @@ def test_a_fortran_reproducer_fails_with_a_fault_of_the_fortran_path_and_only_wi
         pytest.skip(f"no {MUTANT_LIB}: `./ordo test` builds it")
     case = {"routine": "allreduce", "datatype": "MPI_INT", "op": "MPI_SUM", "count": 3, "in_place": True,
             "binding": binding}
-    # Folders whose names do not say "fort": the mutant takes a caller whose
-    # file name has it (libmpichfort) for the library's Fortran binding.
-    f_dir, c_dir = tmp_path_factory.mktemp("f"), tmp_path_factory.mktemp("c")
+    # The folders' names say "fortran" on purpose: the mutant takes a caller
+    # in a shared library named so (libmpichfort) for the library's Fortran
+    # binding, never a program by its folder.
+    f_dir, c_dir = tmp_path_factory.mktemp("fortran"), tmp_path_factory.mktemp("c-fortran")
     fortran = build(write(case, f_dir), f_dir)
     c = build(write(dict(case, binding="c"), c_dir), c_dir)
     with_fault = launch(fortran, "fortran-in-place-ignored")

@@ -29,9 +29,13 @@ class FortranCaller {
   explicit FortranCaller(const void* return_address) {
     if (!mutant(Mutant::fortran_in_place_ignored)) return;
     Dl_info info{};
-    const char* f = dladdr(return_address, &info) && info.dli_fname ? info.dli_fname : "";
+    const char* path = dladdr(return_address, &info) && info.dli_fname ? info.dli_fname : "";
+    // The shared library's own name, not its folder's nor a program's.
+    const char* slash = std::strrchr(path, '/');
+    const char* f = slash ? slash + 1 : path;
     g_called_from_fortran =
-        std::strstr(f, "fort") || std::strstr(f, "mpifh") || std::strstr(f, "usempi");
+        std::strncmp(f, "lib", 3) == 0 &&
+        (std::strstr(f, "fort") || std::strstr(f, "mpifh") || std::strstr(f, "usempi"));
   }
   ~FortranCaller() { g_called_from_fortran = false; }
   FortranCaller(const FortranCaller&) = delete;
