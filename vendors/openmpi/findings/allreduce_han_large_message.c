@@ -24,6 +24,11 @@
  *                                         (SIGSEGV on 4.1.4; 16384: right)
  *   mpiexec.openmpi $M -n 4 ./repro inplace 131073      (han not selected:
  * right)
+ *   mpiexec.openmpi $M --mca coll_han_priority 100 -n 4 ./repro inplace-reduce 16385
+ *                 (MPI_Reduce, MPI_IN_PLACE at root 0: SIGSEGV on 4.1.4, also
+ *                  with --mca coll_han_reduce_low_module 1 (sm) or
+ *                  --mca coll_han_reduce_up_module 1 (adapt); 16384 right;
+ *                  right with --mca coll_han_use_simple_reduce 1)
  *
  * Exits 0 when the sums are right and no send buffer changed, 1 otherwise. */
 #include <mpi.h>
@@ -37,13 +42,20 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int inplace = argc > 1 && strcmp(argv[1], "inplace") == 0;
+  const int inplace_reduce = argc > 1 && strcmp(argv[1], "inplace-reduce") == 0;
   const int n = argc > 2 ? atoi(argv[2]) : 131073;
   int* send = malloc(sizeof(int) * (size_t)n);
   int* copy = malloc(sizeof(int) * (size_t)n);
   int* recv = malloc(sizeof(int) * (size_t)n);
   for (int i = 0; i < n; ++i) send[i] = copy[i] = rank + i % 1000;
   int ok = 1;
-  if (inplace) {
+  if (inplace_reduce) {
+    /* MPI_Reduce with MPI_IN_PLACE at root 0; the other ranks' results are
+     * not significant (they are given their input as the expected value). */
+    memcpy(recv, send, sizeof(int) * (size_t)n);
+    MPI_Reduce(rank == 0 ? MPI_IN_PLACE : send, recv, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank != 0) memset(recv, 0, sizeof(int) * (size_t)n);
+  } else if (inplace) {
     memcpy(recv, send, sizeof(int) * (size_t)n);
     MPI_Allreduce(MPI_IN_PLACE, recv, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   } else {
@@ -59,7 +71,7 @@ int main(int argc, char** argv) {
         ok = 0;
       }
   }
-  for (int i = 0; i < n && ok; ++i) {
+  for (int i = 0; i < n && ok && (!inplace_reduce || rank == 0); ++i) {
     const int want = size * (size - 1) / 2 + size * (i % 1000);
     if (recv[i] != want) {
       printf("rank %d: element %d: expected %d, got %d\n", rank, i, want, recv[i]);
