@@ -12,32 +12,67 @@ std::string secs(double s) {
   return b;
 }
 
+std::string bytes(double b) {
+  char t[32];
+  if (b >= 1 << 20)
+    std::snprintf(t, sizeof t, "%.1f MiB", b / (1 << 20));
+  else
+    std::snprintf(t, sizeof t, "%.0f KiB", b / 1024);
+  return t;
+}
+
+// How much larger this case is than the one a limit derives from (>= 1), and
+// the words that say so ("" when it is not larger).
+double scale(double work, double basis_work, std::string* words) {
+  const double w = std::max(work, LimitSettings::kMinWork);
+  const double b = std::max(basis_work, LimitSettings::kMinWork);
+  if (work <= 0 || w <= b) return 1;
+  char t[48];
+  std::snprintf(t, sizeof t, "%.1f", w / b);
+  *words = " x " + std::string(t) + " (this case's " + bytes(w) + " against that case's " +
+           bytes(b) + ")";
+  return w / b;
+}
+
 }  // namespace
 
+double case_work(long long count, double type_size, bool scattering, int group_size, int calls) {
+  double w = static_cast<double>(std::max(0LL, count)) * std::max(0.0, type_size);
+  if (scattering) w *= std::max(1, group_size);
+  w *= std::max(1, calls);
+  return std::max(w, LimitSettings::kMinWork);
+}
+
 CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kind,
-                     const KindStats& any, const LimitSettings& settings) {
+                     const KindStats& any, const LimitSettings& settings, double work) {
   CaseLimit l;
+  l.work = work;
   const std::string at = " at " + std::to_string(ranks) + " ranks";
+  std::string larger;
   if (of_kind.hung > 0) {
     l.rule = "hung";
-    l.seconds = std::max(settings.hung_floor_s, LimitSettings::kHungFactor * of_kind.slowest_s);
-    l.why = std::to_string(of_kind.hung) + " " + kind + " case(s) already timed out" + at +
-            " in this run: max(" + secs(settings.hung_floor_s) + ", 3 x " +
-            (of_kind.finished ? secs(of_kind.slowest_s) + ", the slowest that finished)"
-                              : std::string("0 s: none finished)"));
+    const double s = of_kind.finished ? scale(work, of_kind.slowest_work, &larger) : 1;
+    l.seconds = std::max(settings.hung_floor_s, LimitSettings::kHungFactor * of_kind.slowest_s * s);
+    l.why =
+        std::to_string(of_kind.hung) + " " + kind + " case(s) already timed out" + at +
+        " in this run: max(" + secs(settings.hung_floor_s) + ", 3 x " +
+        (of_kind.finished ? secs(of_kind.slowest_s) + ", the slowest that finished" + larger + ")"
+                          : std::string("0 s: none finished)"));
   } else if (of_kind.finished > 0) {
     l.rule = "kind";
-    l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * of_kind.slowest_s);
+    const double s = scale(work, of_kind.slowest_work, &larger);
+    l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * of_kind.slowest_s * s);
     // The why names no count of cases: it would change with every case, and a
     // report of 100000 records compresses repeated sentences to almost nothing.
     l.why = "max(" + secs(settings.floor_s) + ", 10 x " + secs(of_kind.slowest_s) +
-            ", the slowest " + kind + " case that finished" + at + " in this run)";
+            ", the slowest " + kind + " case that finished" + at + " in this run" + larger + ")";
   } else if (any.finished > 0) {
     l.rule = "any";
-    l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * any.slowest_s);
+    const double s = scale(work, any.slowest_work, &larger);
+    l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * any.slowest_s * s);
     l.why = "no " + kind + " case finished yet" + at + ": max(" + secs(settings.floor_s) +
             ", 10 x " + secs(any.slowest_s) + ", the slowest case that finished" + at +
-            " in this run, of " + any.slowest_kind + ")";
+            " in this run, of " + any.slowest_kind + larger + ")";
   } else {
     l.rule = "default";
     l.seconds = settings.case_timeout;
@@ -57,24 +92,30 @@ void CaseStats::load(const Json& doc) {
     if (!s.is_object()) continue;
     KindStats k;
     k.slowest_s = s.value("slowest_s", 0.0);
+    k.slowest_work = s.value("slowest_work", 0.0);
     k.finished = s.value("finished", 0LL);
     k.hung = s.value("hung", 0LL);
     kinds_[kind] = k;
     any_.finished += k.finished;
     if (k.finished > 0 && (any_.slowest_kind.empty() || k.slowest_s > any_.slowest_s)) {
       any_.slowest_s = k.slowest_s;
+      any_.slowest_work = k.slowest_work;
       any_.slowest_kind = kind;
     }
   }
 }
 
-void CaseStats::finished(const std::string& kind, double seconds) {
+void CaseStats::finished(const std::string& kind, double seconds, double work) {
   KindStats& k = kinds_[kind];
   k.finished++;
-  k.slowest_s = std::max(k.slowest_s, seconds);
+  if (k.finished == 1 || seconds > k.slowest_s) {
+    k.slowest_s = seconds;
+    k.slowest_work = work;
+  }
   any_.finished++;
   if (any_.slowest_kind.empty() || seconds > any_.slowest_s) {
     any_.slowest_s = seconds;
+    any_.slowest_work = work;
     any_.slowest_kind = kind;
   }
 }

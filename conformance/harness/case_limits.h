@@ -8,12 +8,19 @@
 // check, at the job's rank count. The rules, first that applies:
 //   hung     cases of this kind already timed out at this rank count (in
 //            this run and variant): max(hung floor, 3 x the slowest case of
-//            the kind that finished)
+//            the kind that finished x S)
 //   kind     cases of this kind finished at this rank count:
-//            max(floor, 10 x the slowest of them)
+//            max(floor, 10 x the slowest of them x S)
 //   any      no case of this kind finished yet, others did:
-//            max(floor, 10 x the slowest of those)
+//            max(floor, 10 x the slowest of those x S)
 //   default  no case finished yet at this rank count: the --case-timeout
+// S scales for a case larger than the one the limit derives from: its work
+// (case_work: the bytes a process sends, at least kMinWork) over that slowest
+// case's work, or 1 when it is not larger. A kind spans count 0 to 65536 x
+// three calls, and its first heavy case must not be judged by a limit learnt
+// from light ones (a 10 s limit after a 0.5 s case timed out a case that
+// takes 9-13 s under load, and a timeout charged to the library that way is a
+// false verdict).
 // Never longer than the --case-timeout (the user's bound).
 #pragma once
 
@@ -26,6 +33,7 @@ namespace ordo::harness {
 
 struct KindStats {
   double slowest_s = 0;      // the slowest case of the kind that finished (its whole wall time)
+  double slowest_work = 0;   // that case's work (case_work; 0: not known, as kMinWork)
   long long finished = 0;    // cases of the kind that finished (any outcome the harness recorded)
   long long hung = 0;        // cases of the kind that timed out
   std::string slowest_kind;  // for the "any" statistics: the kind of the slowest case
@@ -35,7 +43,12 @@ struct CaseLimit {
   double seconds = 0;
   std::string rule;  // hung | kind | any | default
   std::string why;   // one sentence with the figures
-  Json to_json() const { return Json{{"seconds", seconds}, {"rule", rule}, {"why", why}}; }
+  double work = 0;   // the case's work (case_work), which later limits scale by
+  Json to_json() const {
+    Json j{{"seconds", seconds}, {"rule", rule}, {"why", why}};
+    if (work > 0) j["work"] = work;
+    return j;
+  }
 };
 
 struct LimitSettings {
@@ -44,20 +57,29 @@ struct LimitSettings {
   double hung_floor_s = 2;   // --ordo-hung-case-floor
   static constexpr double kFactor = 10;
   static constexpr double kHungFactor = 3;
+  // Below this many bytes a case's time is the call's fixed cost, not its data.
+  static constexpr double kMinWork = 4096;
 };
+
+// A case's work for the limits: the bytes of data one process sends in it
+// (count x the datatype's size; x the group size for the scattering routines,
+// whose count is one block; x 3 for three calls outstanding at once), at
+// least LimitSettings::kMinWork. An estimate for scaling, not a cost model.
+double case_work(long long count, double type_size, bool scattering, int group_size, int calls);
 
 // The limit of a case of `kind` at `ranks` processes, given the statistics
 // of its kind and of every kind at this rank count.
 CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kind,
-                     const KindStats& any, const LimitSettings& settings);
+                     const KindStats& any, const LimitSettings& settings, double work = 0);
 
 // The statistics the runner hands a job (--ordo-case-stats=FILE, written by
 // tools/runner/case_limits.py) joined with what this process saw itself.
 class CaseStats {
  public:
-  // {"kinds": {"MPI_Reduce": {"slowest_s": .., "finished": .., "hung": ..}, ...}}
+  // {"kinds": {"MPI_Reduce": {"slowest_s": .., "slowest_work": .., "finished": .., "hung": ..},
+  // ...}}
   void load(const Json& doc);
-  void finished(const std::string& kind, double seconds);
+  void finished(const std::string& kind, double seconds, double work = 0);
   const KindStats& of(const std::string& kind) const;
   const KindStats& any() const { return any_; }
 

@@ -449,6 +449,22 @@ Outcome record_check(const std::string& subject, const LocalVerdict& mine) {
   return record_impl(nullptr, subject, mine, 0, g_size);
 }
 
+namespace {
+// The case's work for the derived limits (case_limits.h): the world's size
+// stands for the group's (an upper bound), a type the reference does not
+// model (a value-index pair) for 16 bytes an element.
+double work_of(const ref::Case& c) {
+  double size = 16;
+  try {
+    size = static_cast<double>(ref::Datatype::parse(c.datatype).size());
+  } catch (const std::exception&) {
+  }
+  const bool scattering =
+      c.routine == ref::Routine::reduce_scatter || c.routine == ref::Routine::reduce_scatter_block;
+  return case_work(c.count, size, scattering, g_size, c.concurrency == "outstanding" ? 3 : 1);
+}
+}  // namespace
+
 bool begin_case(const ref::Case* c) {
   ++g_seq;
   g_case_index++;
@@ -474,8 +490,8 @@ bool begin_case(const ref::Case* c) {
     ls.case_timeout = g_settings.case_timeout;
     ls.floor_s = g_settings.case_floor;
     ls.hung_floor_s = g_settings.hung_case_floor;
-    g_case_limit =
-        case_limit(g_case_kind, g_size, g_case_stats.of(g_case_kind), g_case_stats.any(), ls);
+    g_case_limit = case_limit(g_case_kind, g_size, g_case_stats.of(g_case_kind), g_case_stats.any(),
+                              ls, c ? work_of(*c) : 0);
   }
   if (g_level == Level::DETECT && g_case_limit.seconds > kDetectCaseSeconds) {
     g_case_limit.seconds = kDetectCaseSeconds;
@@ -524,7 +540,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   struct Finished {
     ~Finished() {
       if (!g_settings.case_stats.empty() && *outcome != Outcome::skip)
-        g_case_stats.finished(g_case_kind, MPI_Wtime() - g_case_t0);
+        g_case_stats.finished(g_case_kind, MPI_Wtime() - g_case_t0, g_case_limit.work);
     }
     const Outcome* outcome;
   } finished{&outcome};

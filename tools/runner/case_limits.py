@@ -35,7 +35,7 @@ class CaseStats:
     def __init__(self, journal):
         self.journal = journal
         self.offset = 0
-        self.finished = {}  # (ranks, kind) -> [slowest seconds, count]
+        self.finished = {}  # (ranks, kind) -> [slowest seconds, its work, count]
         self.hung = {}      # (ranks, variant, kind) -> count
 
     def update(self):
@@ -57,16 +57,21 @@ class CaseStats:
             key = (ranks, r.get("variant") or "default", kind)
             self.hung[key] = self.hung.get(key, 0) + 1
         elif isinstance(r.get("case_seconds"), (int, float)) and r.get("outcome") != "skip":
-            row = self.finished.setdefault((ranks, kind), [0.0, 0])
-            row[0] = max(row[0], float(r["case_seconds"]))
-            row[1] += 1
+            # [slowest seconds, that case's work (the harness's case_limit.work; 0: not known), count]
+            row = self.finished.setdefault((ranks, kind), [0.0, 0.0, 0])
+            if row[2] == 0 or float(r["case_seconds"]) > row[0]:
+                limit = r.get("case_limit") if isinstance(r.get("case_limit"), dict) else {}
+                work = limit.get("work")
+                row[0], row[1] = float(r["case_seconds"]), float(work) if isinstance(work, (int, float)) else 0.0
+            row[2] += 1
 
     def for_job(self, ranks, variant):
         """The harness's statistics file for a job at `ranks` under `variant`."""
         kinds = {}
-        for (n, kind), (slowest, count) in self.finished.items():
+        for (n, kind), (slowest, work, count) in self.finished.items():
             if n == ranks:
-                kinds[kind] = {"slowest_s": round(slowest, 6), "finished": count, "hung": 0}
+                kinds[kind] = {"slowest_s": round(slowest, 6), "slowest_work": work, "finished": count,
+                               "hung": 0}
         for (n, v, kind), count in self.hung.items():
             if n == ranks and v == variant:
                 kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})["hung"] = count

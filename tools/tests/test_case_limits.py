@@ -32,17 +32,32 @@ def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_an
     stats = CaseStats(journal)
     stats.update()
     doc = stats.for_job(4, "default")
-    assert doc["kinds"]["MPI_Reduce"] == {"slowest_s": 0.5, "finished": 2, "hung": 1}
-    assert doc["kinds"]["MPI_Scan"] == {"slowest_s": 0.1, "finished": 1, "hung": 0}
+    assert doc["kinds"]["MPI_Reduce"] == {"slowest_s": 0.5, "slowest_work": 0.0, "finished": 2, "hung": 1}
+    assert doc["kinds"]["MPI_Scan"] == {"slowest_s": 0.1, "slowest_work": 0.0, "finished": 1, "hung": 0}
     assert doc["kinds"]["Reduce.x"]["finished"] == 1
     assert stats.for_job(4, "v")["kinds"]["MPI_Reduce"]["hung"] == 1  # its own hang, the others' timings
-    assert stats.for_job(3, "default")["kinds"] == {"MPI_Reduce": {"slowest_s": 9.0, "finished": 1, "hung": 0}}
+    assert stats.for_job(3, "default")["kinds"] == {"MPI_Reduce": {"slowest_s": 9.0, "slowest_work": 0.0,
+                                                                   "finished": 1, "hung": 0}}
     # Read incrementally: a line appended later counts once.
     with open(journal, "a") as f:
         f.write(json.dumps(rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE)) + "\n")
     stats.write(tmp_path / "stats.json", 4, "default")
     again = json.loads((tmp_path / "stats.json").read_text())
     assert again["kinds"]["MPI_Reduce"]["hung"] == 2 and again["kinds"]["MPI_Reduce"]["finished"] == 2
+
+
+def test_the_statistics_keep_the_work_of_the_slowest_case_for_the_harness_to_scale_by(tmp_path):
+    """The harness scales a larger case's limit by its work over the slowest case's
+    (case_limits.h); the runner hands on that case's work from its record."""
+    journal = tmp_path / "journal.jsonl"
+    small = dict(rec(seconds=0.2), case_limit={"seconds": 10, "rule": "any", "why": "", "work": 4096})
+    large = dict(rec(seconds=0.9), case_limit={"seconds": 10, "rule": "kind", "why": "", "work": 786432})
+    quick = dict(rec(seconds=0.1), case_limit={"seconds": 10, "rule": "kind", "why": "", "work": 8192})
+    journal.write_text("".join(json.dumps(r) + "\n" for r in (small, large, quick)))
+    stats = CaseStats(journal)
+    stats.update()
+    assert stats.for_job(4, "default")["kinds"]["MPI_Reduce"] == {
+        "slowest_s": 0.9, "slowest_work": 786432.0, "finished": 3, "hung": 0}
 
 
 def test_a_kind_is_the_records_routine_and_only_a_case_that_overran_is_a_hang():

@@ -62,6 +62,43 @@ TEST(CaseLimits, a_kind_that_hung_gets_the_short_limit) {
   EXPECT_DOUBLE_EQ(l.seconds, 2);  // none finished: the hung floor
 }
 
+TEST(CaseLimits, a_case_larger_than_the_one_a_limit_derives_from_gets_a_limit_scaled_by_its_work) {
+  // The seen case of 4 KiB took 0.5 s; a case of 1 MiB (256 x) is not judged by 5 s.
+  h::KindStats kind = stats(0.5, 5);
+  kind.slowest_work = 4096;
+  auto l =
+      h::case_limit("MPI_Ireduce_scatter_block", 8, kind, stats(1, 9), settings(3600), 1 << 20);
+  EXPECT_EQ(l.rule, "kind");
+  EXPECT_DOUBLE_EQ(l.seconds, 10 * 0.5 * 256);
+  EXPECT_NE(l.why.find("x 256.0 (this case's 1.0 MiB against that case's 4 KiB)"),
+            std::string::npos)
+      << l.why;
+  EXPECT_DOUBLE_EQ(l.work, 1 << 20);
+  EXPECT_DOUBLE_EQ(l.to_json()["work"].get<double>(), 1 << 20);
+  // The first case of a kind: scaled against the slowest case of any kind.
+  h::KindStats any = stats(0.49, 9);
+  any.slowest_kind = "MPI_Reduce";
+  any.slowest_work = 64 * 1024;
+  l = h::case_limit("MPI_Ireduce_scatter_block", 8, {}, any, settings(20), 12.0 * (1 << 20));
+  EXPECT_EQ(l.rule, "any");
+  EXPECT_DOUBLE_EQ(l.seconds, 20);  // 10 x 0.49 s x 192, capped
+  // A smaller case, or one whose work is not known, keeps the unscaled limit.
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, kind, {}, settings(), 1024).seconds, 10);
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, kind, {}, settings(), 0).seconds, 10);
+  // After a hang too: 3 x the slowest finished case x the same ratio.
+  kind.hung = 1;
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, kind, {}, settings(600), 40960).seconds,
+                   3 * 0.5 * 10);
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, kind, {}, settings(600), 4096).seconds, 2);
+}
+
+TEST(CaseLimits, a_cases_work_is_the_bytes_a_process_sends) {
+  EXPECT_DOUBLE_EQ(h::case_work(65536, 4, false, 8, 1), 262144);
+  EXPECT_DOUBLE_EQ(h::case_work(65536, 4, true, 8, 3), 65536.0 * 4 * 8 * 3);  // blocks, 3 calls
+  EXPECT_DOUBLE_EQ(h::case_work(0, 4, false, 8, 1), h::LimitSettings::kMinWork);
+  EXPECT_DOUBLE_EQ(h::case_work(-3, 4, false, 8, 1), h::LimitSettings::kMinWork);
+}
+
 TEST(CaseLimits, no_limit_exceeds_the_case_timeout) {
   const auto l = h::case_limit("MPI_Reduce", 4, stats(30, 5), stats(30, 9), settings(60));
   EXPECT_DOUBLE_EQ(l.seconds, 60);
@@ -71,14 +108,20 @@ TEST(CaseLimits, no_limit_exceeds_the_case_timeout) {
 
 TEST(CaseLimits, the_runners_statistics_join_a_processs_own) {
   h::CaseStats s;
-  s.load(h::Json::parse(R"({"kinds": {"MPI_Reduce": {"slowest_s": 0.5, "finished": 3, "hung": 1},
+  s.load(h::Json::parse(
+      R"({"kinds": {"MPI_Reduce": {"slowest_s": 0.5, "slowest_work": 8192, "finished": 3, "hung": 1},
                                       "MPI_Scan": {"slowest_s": 0.2, "finished": 2, "hung": 0}}})"));
   EXPECT_EQ(s.of("MPI_Reduce").hung, 1);
   EXPECT_EQ(s.any().finished, 5);
   EXPECT_EQ(s.any().slowest_kind, "MPI_Reduce");
-  s.finished("MPI_Scan", 0.9);
+  EXPECT_DOUBLE_EQ(s.any().slowest_work, 8192);
+  s.finished("MPI_Scan", 0.9, 65536);
   EXPECT_EQ(s.of("MPI_Scan").finished, 3);
   EXPECT_DOUBLE_EQ(s.of("MPI_Scan").slowest_s, 0.9);
+  EXPECT_DOUBLE_EQ(s.of("MPI_Scan").slowest_work, 65536);
+  EXPECT_DOUBLE_EQ(s.any().slowest_work, 65536);
+  s.finished("MPI_Scan", 0.3, 1 << 20);  // not the slowest: its work does not replace that case's
+  EXPECT_DOUBLE_EQ(s.of("MPI_Scan").slowest_work, 65536);
   EXPECT_EQ(s.any().slowest_kind, "MPI_Scan");
   EXPECT_EQ(s.of("MPI_Exscan").finished, 0);
   h::CaseStats empty;
