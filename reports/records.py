@@ -52,9 +52,20 @@ def _dead_job(*, ranks, vendor, variant, outcome, duration_s, log):
             "waiver": None, "reproducer": None}
 
 
-def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s, log):
+def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s, log, notes=None):
     """The case a job was in when it died: begun is the case a rank had begun
-    (its <journal>.inflight.<rank> file, runner/protocol.py)."""
+    (its <journal>.inflight.<rank> file, runner/protocol.py).
+
+    notes: for a DETECT case, {world rank: its in-flight note} of the ranks
+    still in the case; a note's "returned" ({"detect", "message"}) says that
+    rank's call had returned when the case overran, and how. When some
+    reported the error and the others never returned (they wait in the
+    collective for the processes that returned the error, which an MPI
+    library may let them do: after an error the other processes' calls are
+    not defined to complete), the library did detect it: the case is
+    reported, as when every rank returns (the harness's rule: reported on k
+    of n ranks), and the record says which ranks did not return. A rank that
+    accepted the call while another hung keeps the timeout."""
     record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
                        duration_s=duration_s, log=log)
     record.update({k: begun.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
@@ -69,6 +80,17 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     if timed_out and isinstance(limit, dict):
         what += f" of {limit.get('seconds', 0):.2f} s ({limit.get('rule')}: {limit.get('why')})"
     record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
+    returned = {r: n["returned"] for r, n in (notes or {}).items() if isinstance(n.get("returned"), dict)}
+    waiting = sorted(r for r in (notes or {}) if r not in returned)
+    reported = sorted(r for r, v in returned.items() if v.get("detect") == "reported")
+    accepted = sorted(r for r, v in returned.items() if v.get("detect") == "accepted")
+    if timed_out and begun.get("level") == "DETECT" and reported and waiting and not accepted:
+        names = ", ".join(map(str, waiting))
+        record.update({"outcome": "pass", "detect": "reported",
+                       "message": f"reported on {len(reported)} of {len(reported) + len(waiting)} ranks: "
+                                  f"{returned[reported[0]].get('message', '')} | ranks that never returned "
+                                  f"from the call (waiting in it for the processes that returned the error; "
+                                  f"the case was ended after its limit): {names}"})
     return record
 
 

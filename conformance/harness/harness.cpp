@@ -111,6 +111,7 @@ void append_journal(const std::string& line) {
 // (JSON allows trailing white space), so no truncation and no reopening.
 int g_inflight_fd = -1;
 std::size_t g_inflight_len = 0;
+std::string g_inflight_body;  // the note of the case in flight, without its closing brace
 
 void write_inflight(std::string note) {
   PhaseTimer timer(Phase::inflight);
@@ -510,8 +511,8 @@ bool begin_case(const ref::Case* c) {
       f << ",\"credited_to\":\"" << (library_has_reduce_locals() ? "library" : "ordo") << "\"";
     if (!g_next_dimensions.is_null()) f << ",\"dimensions\":" << g_next_dimensions.dump();
     if (!g_settings.case_stats.empty()) f << ",\"case_limit\":" << g_case_limit.to_json().dump();
-    f << "}\n";
-    write_inflight(f.str());
+    g_inflight_body = f.str();
+    write_inflight(g_inflight_body + "}\n");
   }
   g_limit_s.store(g_case_limit.seconds);
   g_case_t0 = MPI_Wtime();
@@ -553,6 +554,15 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     const ZooComm& z = zoo(cp->comm);
     if (z.available && z.member && z.comm != MPI_COMM_NULL)
       place = CommPlace{1, z.color, z.role.group, z.role.rank};
+  }
+  // DETECT: this rank's call returned; its note says how. If another rank
+  // never returns (it waits in the collective for a process that returned the
+  // error), the runner's record of the timeout still knows who reported it.
+  // A rank outside the case's communicator returns with no detect at all.
+  if (g_level == Level::DETECT && !g_settings.journal.empty() && !g_inflight_body.empty()) {
+    const std::string first = mine.message.substr(0, mine.message.find('\n')).substr(0, 300);
+    write_inflight(g_inflight_body + ",\"returned\":{\"detect\":\"" + json_escape(mine.detect) +
+                   "\",\"message\":\"" + json_escape(first) + "\"}}\n");
   }
   if (g_rank != 0) {
     if (placed) MPI_Send(&place, 4, MPI_INT, 0, kTagPlace, g_comm);

@@ -69,7 +69,9 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
         case, recorded = protocol.charged_case(journal, first_record)
         prior = None if case and not recorded else last_failed(journal, first_record)
         if case and not recorded:
-            record = waivers.apply({**records.case_died(case, **dead, **how), **extra})
+            # A DETECT case that timed out: which ranks' calls had returned, and how.
+            notes = protocol.ranks_in_case(journal, case.get("seq")) if case.get("level") == "DETECT" else {}
+            record = waivers.apply({**records.case_died(case, **dead, **how, notes=notes), **extra})
             append_record(journal, record)
             skip = case["seq"]
         elif prior:

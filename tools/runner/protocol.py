@@ -2,7 +2,8 @@
 conformance/harness/, the same names), and the one rule for which case a
 job that died is charged to.
 
-    <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test, clause, ...)
+    <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test, clause, ...;
+                               a DETECT case's also "returned" once that rank's call returned)
     <journal>.done             the executable ended normally
     <journal>.timeout          the harness's watchdog ended an overrunning case
     <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
@@ -56,6 +57,22 @@ def begun_cases(journal):
         except (OSError, ValueError):
             continue
     return begun
+
+
+def ranks_in_case(journal, seq):
+    """{world rank: its note} of the ranks whose in-flight note is case `seq`.
+    A DETECT case's note holds "returned" once that rank's call returned
+    (with how: reported or accepted); a rank without it never returned."""
+    notes = {}
+    for f in inflight_files(journal):
+        try:
+            rank = int(str(f).rsplit(INFLIGHT, 1)[1])
+            note = json.loads(f.read_text())
+        except (OSError, ValueError, IndexError):
+            continue
+        if note.get("seq") == seq:
+            notes[rank] = note
+    return notes
 
 
 def timed_out(journal, rc):

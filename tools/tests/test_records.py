@@ -24,6 +24,12 @@ BEGUN = {"seq": 4, "id": "Reduce.x#3", "test": "Reduce.x", "clause": "reduce.val
          "case": CASE, "routine": "MPI_Reduce"}
 HOW = {"ranks": 2, "vendor": "mpich", "variant": "default", "timed_out": False, "rc": 139, "tail": "a / b",
        "duration_s": 1.23456, "log": "/o/logs/x.log"}
+# A DETECT case (MPI_Reduce with sendbuf == recvbuf, erroneous at the root only) that
+# overran: rank 0, the root, returned the error; rank 1 waits in the collective for it.
+DETECT_BEGUN = dict(BEGUN, level="DETECT", clause="buffers.send-recv-aliasing", test="Detect.aliased")
+DETECT_NOTES = {0: dict(DETECT_BEGUN, returned={"detect": "reported",
+                                                "message": "MPI_Reduce returned error class 1: Invalid buffer"}),
+                1: dict(DETECT_BEGUN)}
 
 
 def made():
@@ -31,6 +37,8 @@ def made():
     return {
         "case_died": records.case_died(BEGUN, **HOW),
         "case_timed_out": records.case_died(BEGUN, **dict(HOW, timed_out=True)),
+        "detect_reported_while_others_waited": records.case_died(
+            DETECT_BEGUN, **dict(HOW, timed_out=True, rc=124), notes=DETECT_NOTES),
         "died_after_failure": records.died_after_failure(dict(BEGUN, outcome="fail"), **HOW),
         "job_died": records.job_died("ordo_check_reduce", attempt=1, **HOW),
         "job_died_in_a_variant": records.job_died("ordo_check_reduce", attempt=0, **dict(HOW, variant="v.a")),
@@ -60,6 +68,27 @@ def test_the_records_of_a_dead_job_say_what_happened():
     assert r["job_died"]["id"] == "ordo_check_reduce@2ranks#job1"
     assert r["job_died_in_a_variant"]["id"] == "ordo_check_reduce@2ranks#job0@v.a"
     assert r["case_died"]["duration_s"] == 1.235
+
+
+def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_reported_is_reported():
+    """The library returned the error where the call was erroneous; the other
+    processes waiting in the collective for that process is not charged to it."""
+    r = made()["detect_reported_while_others_waited"]
+    assert r["outcome"] == "pass" and r["detect"] == "reported"
+    assert r["message"].startswith("reported on 1 of 2 ranks: MPI_Reduce returned error class 1")
+    assert "never returned from the call" in r["message"] and r["message"].endswith(": 1")
+    how = dict(HOW, timed_out=True, rc=124)
+    # Every rank still in the call (none returned), or one that accepted the erroneous call
+    # while another hung, or a crash: the timeout (crash) stays.
+    assert records.case_died(DETECT_BEGUN, **how, notes={0: DETECT_BEGUN, 1: DETECT_BEGUN})["outcome"] == "timeout"
+    accepted = {**DETECT_NOTES, 2: dict(DETECT_BEGUN, returned={"detect": "accepted", "message": ""})}
+    assert records.case_died(DETECT_BEGUN, **how, notes=accepted)["outcome"] == "timeout"
+    assert records.case_died(DETECT_BEGUN, **dict(HOW), notes=DETECT_NOTES)["outcome"] == "crash"
+    # All returned and reported, yet the job overran (after the call): not this rule.
+    both = {0: DETECT_NOTES[0], 1: DETECT_NOTES[0]}
+    assert records.case_died(DETECT_BEGUN, **how, notes=both)["outcome"] == "timeout"
+    # A MUST case is never judged so.
+    assert records.case_died(BEGUN, **how, notes=DETECT_NOTES)["outcome"] == "timeout"
 
 
 def test_the_schema_rejects_what_is_not_a_record():

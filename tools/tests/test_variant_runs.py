@@ -39,3 +39,20 @@ def test_the_sweep_table_names_every_variant_and_its_failing_checks(tmp_path):
         assert n in p.stdout  # the per-variant table
     scan_records = [r for r in records(out) if r["variant"] != "default"]
     assert all(r["case"]["routine"] == "scan" for r in scan_records)
+
+
+def test_a_detect_case_erroneous_at_the_root_only_is_reported_when_the_others_wait_for_the_root(tmp_path):
+    """MPI_Reduce with sendbuf == recvbuf is erroneous at the root only (recvbuf is
+    significant there only). MPICH 4.0.2 returns the error at the root; under its
+    reduce_scatter_gather algorithm the other process then waits for the root in the
+    collective until the case's limit. The library detected the error: reported, and
+    the record names the rank that never returned."""
+    needs_build("mpich")
+    out = tmp_path / "out"
+    p = run_ordo("run", "--vendor", "mpich", "--variants", "mpich.reduce.intra.reduce_scatter_gather",
+                 "--filter", "detect", "--only", "Detect.the_send_buffer_is_the_receive_buffer*", "--ranks", "2",
+                 "--property-budget", "0", "--out", str(out))
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    recs = [r for r in records(out) if r["routine"] == "MPI_Reduce"]
+    assert recs and all(r["outcome"] == "pass" and r["detect"] == "reported" for r in recs), recs
+    assert all("never returned from the call" in r["message"] and r["message"].endswith(": 1") for r in recs)
