@@ -1,0 +1,44 @@
+/* Finding (DETECT, algorithm variants mpich.ireduce.intra.tsp_tree and
+ * mpich.ireduce.intra.tsp_ring only): forced to the transport-based tree or
+ * ring algorithm, MPICH 4.0.2's MPI_Ireduce with a negative count (-3) ends
+ * the job with a segmentation fault, and MPI_Reduce_init with the same
+ * count returns MPI_SUCCESS (accepted) under both. count is a
+ * non-negative integer (MPI-4.1 6.9.1); under MPI_ERRORS_RETURN the call
+ * should return an error code, as the library's own choice of algorithm and
+ * the sched_* algorithms do ("Other MPI error" from MPI_Ireduce and
+ * MPI_Reduce_init).
+ *
+ *   mpicc.mpich variant_ireduce_tsp_negative_count.c -o repro
+ *   MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_IREDUCE_INTRA_ALGORITHM=tsp_tree \
+ *     mpiexec.mpich -n 2 ./repro 1      # 1: MPI_Ireduce, 2: MPI_Reduce_init
+ *
+ * Exits 0 when the call returns an error code, 2 when it returns MPI_SUCCESS;
+ * the crash ends the job with a non-zero code. MPICH 4.0.2 at 2 processes:
+ * tsp_tree and tsp_ring crash in MPI_Ireduce (2 to 8 processes in ordo's
+ * sweep); MPI_Reduce_init is accepted under both; without the variable
+ * (auto) and with sched_binomial both calls return an error. No upstream
+ * report found. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char** argv) {
+  int rank, rc, which = argc > 1 ? atoi(argv[1]) : 1;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int a[3] = {1, 2, 3}, b[3] = {0, 0, 0};
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (which == 1)
+    rc = MPI_Ireduce(a, b, -3, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &req);
+  else
+    rc = MPI_Reduce_init(a, b, -3, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  printf("rank %d: %s with count -3 returned %s (class %d)\n", rank,
+         which == 1 ? "MPI_Ireduce" : "MPI_Reduce_init",
+         rc == MPI_SUCCESS ? "MPI_SUCCESS" : "an error", cls);
+  /* An accepted call leaves a request: not started or waited for (its count is erroneous). */
+  MPI_Finalize();
+  return rc == MPI_SUCCESS ? 2 : 0;
+}
