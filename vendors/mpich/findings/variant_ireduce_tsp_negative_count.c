@@ -2,7 +2,8 @@
  * mpich.ireduce.intra.tsp_ring only): forced to the transport-based tree or
  * ring algorithm, MPICH 4.0.2's MPI_Ireduce with a negative count (-3) ends
  * the job with a segmentation fault, and MPI_Reduce_init with the same
- * count returns MPI_SUCCESS (accepted) under both. count is a
+ * count returns MPI_SUCCESS (accepted) under both, then its first MPI_Start
+ * ends the job the same way. count is a
  * non-negative integer (MPI-4.1 6.9.1); under MPI_ERRORS_RETURN the call
  * should return an error code, as the library's own choice of algorithm and
  * the sched_* algorithms do ("Other MPI error" from MPI_Ireduce and
@@ -12,10 +13,11 @@
  *   MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_IREDUCE_INTRA_ALGORITHM=tsp_tree \
  *     mpiexec.mpich -n 2 ./repro 1      # 1: MPI_Ireduce, 2: MPI_Reduce_init
  *
- * Exits 0 when the call returns an error code, 2 when it returns MPI_SUCCESS;
- * the crash ends the job with a non-zero code. MPICH 4.0.2 at 2 processes:
+ * Exits 0 when the call returns an error code, 2 when it returns MPI_SUCCESS
+ * (an accepted MPI_Reduce_init is started once); the crash ends the job with
+ * a non-zero code. MPICH 4.0.2 at 2 processes:
  * tsp_tree and tsp_ring crash in MPI_Ireduce (2 to 8 processes in ordo's
- * sweep); MPI_Reduce_init is accepted under both; without the variable
+ * sweep); MPI_Reduce_init is accepted under both and MPI_Start crashes; without the variable
  * (auto) and with sched_binomial both calls return an error. No upstream
  * report found. */
 #include <mpi.h>
@@ -38,7 +40,15 @@ int main(int argc, char** argv) {
   printf("rank %d: %s with count -3 returned %s (class %d)\n", rank,
          which == 1 ? "MPI_Ireduce" : "MPI_Reduce_init",
          rc == MPI_SUCCESS ? "MPI_SUCCESS" : "an error", cls);
-  /* An accepted call leaves a request: not started or waited for (its count is erroneous). */
+  if (which == 2 && rc == MPI_SUCCESS) { /* accepted: started once, as a program would */
+    fflush(stdout);
+    rc = MPI_Start(&req);
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    printf("rank %d: MPI_Start / MPI_Wait returned %s\n", rank,
+           rc == MPI_SUCCESS ? "MPI_SUCCESS" : "an error");
+    if (req != MPI_REQUEST_NULL) MPI_Request_free(&req);
+    rc = MPI_SUCCESS; /* the erroneous init was accepted */
+  }
   MPI_Finalize();
   return rc == MPI_SUCCESS ? 2 : 0;
 }
