@@ -64,8 +64,12 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     library may let them do: after an error the other processes' calls are
     not defined to complete), the library did detect it: the case is
     reported, as when every rank returns (the harness's rule: reported on k
-    of n ranks), and the record says which ranks did not return. A rank that
-    accepted the call while another hung keeps the timeout."""
+    of n ranks, whatever the others returned), and the record says which
+    ranks did not return. A rank may return MPI_SUCCESS where its own
+    arguments are not erroneous (MPI_Reduce with sendbuf == recvbuf at a
+    process other than the root, whose recvbuf is not significant: MPICH
+    4.0.2's reduce_scatter_gather at 3 processes returns there while the
+    third process waits for the root). No rank reporting keeps the timeout."""
     record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
                        duration_s=duration_s, log=log)
     record.update({k: begun.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
@@ -73,6 +77,8 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
         record["credited_to"] = begun["credited_to"]
     if begun.get("dimensions"):  # a crossing case: its place in the coverage matrix
         record["dimensions"] = begun["dimensions"]
+    if isinstance(begun.get("bytes"), int):  # count x type size, which waivers' bytes condition reads
+        record["bytes"] = begun["bytes"]
     limit = begun.get("case_limit")
     if isinstance(limit, dict):  # the derived limit that applied (conformance/harness/case_limits.h)
         record["case_limit"] = limit
@@ -84,13 +90,14 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     waiting = sorted(r for r in (notes or {}) if r not in returned)
     reported = sorted(r for r, v in returned.items() if v.get("detect") == "reported")
     accepted = sorted(r for r, v in returned.items() if v.get("detect") == "accepted")
-    if timed_out and begun.get("level") == "DETECT" and reported and waiting and not accepted:
+    if timed_out and begun.get("level") == "DETECT" and reported and waiting:
         names = ", ".join(map(str, waiting))
+        others = f" | ranks whose call returned no error: {', '.join(map(str, accepted))}" if accepted else ""
         record.update({"outcome": "pass", "detect": "reported",
-                       "message": f"reported on {len(reported)} of {len(reported) + len(waiting)} ranks: "
-                                  f"{returned[reported[0]].get('message', '')} | ranks that never returned "
-                                  f"from the call (waiting in it for the processes that returned the error; "
-                                  f"the case was ended after its limit): {names}"})
+                       "message": f"reported on {len(reported)} of {len(reported) + len(accepted) + len(waiting)} "
+                                  f"ranks: {returned[reported[0]].get('message', '')}{others} | ranks that never "
+                                  f"returned from the call (waiting in it for the processes that returned the "
+                                  f"error; the case was ended after its limit): {names}"})
     return record
 
 
@@ -102,6 +109,8 @@ def died_after_failure(prior, *, ranks, vendor, variant, timed_out, rc, tail, du
     record.update({k: prior.get(k) for k in ("seq", "test", "clause", "level", "case", "routine")})
     if prior.get("credited_to"):
         record["credited_to"] = prior["credited_to"]
+    if isinstance(prior.get("bytes"), int):
+        record["bytes"] = prior["bytes"]
     record["id"] = f"{prior.get('id')}~after"
     record["message"] = (f"the job ended (exit code {rc}) outside any case, after this case had failed: "
                          f"most likely memory the library corrupted in it; last output: {tail}")

@@ -77,8 +77,9 @@ def replay_command(record):
         return record["replay"]
     if record.get("case"):  # a case that ended its job: the runner records it without a replay command
         case = json.dumps(record["case"], separators=(",", ":"))
-        return (f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')} "
-                f"--case {shlex.quote(case)}")
+        level = " --level DETECT" if record.get("level") == "DETECT" else ""  # an erroneous call
+        return (f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')}"
+                f"{level} --case {shlex.quote(case)}")
     if record.get("clause") == "harness.job":
         return (f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')} "
                 f"--filter {record.get('test')}")

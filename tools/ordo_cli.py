@@ -123,6 +123,9 @@ def build_parser():
     rp.add_argument("--case", help="the case as JSON, as printed by a failure")
     rp.add_argument("--record", metavar="JOURNAL:ID", help="a record of a journal, by id")
     rp.add_argument("--clause", help="the clause to report the case under")
+    rp.add_argument("--level", choices=["MUST", "SHOULD", "DETECT", "INFO"],
+                    help="the level to judge the case at (a record's own with --record; default MUST): "
+                         "DETECT for an erroneous call")
     rp.add_argument("--env", action="append", metavar="K=V")
     rp.add_argument("--timeout", type=int, default=120)
     rp.add_argument("--plain-launch", action="store_true")

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -256,6 +257,8 @@ void init(int* argc, char** argv) {
       g_settings.replay_case = rc;
     } else if (const char* cl = val("--ordo-clause=")) {
       g_settings.replay_clause = cl;
+    } else if (const char* lv = val("--ordo-level=")) {
+      g_settings.replay_level = lv;
     } else if (const char* sk = val("--ordo-skip=")) {
       g_settings.skip = std::atoll(sk);
     } else if (const char* ct = val("--ordo-case-timeout=")) {
@@ -387,7 +390,7 @@ std::string replay_command(const ref::Case& c) {
          (g_settings.nodes > 0 ? " --nodes " + std::to_string(g_settings.nodes) + " --placement " +
                                      g_settings.placement
                                : std::string()) +
-         " --case '" + j + "'";
+         (g_level == Level::DETECT ? " --level DETECT" : "") + " --case '" + j + "'";
 }
 
 void set_placement(Record& r) {
@@ -422,14 +425,29 @@ void set_next_dimensions(const std::vector<std::pair<std::string, std::string>>&
   for (const auto& [name, value] : values) g_next_dimensions[name] = value;
 }
 
+namespace {
+// The case's count times the size of its datatype (the reference's model of
+// MPI_Type_size), which waivers' bytes condition reads; none for a type the
+// reference does not model (a value-index pair).
+std::optional<long long> case_bytes(const ref::Case& c) {
+  try {
+    return static_cast<long long>(ref::Datatype::parse(c.datatype).size()) * c.count;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+}  // namespace
+
 std::string known_fatal_waiver(const ref::Case& c) {
   if (!g_settings.avoid_known_fatal) return "";
-  // The record this case would get if the job died in it.
+  // The record this case would get if the job died in it (the runner's
+  // record of a dead case carries the bytes of the harness's in-flight note).
   Json record = {{"test", g_test},
                  {"variant", g_settings.variant},
                  {"message", ""},
                  {"ranks", g_size},
                  {"case", Json::parse(c.to_json())}};
+  if (const auto bytes = case_bytes(c)) record["bytes"] = *bytes;
   const std::string date = today();
   for (const Json& w : g_waivers) {
     for (const char* fatal : {"crash", "timeout"}) {
@@ -507,6 +525,7 @@ bool begin_case(const ref::Case* c) {
       << "\",\"test\":\"" << json_escape(g_test) << "\",\"clause\":\"" << json_escape(g_clause)
       << "\",\"level\":\"" << level_name(g_level) << "\",\"case\":" << (c ? c->to_json() : "null")
       << ",\"routine\":\"" << (c ? record_routine(*c) : std::string()) << "\"";
+    if (const auto bytes = c ? case_bytes(*c) : std::nullopt) f << ",\"bytes\":" << *bytes;
     if (c && c->routine == ref::Routine::reduce_locals)
       f << ",\"credited_to\":\"" << (library_has_reduce_locals() ? "library" : "ordo") << "\"";
     if (!g_next_dimensions.is_null()) f << ",\"dimensions\":" << g_next_dimensions.dump();
@@ -716,13 +735,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   rec.dimensions = g_next_dimensions;
   rec.ranks = g_size;
   rec.comm_size = comm_size;
-  if (cp) {
-    try {
-      rec.bytes = static_cast<long long>(ref::Datatype::parse(cp->datatype).size()) * cp->count;
-    } catch (const std::exception&) {
-      // a type the reference does not model (e.g. a value-index pair): no size
-    }
-  }
+  if (cp) rec.bytes = case_bytes(*cp);
   rec.vendor = g_settings.vendor;
   rec.variant = g_settings.variant;
   set_placement(rec);

@@ -29,6 +29,7 @@ struct Settings {
   std::string adapter;        // --ordo-adapter=FILE: the vendor adapter (thresholds)
   std::string replay_case;    // --ordo-case=JSON (the replay executable)
   std::string replay_clause;  // --ordo-clause=SLUG
+  std::string replay_level;   // --ordo-level=MUST|SHOULD|DETECT|INFO (the replay executable)
   long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
   std::string survey;  // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
   double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case

@@ -18,6 +18,7 @@ def cmd_replay(args):
     if len(ranks) != 1:
         raise OrdoError("--ranks takes one rank count for replay")
     clause = args.clause or "replay"
+    level = getattr(args, "level", None)
     nodes, where = getattr(args, "nodes", None), getattr(args, "placement", None)
     if args.record:
         path, _, rid = args.record.rpartition(":")
@@ -26,6 +27,7 @@ def cmd_replay(args):
             raise OrdoError(f"no record with a case and id '{rid}' in {path}")
         case_json = json.dumps(records[0]["case"])
         clause = records[0].get("clause", clause)
+        level = level or records[0].get("level")
         ranks = [records[0].get("ranks", ranks[0])]
         if nodes is None and records[0].get("nodes"):  # the record's virtual nodes, unless told otherwise
             nodes, where = records[0]["nodes"], records[0].get("placement")
@@ -65,7 +67,7 @@ def cmd_replay(args):
         placement_mod.verify(found, plan["groups"], vendor=adapter["name"], nodes=nodes, placement=where,
                              ranks=ranks[0], where="ordo_replay --ordo-node-map" + ("" if found else f"; {tail}"))
     cmd = job_command(placed, prefix, ranks[0], bdir / "conformance" / "ordo_replay", timeout=args.timeout,
-                      flags=ordo_flags(case=case_json, clause=clause, vendor=adapter["name"]) +
+                      flags=ordo_flags(case=case_json, clause=clause, level=level, vendor=adapter["name"]) +
                       placement_mod.flags(nodes, where))
     rc = subprocess.call(cmd)
     return EXIT_OK if rc == 0 else (EXIT_FAIL if rc == 1 else EXIT_INFRA)

@@ -450,6 +450,14 @@ def test_a_case_that_ended_its_job_gets_a_replay_command():
     assert json.loads(command.split("--case ", 1)[1].strip("'")) == crashed["case"]
 
 
+def test_an_erroneous_case_that_ended_its_job_is_replayed_at_detect():
+    crashed = dict(record(index=2, ranks=3), outcome="crash", replay=None, level="DETECT",
+                   message="this case ended the job")
+    command = results.replay_command(crashed)
+    assert command.startswith("./ordo replay --vendor mpich --ranks 3 --level DETECT --case '{")
+    assert json.loads(command.split("--case ", 1)[1].strip("'")) == crashed["case"]
+
+
 def test_a_missing_debian_package_is_named_in_one_line(sample_run, tmp_path):
     (tmp_path / "jinja2.py").write_text('raise ImportError("hidden for this test")\n')
     p = subprocess.run([ORDO, "report", str(sample_run)], capture_output=True, text=True, timeout=60,

@@ -50,9 +50,15 @@ def test_a_detect_case_erroneous_at_the_root_only_is_reported_when_the_others_wa
     needs_build("mpich")
     out = tmp_path / "out"
     p = run_ordo("run", "--vendor", "mpich", "--variants", "mpich.reduce.intra.reduce_scatter_gather",
-                 "--filter", "detect", "--only", "Detect.the_send_buffer_is_the_receive_buffer*", "--ranks", "2",
+                 "--filter", "detect", "--only", "Detect.the_send_buffer_is_the_receive_buffer*", "--ranks", "2,3",
                  "--property-budget", "0", "--out", str(out))
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     recs = [r for r in records(out) if r["routine"] == "MPI_Reduce"]
-    assert recs and all(r["outcome"] == "pass" and r["detect"] == "reported" for r in recs), recs
-    assert all("never returned from the call" in r["message"] and r["message"].endswith(": 1") for r in recs)
+    assert {r["ranks"] for r in recs} == {2, 3}
+    assert all(r["outcome"] == "pass" and r["detect"] == "reported" for r in recs), recs
+    assert all("never returned from the call" in r["message"] for r in recs)
+    # At 2 processes rank 1 waits for the root; at 3, rank 1 returns (its arguments are not
+    # erroneous: recvbuf is not significant there) and rank 2 waits.
+    assert all(r["message"].endswith(": 1") for r in recs if r["ranks"] == 2)
+    assert all("returned no error: 1 |" in r["message"] and r["message"].endswith(": 2")
+               for r in recs if r["ranks"] == 3)
