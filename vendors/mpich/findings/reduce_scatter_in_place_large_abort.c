@@ -7,9 +7,19 @@
  *
  *   mpicc.mpich reduce_scatter_in_place_large_abort.c -o repro
  *   mpiexec.mpich -n 3 ./repro 131073
+ *   MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=pairwise \
+ *     mpiexec.mpich -n 2 ./repro 7
  *
  * Exits 0 when every rank receives its block of sums, 1 on a wrong value; the
  * abort ends the job. MPICH 4.0.2: rank 1 aborts. Small counts (7, 1000) are
+ * right with the library's own choice. The fault is the pairwise algorithm's:
+ * the library takes it for long messages (commutative ops above
+ * MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE, 512 KiB), and forced to
+ * it (algorithm variant mpich.reduce_scatter.intra.pairwise, found by the
+ * variant sweep) MPI_Reduce_scatter with MPI_IN_PLACE aborts at every count,
+ * 7 ints at 2 and 3 processes (a rank whose block is not first moves it to
+ * the front of recvbuf through overlapping memory: "memcpy argument memory
+ * ranges overlap, dst_=...440 src_=...458 len_=28"); recursive_halving is
  * right. No upstream report found (searched pmodels/mpich issues). */
 #include <mpi.h>
 #include <stdio.h>

@@ -1,31 +1,41 @@
-/* Finding (DETECT, algorithm variants mpich.ireduce.intra.tsp_tree and
- * mpich.ireduce.intra.tsp_ring only): forced to the transport-based tree or
- * ring algorithm, MPICH 4.0.2's MPI_Ireduce with a negative count (-3) ends
- * the job with a segmentation fault, and MPI_Reduce_init with the same
- * count returns MPI_SUCCESS (accepted) under both, then its first MPI_Start
- * ends the job the same way. count is a
- * non-negative integer (MPI-4.1 6.9.1); under MPI_ERRORS_RETURN the call
- * should return an error code, as the library's own choice of algorithm and
- * the sched_* algorithms do ("Other MPI error" from MPI_Ireduce and
- * MPI_Reduce_init).
+/* Finding (DETECT, transport-based algorithm variants only): forced to one of
+ * its tsp_* algorithms, MPICH 4.0.2 does not check a negative count in the
+ * nonblocking and persistent reductions that algorithm serves:
+ *   - mpich.ireduce.intra.tsp_tree / tsp_ring: MPI_Ireduce with count -3 ends
+ *     the job with a segmentation fault; MPI_Reduce_init with the same count
+ *     returns MPI_SUCCESS (accepted), then its first MPI_Start ends the job
+ *     the same way;
+ *   - mpich.iallreduce.intra.tsp_recexch_single_buffer,
+ *     tsp_recexch_multiple_buffer, tsp_tree (and the adapter's k-ary shapes of
+ *     them): MPI_Iallreduce and MPI_Allreduce_init with count -3 end the job
+ *     (a yaksa assertion "memcpy argument memory ranges overlap ... len_=-12",
+ *     or a segmentation fault).
+ * count is a non-negative integer (MPI-4.1 6.9.1); under MPI_ERRORS_RETURN
+ * the call should return an error code, as the library's own choice of
+ * algorithm and the sched_* algorithms do ("Other MPI error").
  *
  *   mpicc.mpich variant_ireduce_tsp_negative_count.c -o repro
  *   MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_IREDUCE_INTRA_ALGORITHM=tsp_tree \
  *     mpiexec.mpich -n 2 ./repro 1      # 1: MPI_Ireduce, 2: MPI_Reduce_init
+ *   MPIR_CVAR_DEVICE_COLLECTIVES=none \
+ *     MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM=tsp_recexch_single_buffer \
+ *     mpiexec.mpich -n 2 ./repro 3      # 3: MPI_Iallreduce, 4: MPI_Allreduce_init
  *
  * Exits 0 when the call returns an error code, 2 when it returns MPI_SUCCESS
- * (an accepted MPI_Reduce_init is started once); the crash ends the job with
- * a non-zero code. MPICH 4.0.2 at 2 processes:
- * tsp_tree and tsp_ring crash in MPI_Ireduce (2 to 8 processes in ordo's
- * sweep); MPI_Reduce_init is accepted under both and MPI_Start crashes; without the variable
- * (auto) and with sched_binomial both calls return an error. No upstream
- * report found. */
+ * (an accepted persistent request is started once); the crash ends the job
+ * with a non-zero code. MPICH 4.0.2 at 2 processes: the calls above crash
+ * (2 to 8 processes in ordo's sweep), MPI_Reduce_init is accepted and its
+ * MPI_Start crashes; without the variables (auto) and with the sched_*
+ * algorithms every call returns an error. No upstream report found. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char** argv) {
   int rank, rc, which = argc > 1 ? atoi(argv[1]) : 1;
+  static const char* names[] = {"", "MPI_Ireduce", "MPI_Reduce_init", "MPI_Iallreduce",
+                                "MPI_Allreduce_init"};
+  if (which < 1 || which > 4) which = 1;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -33,14 +43,17 @@ int main(int argc, char** argv) {
   MPI_Request req = MPI_REQUEST_NULL;
   if (which == 1)
     rc = MPI_Ireduce(a, b, -3, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &req);
-  else
+  else if (which == 2)
     rc = MPI_Reduce_init(a, b, -3, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  else if (which == 3)
+    rc = MPI_Iallreduce(a, b, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+  else
+    rc = MPI_Allreduce_init(a, b, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
   int cls = MPI_SUCCESS;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  printf("rank %d: %s with count -3 returned %s (class %d)\n", rank,
-         which == 1 ? "MPI_Ireduce" : "MPI_Reduce_init",
+  printf("rank %d: %s with count -3 returned %s (class %d)\n", rank, names[which],
          rc == MPI_SUCCESS ? "MPI_SUCCESS" : "an error", cls);
-  if (which == 2 && rc == MPI_SUCCESS) { /* accepted: started once, as a program would */
+  if ((which == 2 || which == 4) && rc == MPI_SUCCESS) { /* accepted: started once, as a program would */
     fflush(stdout);
     rc = MPI_Start(&req);
     if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
