@@ -9,6 +9,8 @@
  *   mpiexec.mpich -n 3 ./repro 131073
  *   MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=pairwise \
  *     mpiexec.mpich -n 2 ./repro 7
+ *   MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_IREDUCE_SCATTER_INTRA_ALGORITHM=sched_pairwise \
+ *     mpiexec.mpich -n 2 ./repro 7 i      # MPI_Ireduce_scatter
  *
  * Exits 0 when every rank receives its block of sums, 1 on a wrong value; the
  * abort ends the job. MPICH 4.0.2: rank 1 aborts. Small counts (7, 1000) are
@@ -20,7 +22,10 @@
  * 7 ints at 2 and 3 processes (a rank whose block is not first moves it to
  * the front of recvbuf through overlapping memory: "memcpy argument memory
  * ranges overlap, dst_=...440 src_=...458 len_=28"); recursive_halving is
- * right. No upstream report found (searched pmodels/mpich issues). */
+ * right. The nonblocking schedule of the same algorithm
+ * (mpich.ireduce_scatter.intra.sched_pairwise) aborts the same way in
+ * MPI_Ireduce_scatter and MPI_Reduce_scatter_init. No upstream report found (searched pmodels/mpich
+ * issues). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +44,13 @@ int main(int argc, char** argv) {
   }
   int* buf = malloc(sizeof(int) * (size_t)total);
   for (int i = 0; i < total; ++i) buf[i] = rank + i;
-  MPI_Reduce_scatter(MPI_IN_PLACE, buf, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (argc > 2 && argv[2][0] == 'i') { /* the nonblocking form: ./repro 7 i */
+    MPI_Request req;
+    MPI_Ireduce_scatter(MPI_IN_PLACE, buf, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Reduce_scatter(MPI_IN_PLACE, buf, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  }
   int ok = 1;
   for (int i = 0; i < counts[rank] && ok; ++i)
     if (buf[i] != size * (size - 1) / 2 + size * (offset + i)) {

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
   printf("rank %d: %s with count -3 returned %s (class %d)\n", rank, names[which],
          rc == MPI_SUCCESS ? "MPI_SUCCESS" : "an error", cls);
-  if ((which == 2 || which == 4) && rc == MPI_SUCCESS) { /* accepted: started once, as a program would */
+  if ((which == 2 || which == 4) &&
+      rc == MPI_SUCCESS) { /* accepted: started once, as a program would */
     fflush(stdout);
     rc = MPI_Start(&req);
     if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
