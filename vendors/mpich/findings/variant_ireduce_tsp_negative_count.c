@@ -9,7 +9,10 @@
  *     tsp_recexch_multiple_buffer, tsp_tree (and the adapter's k-ary shapes of
  *     them): MPI_Iallreduce and MPI_Allreduce_init with count -3 end the job
  *     (a yaksa assertion "memcpy argument memory ranges overlap ... len_=-12",
- *     or a segmentation fault).
+ *     or a segmentation fault);
+ *   - mpich.ireduce_scatter_block.intra.tsp_recexch (MPI_Ireduce_scatter_block,
+ *     MPI_Reduce_scatter_block_init) and mpich.iscan.intra.tsp_recursive_doubling
+ *     (MPI_Iscan, MPI_Scan_init): the same.
  * count is a non-negative integer (MPI-4.1 6.9.1); under MPI_ERRORS_RETURN
  * the call should return an error code, as the library's own choice of
  * algorithm and the sched_* algorithms do ("Other MPI error").
@@ -20,6 +23,10 @@
  *   MPIR_CVAR_DEVICE_COLLECTIVES=none \
  *     MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM=tsp_recexch_single_buffer \
  *     mpiexec.mpich -n 2 ./repro 3      # 3: MPI_Iallreduce, 4: MPI_Allreduce_init
+ *   MPIR_CVAR_DEVICE_COLLECTIVES=none \
+ *     MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM=tsp_recexch ./repro 5   # (under mpiexec)
+ *   MPIR_CVAR_DEVICE_COLLECTIVES=none \
+ *     MPIR_CVAR_ISCAN_INTRA_ALGORITHM=tsp_recursive_doubling ./repro 6       # (under mpiexec)
  *
  * Exits 0 when the call returns an error code, 2 when it returns MPI_SUCCESS
  * (an accepted persistent request is started once); the crash ends the job
@@ -33,9 +40,14 @@
 
 int main(int argc, char** argv) {
   int rank, rc, which = argc > 1 ? atoi(argv[1]) : 1;
-  static const char* names[] = {"", "MPI_Ireduce", "MPI_Reduce_init", "MPI_Iallreduce",
-                                "MPI_Allreduce_init"};
-  if (which < 1 || which > 4) which = 1;
+  static const char* names[] = {"",
+                                "MPI_Ireduce",
+                                "MPI_Reduce_init",
+                                "MPI_Iallreduce",
+                                "MPI_Allreduce_init",
+                                "MPI_Ireduce_scatter_block",
+                                "MPI_Iscan"};
+  if (which < 1 || which > 6) which = 1;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -47,8 +59,12 @@ int main(int argc, char** argv) {
     rc = MPI_Reduce_init(a, b, -3, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
   else if (which == 3)
     rc = MPI_Iallreduce(a, b, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
-  else
+  else if (which == 4)
     rc = MPI_Allreduce_init(a, b, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  else if (which == 5)
+    rc = MPI_Ireduce_scatter_block(a, b, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+  else
+    rc = MPI_Iscan(a, b, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
   int cls = MPI_SUCCESS;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
   printf("rank %d: %s with count -3 returned %s (class %d)\n", rank, names[which],

@@ -1,4 +1,5 @@
-/* Finding (algorithm variant mpich.ireduce_scatter.intra.tsp_recexch only):
+/* Finding (algorithm variants mpich.ireduce_scatter.intra.tsp_recexch and
+ * mpich.ireduce_scatter_block.intra.tsp_recexch only; ./repro b: the block form):
  * forced to the transport-based recursive-exchange algorithm, MPICH 4.0.2's
  * MPI_Reduce_scatter_init on a one-process communicator (MPI_COMM_SELF, a
  * group of one of a split or of MPI_Comm_create_group) aborts in the
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   MPI_Request req;
   if (mode == 'n')
     MPI_Ireduce_scatter(a, b, counts, MPI_INT, MPI_SUM, MPI_COMM_SELF, &req);
+  else if (mode == 'b')
+    MPI_Reduce_scatter_block_init(a, b, 7, MPI_INT, MPI_SUM, MPI_COMM_SELF, MPI_INFO_NULL, &req);
   else
     MPI_Reduce_scatter_init(mode == 'i' ? MPI_IN_PLACE : a, b, counts, MPI_INT, MPI_SUM,
                             MPI_COMM_SELF, MPI_INFO_NULL, &req);
