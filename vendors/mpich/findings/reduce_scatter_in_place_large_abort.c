@@ -14,8 +14,8 @@
  *
  * Exits 0 when every rank receives its block of sums, 1 on a wrong value; the
  * abort ends the job. MPICH 4.0.2: rank 1 aborts. Small counts (7, 1000) are
- * right with the library's own choice. The fault is the pairwise algorithm's:
- * the library takes it for long messages (commutative ops above
+ * right with the library's own choice. The fault is most likely the pairwise
+ * algorithm's: the library takes it for long messages (commutative ops above
  * MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE, 512 KiB), and forced to
  * it (algorithm variant mpich.reduce_scatter.intra.pairwise, found by the
  * variant sweep) MPI_Reduce_scatter with MPI_IN_PLACE aborts at every count,
