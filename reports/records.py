@@ -77,8 +77,9 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
         record["credited_to"] = begun["credited_to"]
     if begun.get("dimensions"):  # a crossing case: its place in the coverage matrix
         record["dimensions"] = begun["dimensions"]
-    if isinstance(begun.get("bytes"), int):  # count x type size, which waivers' bytes condition reads
-        record["bytes"] = begun["bytes"]
+    for key in ("bytes", "comm_size"):  # count x type size, the communicator's size: waivers' conditions read them
+        if isinstance(begun.get(key), int):
+            record[key] = begun[key]
     limit = begun.get("case_limit")
     if isinstance(limit, dict):  # the derived limit that applied (conformance/harness/case_limits.h)
         record["case_limit"] = limit
@@ -109,8 +110,9 @@ def died_after_failure(prior, *, ranks, vendor, variant, timed_out, rc, tail, du
     record.update({k: prior.get(k) for k in ("seq", "test", "clause", "level", "case", "routine")})
     if prior.get("credited_to"):
         record["credited_to"] = prior["credited_to"]
-    if isinstance(prior.get("bytes"), int):
-        record["bytes"] = prior["bytes"]
+    for key in ("bytes", "comm_size"):
+        if isinstance(prior.get(key), int):
+            record[key] = prior[key]
     record["id"] = f"{prior.get('id')}~after"
     record["message"] = (f"the job ended (exit code {rc}) outside any case, after this case had failed: "
                          f"most likely memory the library corrupted in it; last output: {tail}")

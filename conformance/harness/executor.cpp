@@ -1093,14 +1093,15 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   if (!z.available)
     return record(c, {S::skip, "communicator shape " + c.comm + " needs more ranks", ""}, 0, 0);
   if (auto why = missing_feature(c)) return record(c, {S::skip, *why, ""}, 0, 0);
-  if (const std::string id = known_fatal_waiver(c); !id.empty())
+  const int comm_size = z.topology.size_low + z.topology.size_high;
+  note_comm_size(comm_size);
+  if (const std::string id = known_fatal_waiver(c, comm_size); !id.empty())
     return record(c,
                   {S::skip,
                    "not run (--ordo-avoid-known-fatal): the waiver " + id +
                        " names a crash or hang of this library here",
                    ""},
                   0, 0);
-  const int comm_size = z.topology.size_low + z.topology.size_high;
   RankResult mine;
   if (z.member)
     mine = run_on_rank(c, options, z);

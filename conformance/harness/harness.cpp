@@ -438,15 +438,17 @@ std::optional<long long> case_bytes(const ref::Case& c) {
 }
 }  // namespace
 
-std::string known_fatal_waiver(const ref::Case& c) {
+std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
   if (!g_settings.avoid_known_fatal) return "";
   // The record this case would get if the job died in it (the runner's
-  // record of a dead case carries the bytes of the harness's in-flight note).
+  // record of a dead case carries the bytes and the communicator's size of the
+  // harness's in-flight note).
   Json record = {{"test", g_test},
                  {"variant", g_settings.variant},
                  {"message", ""},
                  {"ranks", g_size},
                  {"case", Json::parse(c.to_json())}};
+  record["comm_size"] = comm_size;
   if (const auto bytes = case_bytes(c)) record["bytes"] = *bytes;
   const std::string date = today();
   for (const Json& w : g_waivers) {
@@ -457,6 +459,12 @@ std::string known_fatal_waiver(const ref::Case& c) {
     }
   }
   return "";
+}
+
+void note_comm_size(int comm_size) {
+  if (g_settings.journal.empty() || g_inflight_body.empty()) return;
+  g_inflight_body += ",\"comm_size\":" + std::to_string(comm_size);
+  write_inflight(g_inflight_body + "}\n");
 }
 
 Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int comm_size) {

@@ -148,8 +148,13 @@ void set_next_reproducer(const std::string& path);
 void set_next_dimensions(const std::vector<std::pair<std::string, std::string>>& values);
 
 // With --ordo-avoid-known-fatal: the id of a crash or timeout waiver that
-// names this case in the running test, else empty.
-std::string known_fatal_waiver(const ref::Case& c);
+// names this case, on a communicator of comm_size processes, in the running
+// test, else empty.
+std::string known_fatal_waiver(const ref::Case& c, int comm_size);
+// Adds the size of the case's communicator to the in-flight note of the case
+// begun (once the communicator is known), so that the runner's record of a
+// case that crashed or hung carries it, as waivers' comm_size condition reads.
+void note_comm_size(int comm_size);
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);
 

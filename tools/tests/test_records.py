@@ -78,6 +78,15 @@ def test_the_record_of_a_dead_case_keeps_the_bytes_of_its_note_which_waivers_rea
     assert records.died_after_failure(dict(BEGUN, outcome="fail", bytes=12), **HOW)["bytes"] == 12
 
 
+def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
+    """The harness adds the size of the case's communicator to the note once
+    the communicator is built: a crash waiver can name a one-process
+    communicator (comm_size 1) whatever the job's size."""
+    assert records.case_died(dict(BEGUN, comm_size=1), **HOW)["comm_size"] == 1
+    assert "comm_size" not in records.case_died(BEGUN, **HOW)  # died before its communicator was built
+    assert records.died_after_failure(dict(BEGUN, outcome="fail", comm_size=3), **HOW)["comm_size"] == 3
+
+
 def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_reported_is_reported():
     """The library returned the error where the call was erroneous; the other
     processes waiting in the collective for that process is not charged to it."""

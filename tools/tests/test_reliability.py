@@ -245,6 +245,11 @@ def test_a_library_that_hangs_in_one_case_and_crashes_in_another_is_run_to_the_e
     crashes = [r for r in recs if r["outcome"] == "crash"]
     assert hangs and all(r["case"]["routine"] == "reduce" for r in hangs)
     assert crashes and all(r["case"]["routine"] == "allreduce" and r["case"]["count"] >= 1000 for r in crashes)
+    # The runner's records of the dead cases carry what waivers read from the
+    # harness's in-flight note: the case's bytes and its communicator's size.
+    sizes = {r["case"]["comm"]: r["comm_size"] for r in recs if r["outcome"] == "pass"}
+    for r in hangs + crashes:
+        assert isinstance(r.get("bytes"), int) and r["comm_size"] == sizes[r["case"]["comm"]], r
     # Every other check was run, recorded and passed: the small Allreduce
     # cases and every case of the other routines.
     others = [r for r in recs if r["outcome"] not in ("timeout", "crash")]

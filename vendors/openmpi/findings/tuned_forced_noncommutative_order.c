@@ -1,0 +1,135 @@
+/* Finding: forced coll_tuned algorithms of Open MPI combine a
+ * non-commutative user op out of rank order (MPI-4.1 Section 6.9.5: for an
+ * op created with commute = false, the reduction is applied in ascending
+ * rank order). coll_tuned's dynamic rules apply the forced algorithm without
+ * asking whether the op commutes; with the library's own choice the result
+ * is right.
+ *
+ *   mpicc.openmpi tuned_forced_noncommutative_order.c -o repro
+ *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
+ *     --mca coll_tuned_use_dynamic_rules 1 \
+ *     --mca coll_tuned_reduce_algorithm 2 -n 2 ./repro reduce
+ *
+ * Routines: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan,
+ * exscan (the variable is coll_tuned_<routine>_algorithm, the number is the
+ * algorithm; `ompi_info --param coll tuned --level 9` lists them). Optional
+ * second argument: elements per process (per block in the reduce-scatter
+ * routines), 4 by default. Exits 0 when every process holds the product in
+ * rank order, 1 otherwise. The op is the product of 2x2 matrices of
+ * unsigned 32-bit integers (associative, not commutative).
+ * Upstream: open-mpi/ompi#7765 (tuned's dynamic rules have no
+ * non-commutative check), open-mpi/ompi#8010 (reduce-scatter algorithms). */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  uint32_t a, b, c, d;
+} mat;
+
+static mat mul(mat x, mat y) {
+  mat r = {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
+           x.c * y.b + x.d * y.d};
+  return r;
+}
+
+/* inoutvec = invec x inoutvec: invec is the lower-ranked operand. */
+static void product(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  mat* x = in;
+  mat* y = inout;
+  for (int i = 0; i < *len; i++) y[i] = mul(x[i], y[i]);
+}
+
+static mat leaf(int rank, int element) {
+  mat m = {2u * rank + 3u + element, rank + 1u, 3u * rank + 2u + 5u * element,
+           (uint32_t)(rank * rank) + 7u};
+  return m;
+}
+
+/* The product of the leaves of ranks first..last (inclusive) for element. */
+static mat ordered(int first, int last, int element) {
+  mat m = leaf(first, element);
+  for (int r = first + 1; r <= last; r++) m = mul(m, leaf(r, element));
+  return m;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char* routine = argc > 1 ? argv[1] : "reduce";
+  const int n = argc > 2 ? atoi(argv[2]) : 4;
+  MPI_Datatype type;
+  MPI_Type_contiguous(4, MPI_UINT32_T, &type);
+  MPI_Type_commit(&type);
+  MPI_Op op;
+  MPI_Op_create(product, 0, &op);
+
+  const int scattering =
+      !strcmp(routine, "reduce_scatter") || !strcmp(routine, "reduce_scatter_block");
+  int* counts = malloc(sizeof(int) * size);
+  int total = 0;
+  for (int r = 0; r < size; r++) {
+    /* Reduce_scatter: uneven blocks (n, n+1, n, ...). */
+    counts[r] = !strcmp(routine, "reduce_scatter") ? n + r % 2 : n;
+    total += counts[r];
+  }
+  const int sendcount = scattering ? total : n;
+  mat* send = malloc(sizeof(mat) * sendcount);
+  mat* recv = calloc(sendcount, sizeof(mat));
+  for (int i = 0; i < sendcount; i++) send[i] = leaf(rank, i);
+
+  /* Which element of the send vector each received element is, and the
+   * ranks whose product it must be. */
+  int first_element = 0, nrecv = n, lo = 0, hi = size - 1, check = 1;
+  if (!strcmp(routine, "reduce")) {
+    MPI_Reduce(send, recv, n, type, op, 0, MPI_COMM_WORLD);
+    check = rank == 0;
+  } else if (!strcmp(routine, "allreduce")) {
+    MPI_Allreduce(send, recv, n, type, op, MPI_COMM_WORLD);
+  } else if (!strcmp(routine, "reduce_scatter")) {
+    MPI_Reduce_scatter(send, recv, counts, type, op, MPI_COMM_WORLD);
+    for (int r = 0; r < rank; r++) first_element += counts[r];
+    nrecv = counts[rank];
+  } else if (!strcmp(routine, "reduce_scatter_block")) {
+    MPI_Reduce_scatter_block(send, recv, n, type, op, MPI_COMM_WORLD);
+    first_element = rank * n;
+  } else if (!strcmp(routine, "scan")) {
+    MPI_Scan(send, recv, n, type, op, MPI_COMM_WORLD);
+    hi = rank;
+  } else if (!strcmp(routine, "exscan")) {
+    MPI_Exscan(send, recv, n, type, op, MPI_COMM_WORLD);
+    hi = rank - 1;
+    check = rank > 0; /* rank 0's receive buffer is undefined */
+  } else {
+    if (rank == 0) fprintf(stderr, "unknown routine %s\n", routine);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+
+  int bad = 0;
+  for (int i = 0; check && i < nrecv && !bad; i++) {
+    const mat want = ordered(lo, hi, first_element + i);
+    const mat got = recv[i];
+    if (memcmp(&want, &got, sizeof(mat)) != 0) {
+      printf(
+          "rank %d: %s element %d: got [%u %u; %u %u], the product in rank order "
+          "%d..%d is [%u %u; %u %u]\n",
+          rank, routine, i, got.a, got.b, got.c, got.d, lo, hi, want.a, want.b, want.c, want.d);
+      bad = 1;
+    }
+  }
+  int any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0 && !any) printf("%s: every process holds the product in rank order\n", routine);
+  MPI_Op_free(&op);
+  MPI_Type_free(&type);
+  free(counts);
+  free(send);
+  free(recv);
+  MPI_Finalize();
+  return any;
+}
