@@ -1,29 +1,37 @@
-/* Finding: forced coll_tuned algorithms of Open MPI combine a
+/* Finding: forced collective algorithms of Open MPI combine a
  * non-commutative user op out of rank order (MPI-4.1 Section 6.9.5: for an
  * op created with commute = false, the reduction is applied in ascending
- * rank order). coll_tuned's dynamic rules apply the forced algorithm without
- * asking whether the op commutes; with the library's own choice the result
- * is right.
+ * rank order). coll_tuned's dynamic rules, and libnbc's algorithm variables,
+ * apply the forced algorithm without asking whether the op commutes; with the
+ * library's own choice the result is right.
  *
  *   mpicc.openmpi tuned_forced_noncommutative_order.c -o repro
  *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
  *     --mca coll_tuned_use_dynamic_rules 1 \
  *     --mca coll_tuned_reduce_algorithm 2 -n 2 ./repro reduce
+ *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
+ *     --mca coll_libnbc_ireduce_algorithm 1 -n 2 ./repro ireduce 4 1
+ *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
+ *     --mca coll_libnbc_ireduce_algorithm 1 -n 2 ./repro ireduce 4 0 in_place
  *
  * Routines: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan,
- * exscan (the variable is coll_tuned_<routine>_algorithm, the number is the
- * algorithm; `ompi_info --param coll tuned --level 9` lists them). Optional
- * second argument: elements per process (per block in the reduce-scatter
- * routines), 4 by default. Exits 0 when every process holds the product in
- * rank order, 1 otherwise. The op is the product of 2x2 matrices of
- * unsigned 32-bit integers (associative, not commutative).
- * Open MPI 4.1.4, measured at 2 to 4 processes: wrong under reduce 2-5
- * (chain, pipeline, binary, binomial), allreduce 4-5 (ring,
- * segmented_ring; from as many elements as processes) and reduce_scatter
- * 2-3 (recursive_halving, ring); right under the other algorithms, every
- * reduce_scatter_block, scan and exscan algorithm, and the library's own
- * choice.
- * Upstream: open-mpi/ompi#7765 (tuned's dynamic rules have no
+ * exscan (blocking: coll_tuned_<routine>_algorithm), and with a leading i
+ * their nonblocking forms (ireduce, ...: coll_libnbc_i<routine>_algorithm);
+ * `ompi_info --param coll tuned --level 9` (or libnbc) lists the numbers.
+ * Optional second argument: elements per process (per block in the
+ * reduce-scatter routines), 4 by default; for reduce and ireduce a third,
+ * the root (0 by default), and a fourth, in_place (MPI_IN_PLACE at the
+ * root). Exits 0 when every process holds
+ * the product in rank order, 1 otherwise. The op is the product of 2x2
+ * matrices of unsigned 32-bit integers (associative, not commutative).
+ *
+ * Open MPI 4.1.4, measured at 2 to 4 processes: wrong under tuned reduce 2-5
+ * (chain, pipeline, binary, binomial), allreduce 4-5 (ring, segmented_ring;
+ * from as many elements as processes) and reduce_scatter 2-3
+ * (recursive_halving, ring); libnbc ireduce 1 (chain) and 3 (rabenseifner)
+ * at a root other than 0 or with MPI_IN_PLACE (root 0 with a separate send
+ * buffer is right), iallreduce 1 (ring) and 3 (rabenseifner); right under the other algorithms and
+ * the library's own choice. Upstream: open-mpi/ompi#7765 (tuned's dynamic rules have no
  * non-commutative check), open-mpi/ompi#8010 (reduce-scatter algorithms). */
 #include <mpi.h>
 #include <stdint.h>
@@ -67,8 +75,17 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char* routine = argc > 1 ? argv[1] : "reduce";
+  const char* arg = argc > 1 ? argv[1] : "reduce";
+  /* A leading i: the nonblocking form (MPI_Ireduce, ...), completed by
+   * MPI_Wait. */
+  const int nonblocking = arg[0] == 'i';
+  const char* routine = nonblocking ? arg + 1 : arg;
+  MPI_Request req = MPI_REQUEST_NULL;
   const int n = argc > 2 ? atoi(argv[2]) : 4;
+  /* reduce and ireduce only: the root (third argument, 0 by default) and
+   * MPI_IN_PLACE at the root (a fourth argument "in_place"). */
+  const int root = argc > 3 ? atoi(argv[3]) : 0;
+  const int in_place = argc > 4 && !strcmp(argv[4], "in_place");
   MPI_Datatype type;
   MPI_Type_contiguous(4, MPI_UINT32_T, &type);
   MPI_Type_commit(&type);
@@ -93,28 +110,52 @@ int main(int argc, char** argv) {
    * ranks whose product it must be. */
   int first_element = 0, nrecv = n, lo = 0, hi = size - 1, check = 1;
   if (!strcmp(routine, "reduce")) {
-    MPI_Reduce(send, recv, n, type, op, 0, MPI_COMM_WORLD);
-    check = rank == 0;
+    const void* from = send;
+    if (in_place && rank == root) {
+      memcpy(recv, send, sizeof(mat) * n);
+      from = MPI_IN_PLACE;
+    }
+    if (nonblocking)
+      MPI_Ireduce(from, recv, n, type, op, root, MPI_COMM_WORLD, &req);
+    else
+      MPI_Reduce(from, recv, n, type, op, root, MPI_COMM_WORLD);
+    check = rank == root;
   } else if (!strcmp(routine, "allreduce")) {
-    MPI_Allreduce(send, recv, n, type, op, MPI_COMM_WORLD);
+    if (nonblocking)
+      MPI_Iallreduce(send, recv, n, type, op, MPI_COMM_WORLD, &req);
+    else
+      MPI_Allreduce(send, recv, n, type, op, MPI_COMM_WORLD);
   } else if (!strcmp(routine, "reduce_scatter")) {
-    MPI_Reduce_scatter(send, recv, counts, type, op, MPI_COMM_WORLD);
+    if (nonblocking)
+      MPI_Ireduce_scatter(send, recv, counts, type, op, MPI_COMM_WORLD, &req);
+    else
+      MPI_Reduce_scatter(send, recv, counts, type, op, MPI_COMM_WORLD);
     for (int r = 0; r < rank; r++) first_element += counts[r];
     nrecv = counts[rank];
   } else if (!strcmp(routine, "reduce_scatter_block")) {
-    MPI_Reduce_scatter_block(send, recv, n, type, op, MPI_COMM_WORLD);
+    if (nonblocking)
+      MPI_Ireduce_scatter_block(send, recv, n, type, op, MPI_COMM_WORLD, &req);
+    else
+      MPI_Reduce_scatter_block(send, recv, n, type, op, MPI_COMM_WORLD);
     first_element = rank * n;
   } else if (!strcmp(routine, "scan")) {
-    MPI_Scan(send, recv, n, type, op, MPI_COMM_WORLD);
+    if (nonblocking)
+      MPI_Iscan(send, recv, n, type, op, MPI_COMM_WORLD, &req);
+    else
+      MPI_Scan(send, recv, n, type, op, MPI_COMM_WORLD);
     hi = rank;
   } else if (!strcmp(routine, "exscan")) {
-    MPI_Exscan(send, recv, n, type, op, MPI_COMM_WORLD);
+    if (nonblocking)
+      MPI_Iexscan(send, recv, n, type, op, MPI_COMM_WORLD, &req);
+    else
+      MPI_Exscan(send, recv, n, type, op, MPI_COMM_WORLD);
     hi = rank - 1;
     check = rank > 0; /* rank 0's receive buffer is undefined */
   } else {
     if (rank == 0) fprintf(stderr, "unknown routine %s\n", routine);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
 
   int bad = 0;
   for (int i = 0; check && i < nrecv && !bad; i++) {
@@ -130,7 +171,7 @@ int main(int argc, char** argv) {
   }
   int any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0 && !any) printf("%s: every process holds the product in rank order\n", routine);
+  if (rank == 0 && !any) printf("%s: every process holds the product in rank order\n", arg);
   MPI_Op_free(&op);
   MPI_Type_free(&type);
   free(counts);
