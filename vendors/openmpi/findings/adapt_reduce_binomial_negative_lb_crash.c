@@ -3,8 +3,10 @@
  * commutative user op on a datatype resized to a negative lower bound
  * (resized(-8, 40, vector(2, 2, 3, MPI_INT)): two blocks of two ints at
  * bytes 0 and 12, lb -8, extent 40) and 7 elements per process ends the job
- * with a segmentation fault from 5 processes on (in ordo, most runs). 6 and
- * 8 elements, 1000 elements, the same type with lb 0, 4 processes and the
+ * with a segmentation fault from 5 processes on (in ordo, most runs; chain
+ * and linear (algorithms 5, 6) from 4, binary (3) at 8). 6 and
+ * 8 elements, 1000 elements, the same type with lb 0, binomial at 4
+ * processes and the
  * library's own choice are right. The cause was not found.
  *
  *   mpicc.openmpi adapt_reduce_binomial_negative_lb_crash.c -o repro
