@@ -80,6 +80,8 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     for key in ("bytes", "comm_size"):  # count x type size, the communicator's size: waivers' conditions read them
         if isinstance(begun.get(key), int):
             record[key] = begun[key]
+    if isinstance(begun.get("comm_node_maps"), list):  # under --nodes: each group's node map (waivers' comm_node_map)
+        record["comm_node_maps"] = begun["comm_node_maps"]
     limit = begun.get("case_limit")
     if isinstance(limit, dict):  # the derived limit that applied (conformance/harness/case_limits.h)
         record["case_limit"] = limit
@@ -113,6 +115,8 @@ def died_after_failure(prior, *, ranks, vendor, variant, timed_out, rc, tail, du
     for key in ("bytes", "comm_size"):
         if isinstance(prior.get(key), int):
             record[key] = prior[key]
+    if isinstance(prior.get("comm_node_maps"), list):
+        record["comm_node_maps"] = prior["comm_node_maps"]
     record["id"] = f"{prior.get('id')}~after"
     record["message"] = (f"the job ended (exit code {rc}) outside any case, after this case had failed: "
                          f"most likely memory the library corrupted in it; last output: {tail}")

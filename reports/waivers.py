@@ -119,18 +119,39 @@ def value_matches(want, have):
     return want == have
 
 
-def node_map_matches(want, have):
+def node_map_matches(want, have, root=None):
     """A waiver's node_map condition against a record's node map (the world
     ranks of each node, `ordo run --nodes`): `nodes` (a condition on the
     number of nodes), `alone` (world ranks each alone on its node),
-    `largest` (a condition on the most ranks any node holds). A record
-    without a node map (one node, as the machine is) does not match."""
+    `largest` (a condition on the most ranks any node holds), `consecutive`
+    (true: every node holds consecutive ranks; false: some node does not).
+    For a communicator's map (comm_node_map), `root_node` names the node of
+    the case's root (root: its rank in that map): `size` (a condition on the
+    ranks it holds), `last` (true: it is the node listed last, the one of
+    the highest ranks under block placement) and `first` (true: the root is
+    the lowest rank on its node, the node's leader). A record without a node map
+    (one node, as the machine is) does not match."""
     if not isinstance(have, list) or not have or not all(isinstance(g, list) for g in have):
         return False
     if "nodes" in want and not value_matches(want["nodes"], len(have)):
         return False
     if "largest" in want and not value_matches(want["largest"], max(len(g) for g in have)):
         return False
+    if "consecutive" in want:
+        consecutive = all(sorted(g) == list(range(min(g), min(g) + len(g))) for g in have if g)
+        if consecutive != want["consecutive"]:
+            return False
+    if "root_node" in want:
+        at = [i for i, g in enumerate(have) if isinstance(root, int) and root in g]
+        if not at:
+            return False
+        node = want["root_node"]
+        if "size" in node and not value_matches(node["size"], len(have[at[0]])):
+            return False
+        if "last" in node and (at[0] == len(have) - 1) != node["last"]:
+            return False
+        if "first" in node and (root == min(have[at[0]])) != node["first"]:
+            return False
     return all([r] in have for r in want.get("alone", []))
 
 
@@ -149,7 +170,8 @@ def covers(waiver, record):
             return False
     if "node_map" in waiver and not node_map_matches(waiver["node_map"], record.get("node_map")):
         return False
-    if "comm_node_map" in waiver and not any(node_map_matches(waiver["comm_node_map"], m)
+    root = (record.get("case") or {}).get("root") if isinstance(record.get("case"), dict) else None
+    if "comm_node_map" in waiver and not any(node_map_matches(waiver["comm_node_map"], m, root)
                                              for m in record.get("comm_node_maps") or []):
         return False
     if "placement" in waiver and not value_matches(waiver["placement"], record.get("placement")):

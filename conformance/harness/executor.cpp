@@ -1094,7 +1094,7 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
     return record(c, {S::skip, "communicator shape " + c.comm + " needs more ranks", ""}, 0, 0);
   if (auto why = missing_feature(c)) return record(c, {S::skip, *why, ""}, 0, 0);
   const int comm_size = z.topology.size_low + z.topology.size_high;
-  note_comm_size(comm_size);
+  note_case_comm(local ? "self" : c.comm, comm_size);
   if (const std::string id = known_fatal_waiver(c, comm_size); !id.empty())
     return record(c,
                   {S::skip,

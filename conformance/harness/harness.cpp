@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -438,6 +439,38 @@ std::optional<long long> case_bytes(const ref::Case& c) {
 }
 }  // namespace
 
+namespace {
+// Under virtual nodes, the node map of each group of a communicator shape
+// (comm_node_maps.h), as JSON text, on every rank; "" without nodes or
+// without the world's map. A shape's communicators never change within a
+// job, so each is computed once: on the first case of that shape, which every
+// rank runs (collective over the job's communicator).
+std::map<std::string, std::string> g_shape_node_maps;
+
+const std::string& shape_node_maps(const std::string& shape) {
+  static const std::string none;
+  if (g_settings.nodes <= 0) return none;
+  if (const auto it = g_shape_node_maps.find(shape); it != g_shape_node_maps.end())
+    return it->second;
+  const ZooComm& z = zoo(shape);
+  CommPlace place;
+  if (z.available && z.member && z.comm != MPI_COMM_NULL)
+    place = CommPlace{1, z.color, z.role.group, z.role.rank};
+  std::vector<CommPlace> places(static_cast<std::size_t>(g_rank == 0 ? g_size : 1));
+  MPI_Gather(&place, 4, MPI_INT, places.data(), 4, MPI_INT, 0, g_comm);
+  std::string text;
+  if (g_rank == 0 && !g_settings.node_map.empty()) {
+    const Json world = Json::parse(g_settings.node_map, nullptr, false);
+    if (world.is_array()) text = comm_node_maps(world, places).dump();
+  }
+  int n = static_cast<int>(text.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, g_comm);
+  text.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(text.data(), n, MPI_CHAR, 0, g_comm);
+  return g_shape_node_maps.emplace(shape, std::move(text)).first->second;
+}
+}  // namespace
+
 std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
   if (!g_settings.avoid_known_fatal) return "";
   // The record this case would get if the job died in it (the runner's
@@ -449,6 +482,10 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
                  {"ranks", g_size},
                  {"case", Json::parse(c.to_json())}};
   record["comm_size"] = comm_size;
+  const bool local =
+      c.routine == ref::Routine::reduce_local || c.routine == ref::Routine::reduce_locals;
+  if (const std::string& maps = shape_node_maps(local ? "self" : c.comm); !maps.empty())
+    record["comm_node_maps"] = Json::parse(maps, nullptr, false);
   if (const auto bytes = case_bytes(c)) record["bytes"] = *bytes;
   const std::string date = today();
   for (const Json& w : g_waivers) {
@@ -461,9 +498,11 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
   return "";
 }
 
-void note_comm_size(int comm_size) {
+void note_case_comm(const std::string& shape, int comm_size) {
+  const std::string& maps = shape_node_maps(shape);  // collective on a shape's first case
   if (g_settings.journal.empty() || g_inflight_body.empty()) return;
   g_inflight_body += ",\"comm_size\":" + std::to_string(comm_size);
+  if (!maps.empty()) g_inflight_body += ",\"comm_node_maps\":" + maps;
   write_inflight(g_inflight_body + "}\n");
 }
 

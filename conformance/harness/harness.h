@@ -151,10 +151,13 @@ void set_next_dimensions(const std::vector<std::pair<std::string, std::string>>&
 // names this case, on a communicator of comm_size processes, in the running
 // test, else empty.
 std::string known_fatal_waiver(const ref::Case& c, int comm_size);
-// Adds the size of the case's communicator to the in-flight note of the case
+// Adds the size of the case's communicator and, under virtual nodes, the node
+// map of each of its groups (comm_node_maps) to the in-flight note of the case
 // begun (once the communicator is known), so that the runner's record of a
-// case that crashed or hung carries it, as waivers' comm_size condition reads.
-void note_comm_size(int comm_size);
+// case that crashed or hung carries them, as waivers' comm_size and
+// comm_node_map conditions read. Collective over the job's communicator on
+// the first case of a shape under --nodes (every rank runs every case).
+void note_case_comm(const std::string& shape, int comm_size);
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);
 

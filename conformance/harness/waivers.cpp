@@ -2,11 +2,13 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace ordo::harness::waivers {
 namespace {
@@ -156,16 +158,54 @@ bool value_matches(const Json& want, const Json& have) {
 // A waiver's node_map condition against a record's node map (the world ranks
 // of each node, `ordo run --nodes`): `nodes` (a condition on the number of
 // nodes), `alone` (world ranks each alone on its node), `largest` (a condition
-// on the most ranks any node holds). No node map: no match.
-bool node_map_matches(const Json& want, const Json& have) {
+// on the most ranks any node holds), `consecutive` (true: every node holds
+// consecutive ranks; false: some node does not). For a communicator's map
+// (comm_node_map), `root_node` names the node of the case's root (root: its
+// rank in that map, -1 for none): `size` (a condition on the ranks it holds),
+// `last` (true: it is the node listed last), `first` (true: the root is the
+// lowest rank on its node). No node map: no match.
+bool node_map_matches(const Json& want, const Json& have, long long root) {
   if (!have.is_array() || have.empty()) return false;
   std::size_t largest = 0;
-  for (const Json& g : have) {
+  bool consecutive = true;
+  long long root_node = -1;
+  for (std::size_t i = 0; i < have.size(); ++i) {
+    const Json& g = have[i];
     if (!g.is_array()) return false;
     largest = std::max(largest, g.size());
+    std::vector<long long> ranks;
+    for (const Json& r : g) {
+      if (!r.is_number_integer()) return false;
+      ranks.push_back(r.get<long long>());
+      if (ranks.back() == root) root_node = static_cast<long long>(i);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    for (std::size_t k = 1; k < ranks.size(); ++k)
+      consecutive = consecutive && ranks[k] == ranks[0] + static_cast<long long>(k);
   }
   if (want.contains("nodes") && !value_matches(want["nodes"], Json(have.size()))) return false;
   if (want.contains("largest") && !value_matches(want["largest"], Json(largest))) return false;
+  if (want.contains("consecutive") &&
+      (!want["consecutive"].is_boolean() || want["consecutive"].get<bool>() != consecutive))
+    return false;
+  if (want.contains("root_node")) {
+    if (root_node < 0) return false;
+    const Json& node = want["root_node"];
+    if (node.contains("size") &&
+        !value_matches(node["size"], Json(have[static_cast<std::size_t>(root_node)].size())))
+      return false;
+    if (node.contains("first")) {
+      long long lowest = root;
+      for (const Json& r : have[static_cast<std::size_t>(root_node)])
+        lowest = std::min(lowest, r.get<long long>());
+      if (!node["first"].is_boolean() || node["first"].get<bool>() != (lowest == root))
+        return false;
+    }
+    if (node.contains("last") &&
+        (!node["last"].is_boolean() ||
+         node["last"].get<bool>() != (root_node == static_cast<long long>(have.size()) - 1)))
+      return false;
+  }
   if (want.contains("alone") && want["alone"].is_array())
     for (const Json& r : want["alone"]) {
       bool alone = false;
@@ -192,15 +232,19 @@ bool covers(const Json& waiver, const Json& record) {
       return false;
   if (waiver.contains("node_map") &&
       !node_map_matches(waiver["node_map"],
-                        record.contains("node_map") ? record["node_map"] : Json()))
+                        record.contains("node_map") ? record["node_map"] : Json(), -1))
     return false;
   // comm_node_map: the same conditions, held by the node map of any group of
   // the case's communicator (in its own ranks).
   if (waiver.contains("comm_node_map")) {
     bool any = false;
+    long long root = -1;
+    if (const auto c = record.find("case"); c != record.end() && c->is_object() &&
+                                            c->contains("root") && (*c)["root"].is_number_integer())
+      root = (*c)["root"].get<long long>();
     if (record.contains("comm_node_maps") && record["comm_node_maps"].is_array())
       for (const Json& m : record["comm_node_maps"])
-        any = any || node_map_matches(waiver["comm_node_map"], m);
+        any = any || node_map_matches(waiver["comm_node_map"], m, root);
     if (!any) return false;
   }
   if (waiver.contains("placement") &&

@@ -259,3 +259,14 @@ def test_a_field_added_on_purpose_is_counted_and_any_other_change_still_differs(
     assert "field 'tracer' added on 1 records" in record_diff.format_result(result)
     assert not record_diff.compare_records([a], [dict(b, outcome="pass")], new_fields=("tracer",))["same"]
     assert not record_diff.compare_records([b], [a], new_fields=("tracer",))["same"]  # a field lost is a change
+
+
+def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
+    """Under --nodes the harness adds the node map of each group of the case's
+    communicator to the note: a crash waiver can name where the root sits
+    (comm_node_map root_node) or nodes whose ranks interleave (consecutive)."""
+    maps = [[[0, 1], [2]]]
+    assert records.case_died(dict(BEGUN, comm_node_maps=maps), **HOW)["comm_node_maps"] == maps
+    assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)  # no --nodes: none
+    prior = dict(BEGUN, outcome="fail", comm_node_maps=maps)
+    assert records.died_after_failure(prior, **HOW)["comm_node_maps"] == maps

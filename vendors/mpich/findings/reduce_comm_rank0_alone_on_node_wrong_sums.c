@@ -36,6 +36,11 @@
  *     mpiexec.mpich -hosts ordo-node0:2,ordo-node1:2 $L -n 4 ./repro inter 1000
  *   the same with every rank on one node: right sums
  *     mpiexec.mpich -n 4 ./repro inter 1000
+ *   composition alpha forced by a tuning file: wrong sums at 5 ints
+ *     F=vendors/mpich/ch4-compositions/reduce-alpha.json
+ *     mpiexec.mpich -genv MPIR_CVAR_DEVICE_COLLECTIVES all
+ *       -genv MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE $PWD/$F
+ *       -hosts ordo-node0:1,ordo-node1:2 $L -n 3 ./repro reduce 5
  *
  * Exits 0 when every receiving rank has the right sums, 1 otherwise. Found by
  * ordo's placement runs (`ordo run --nodes 2 --placement first-alone`, and
