@@ -160,3 +160,38 @@ def test_a_short_mpich_run_under_two_nodes_records_the_node_map(tmp_path):
                   r["waiver"] == "mpich-node-aware-intercomm-group-reduce-rank0-alone-on-node"]
     assert node_aware and all(r["case"]["comm"].startswith("inter-") for r in node_aware)
     assert all(r["bytes"] == r["case"]["count"] * 8 for r in records if r.get("case", {}).get("datatype") == "MPI_DOUBLE")
+
+
+@pytest.mark.skipif(shutil.which("mpiexec.mpich") is None, reason="MPICH is not installed")
+@pytest.mark.parametrize("run_known_fatal", [False, True])
+def test_a_crash_under_two_nodes_is_recorded_with_the_node_maps_its_waiver_reads(tmp_path, run_known_fatal):
+    """MPICH 4.0.2's ch4 composition alpha, forced, segfaults in MPI_Reduce with
+    MPI_IN_PLACE at a root that is not the first rank on its node (3 ranks over
+    {0,1} {2}: root 1). The waiver names that trigger through comm_node_map
+    root_node, which the runner's record of the crash can only meet if the
+    harness's in-flight note carried the communicator's node maps. By default
+    the case is not run (a skip naming the waiver); --run-known-fatal runs it."""
+    out = tmp_path / "run"
+    cmd = ["flock", "/tmp/ordo-mpi.lock", "timeout", "900", str(ROOT / "ordo"), "run", "--vendor", "mpich",
+           "--variants", "mpich.ch4.reduce.composition_alpha", "--nodes", "2", "--ranks", "3",
+           "--filter", "in_place", "--property-budget", "0", "--out", str(out)]
+    if run_known_fatal:
+        cmd.append("--run-known-fatal")
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1000, env=dict(os.environ))
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    waiver = "mpich-variant-ch4-reduce-alpha-in-place-root-not-first-on-node-crash"
+    world_root_1 = [r for r in records if r.get("case") and r["case"]["routine"] == "reduce" and
+                    r["case"]["in_place"] and r["case"]["comm"] == "world" and r["case"]["root"] == 1]
+    assert world_root_1
+    for r in world_root_1:
+        assert r["comm_node_maps"] == [[[0, 1], [2]]], r
+        if run_known_fatal:
+            assert r["outcome"] == "waived" and r["waiver"] == waiver, r
+            assert "ended the job" in r["message"], r
+        else:
+            assert r["outcome"] == "skip" and waiver in r["message"], r
+    # Root 2, the first (only) rank of its node, and root 0 run and pass.
+    others = [r for r in records if r.get("case") and r["case"]["routine"] == "reduce" and r["case"]["in_place"]
+              and r["case"]["comm"] == "world" and r["case"]["root"] in (0, 2) and r["case"]["count"] < 513]
+    assert others and all(r["outcome"] == "pass" for r in others), [r["id"] for r in others]
