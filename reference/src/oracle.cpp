@@ -230,18 +230,17 @@ Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int r
   const std::uint64_t prefix = hash_prefix(c.seed, group, rank);
   if (witness::is_witness(c.op)) {
     witness::check_datatype(dt);
+    // Leaf j is slot j % 4 of cell j / 4 (whole cells: check_datatype).
+    const auto& tm = dt.typemap();
+    const bool tracer = witness::is_tracer(c.op);
     for (int k = 0; k < count; ++k) {
-      auto cells = witness::read_cells(b.element(k), dt);
-      for (std::size_t j = 0; j < cells.size(); ++j) {
-        if (witness::is_tracer(c.op)) {
-          cells[j] = witness::Cell{{rank, rank, witness::kNoFault, witness::kNoFault}};
-        } else {
-          for (int i = 0; i < 4; ++i)
-            cells[j].v[i] = static_cast<std::int32_t>(
-                hash_leaf(prefix, first + k, static_cast<int>(j * 4 + i)));
-        }
+      std::byte* element = b.element(k);
+      for (std::size_t j = 0; j < tm.size(); ++j) {
+        const std::int32_t v =
+            tracer ? (j % 4 < 2 ? rank : witness::kNoFault)
+                   : static_cast<std::int32_t>(hash_leaf(prefix, first + k, static_cast<int>(j)));
+        std::memcpy(element + tm[j].disp, &v, 4);
       }
-      witness::write_cells(b.element(k), dt, cells);
     }
     return b;
   }
@@ -456,9 +455,14 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     }
     // Scan / Exscan: rank r's result depends on ranks 0..r only.
     const int ranks_needed = c.routine == Routine::scan || c.routine == Routine::exscan ? r + 1 : p;
-    const auto send_own = inputs(0, ranks_needed, send_count);  // as each rank lays it out
-    auto send = as_root_layout(send_own);
-    if (root_dt) send[static_cast<std::size_t>(c.root)] = make_input(c, rdt, send_count, 0, c.root);
+    std::vector<Buffer> send_own = inputs(0, ranks_needed, send_count);  // as each rank lays it out
+    // With a root datatype, the inputs as the root reads them (a copy then).
+    std::vector<Buffer> send_at_root;
+    if (root_dt) {
+      send_at_root = as_root_layout(send_own);
+      send_at_root[static_cast<std::size_t>(c.root)] = make_input(c, rdt, send_count, 0, c.root);
+    }
+    std::vector<Buffer>& send = root_dt ? send_at_root : send_own;
     std::vector<Buffer> recv;
     for (int q = 0; q < ranks_needed; ++q) {
       // Each rank's own receive size: with uneven recvcounts, rank q's block
@@ -467,6 +471,12 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
           c.in_place || c.alias_send_recv || counts.empty() ? recv_alloc : counts[q];
       const bool in_place_here = c.in_place && (c.routine != Routine::reduce || q == c.root);
       const Datatype& qdt = root_dt && q == c.root ? rdt : dt;
+      // Another rank's receive buffer counts only as its input (in place):
+      // this process plans its own result alone (the semantics' `only`).
+      if (q != r && !in_place_here) {
+        recv.emplace_back(qdt, 0);
+        continue;
+      }
       recv.push_back(in_place_here ? make_input(c, qdt, alloc_q, 0, q)
                                    : make_recv_initial(c, qdt, alloc_q, 0, q));
     }
@@ -478,17 +488,17 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
           reduce(send, op, c.root, recv, c.in_place);
           break;
         case Routine::allreduce:
-          allreduce(send, op, recv, c.in_place);
+          allreduce(send, op, recv, c.in_place, r);
           break;
         case Routine::reduce_scatter:
         case Routine::reduce_scatter_block:
-          reduce_scatter(send, counts, op, recv, c.in_place);
+          reduce_scatter(send, counts, op, recv, c.in_place, r);
           break;
         case Routine::scan:
-          scan(send, op, recv, c.in_place);
+          scan(send, op, recv, c.in_place, r);
           break;
         case Routine::exscan:
-          defined = exscan(send, op, recv, c.in_place);
+          defined = exscan(send, op, recv, c.in_place, r);
           break;
         default:
           break;
@@ -503,8 +513,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     pl.result_defined = defined[r];
     const bool in_place_here = c.in_place && is_root;
     pl.send_significant = !in_place_here;
-    if (!in_place_here) pl.send = root_dt && r != c.root ? send_own[r] : send[r];
-    if (pl.recv_significant && expect) pl.recv_expected = recv[r];
+    if (!in_place_here) pl.send = std::move(root_dt && r != c.root ? send_own[r] : send[r]);
+    if (pl.recv_significant && expect) pl.recv_expected = std::move(recv[r]);
     return pl;
   }
 

@@ -45,6 +45,14 @@ std::vector<const Buffer*> inputs_of(const std::vector<Buffer>& send, std::vecto
   return in;
 }
 
+// only: one rank's receive buffer (or -1: every rank's).
+bool wanted(int only, std::size_t r) { return only < 0 || static_cast<std::size_t>(only) == r; }
+
+void check_only(int only, std::size_t ranks, const char* what) {
+  if (only >= static_cast<int>(ranks))
+    throw UsageError(std::string(what) + ": the rank whose result is wanted is out of range");
+}
+
 void need_ranks(std::size_t a, std::size_t b, const char* what) {
   if (a != b || a == 0)
     throw UsageError(std::string(what) + ": one send and one receive buffer per rank are needed");
@@ -75,28 +83,33 @@ void reduce(const std::vector<Buffer>& send, const Op& op, int root, std::vector
 }
 
 void allreduce(const std::vector<Buffer>& send, const Op& op, std::vector<Buffer>& recv,
-               bool in_place) {
+               bool in_place, int only) {
   need_ranks(send.size(), recv.size(), "allreduce");
-  for (const Buffer& b : recv) check_recv(b);
+  check_only(only, recv.size(), "allreduce");
+  for (std::size_t r = 0; r < recv.size(); ++r)
+    if (wanted(only, r)) check_recv(recv[r]);
   const Buffer res = fold(inputs_of(send, recv, in_place), op);
-  for (Buffer& b : recv) copy_elements(res, 0, b, 0, res.count());
+  for (std::size_t r = 0; r < recv.size(); ++r)
+    if (wanted(only, r)) copy_elements(res, 0, recv[r], 0, res.count());
 }
 
 void reduce_scatter(const std::vector<Buffer>& send, const std::vector<int>& recvcounts,
-                    const Op& op, std::vector<Buffer>& recv, bool in_place) {
+                    const Op& op, std::vector<Buffer>& recv, bool in_place, int only) {
   need_ranks(send.size(), recv.size(), "reduce_scatter");
+  check_only(only, recv.size(), "reduce_scatter");
   if (recvcounts.size() != send.size())
     throw UsageError("reduce_scatter: one recvcount per rank is needed");
   for (int c : recvcounts)
     if (c < 0) throw UsageError("reduce_scatter: negative recvcount");
-  for (const Buffer& b : recv) check_recv(b);
+  for (std::size_t r = 0; r < recv.size(); ++r)
+    if (wanted(only, r)) check_recv(recv[r]);
   const Buffer res = fold(inputs_of(send, recv, in_place), op);
   const int total = std::accumulate(recvcounts.begin(), recvcounts.end(), 0);
   if (res.count() != total)
     throw UsageError("reduce_scatter: inputs must hold sum(recvcounts) elements");
   int offset = 0;
   for (std::size_t r = 0; r < recv.size(); ++r) {
-    copy_elements(res, offset, recv[r], 0, recvcounts[r]);
+    if (wanted(only, r)) copy_elements(res, offset, recv[r], 0, recvcounts[r]);
     offset += recvcounts[r];
   }
 }
@@ -106,41 +119,46 @@ void reduce_scatter_block(const std::vector<Buffer>& send, int recvcount, const 
   reduce_scatter(send, std::vector<int>(send.size(), recvcount), op, recv, in_place);
 }
 
-void scan(const std::vector<Buffer>& send, const Op& op, std::vector<Buffer>& recv, bool in_place) {
+void scan(const std::vector<Buffer>& send, const Op& op, std::vector<Buffer>& recv, bool in_place,
+          int only) {
   need_ranks(send.size(), recv.size(), "scan");
-  for (const Buffer& b : recv) check_recv(b);
+  check_only(only, recv.size(), "scan");
+  for (std::size_t r = 0; r < recv.size(); ++r)
+    if (wanted(only, r)) check_recv(recv[r]);
   const auto in = inputs_of(send, recv, in_place);
   check_same_shape(in);
   op.check_usable_with(in[0]->type());
+  // Rank r receives x0 o ... o xr: the running fold, copied out as it passes r.
+  const std::size_t last = only < 0 ? in.size() - 1 : static_cast<std::size_t>(only);
   Buffer acc = *in[0];
-  std::vector<Buffer> results;
-  results.push_back(acc);
-  for (std::size_t r = 1; r < in.size(); ++r) {
-    fold_step(acc, *in[r], op);
-    results.push_back(acc);
+  for (std::size_t r = 0; r <= last; ++r) {
+    if (r > 0) fold_step(acc, *in[r], op);
+    if (wanted(only, r)) copy_elements(acc, 0, recv[r], 0, acc.count());
   }
-  for (std::size_t r = 0; r < recv.size(); ++r)
-    copy_elements(results[r], 0, recv[r], 0, results[r].count());
 }
 
 std::vector<bool> exscan(const std::vector<Buffer>& send, const Op& op, std::vector<Buffer>& recv,
-                         bool in_place) {
+                         bool in_place, int only) {
   need_ranks(send.size(), recv.size(), "exscan");
-  for (const Buffer& b : recv) check_recv(b);
+  check_only(only, recv.size(), "exscan");
+  for (std::size_t r = 0; r < recv.size(); ++r)
+    if (wanted(only, r)) check_recv(recv[r]);
   const auto in = inputs_of(send, recv, in_place);
   check_same_shape(in);
   op.check_usable_with(in[0]->type());
-  std::vector<Buffer> results;
-  Buffer acc = *in[0];
-  results.push_back(acc);
-  for (std::size_t r = 1; r + 1 < in.size(); ++r) {
-    fold_step(acc, *in[r], op);
-    results.push_back(acc);
-  }
+  // Rank r >= 1 receives x0 o ... o x(r-1); rank 0's buffer is left as it was.
   std::vector<bool> defined(recv.size(), true);
   defined[0] = false;
-  for (std::size_t r = 1; r < recv.size(); ++r)
-    copy_elements(results[r - 1], 0, recv[r], 0, results[r - 1].count());
+  // In place, rank r's input is its receive buffer: read before it is written.
+  const std::size_t last = only < 0 ? recv.size() - 1 : static_cast<std::size_t>(only);
+  Buffer acc = *in[0];
+  for (std::size_t r = 1; r <= last; ++r) {
+    const bool write = wanted(only, r);
+    std::optional<Buffer> own;
+    if (write && in_place && r < last) own = *in[r];
+    if (write) copy_elements(acc, 0, recv[r], 0, acc.count());
+    if (r < last) fold_step(acc, own ? *own : *in[r], op);
+  }
   return defined;
 }
 

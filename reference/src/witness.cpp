@@ -7,6 +7,8 @@
 namespace ordo::ref::witness {
 namespace {
 
+static_assert(sizeof(Cell) == 4 * sizeof(std::int32_t), "a cell is 4 integers, no padding");
+
 bool is_cell_leaf(Basic b) {
   const BasicInfo& i = info(b);
   return i.group != TypeGroup::pair && i.size == 4 &&
@@ -20,14 +22,49 @@ std::int32_t pack(std::int32_t lo, std::int32_t hi) {
                                    static_cast<std::uint32_t>(hi));
 }
 
+// The byte offsets of an element's cells: leaf j of cell j / 4 at disp[j].
+// Only whole cells count (check_datatype refuses the rest).
+std::vector<std::ptrdiff_t> cell_disps(const Datatype& dt) {
+  const auto& tm = dt.typemap();
+  std::vector<std::ptrdiff_t> disp(tm.size() / 4 * 4);
+  for (std::size_t j = 0; j < disp.size(); ++j) disp[j] = tm[j].disp;
+  return disp;
+}
+
+// Applies f to each cell of len elements, cell by cell (a kernel runs once
+// per call of the user function: it reads and writes through the typemap
+// with no allocation per element).
 template <class F>
 void each_cell(const std::byte* invec, std::byte* inoutvec, int len, const Datatype& dt, F f) {
+  const std::vector<std::ptrdiff_t> disp = cell_disps(dt);
+  const std::ptrdiff_t extent = dt.extent();
+  // Cells packed from byte 0 with no gap between elements
+  // (contiguous(4,MPI_INT)): one run of 4-integer cells.
+  bool packed = extent == static_cast<std::ptrdiff_t>(disp.size()) * 4;
+  for (std::size_t j = 0; packed && j < disp.size(); ++j)
+    packed = disp[j] == static_cast<std::ptrdiff_t>(j) * 4;
+  if (packed) {
+    const std::size_t cells = static_cast<std::size_t>(len) * disp.size() / 4;
+    for (std::size_t n = 0; n < cells; ++n) {
+      Cell a, b;
+      std::memcpy(a.v, invec + n * sizeof(Cell), sizeof(Cell));
+      std::memcpy(b.v, inoutvec + n * sizeof(Cell), sizeof(Cell));
+      const Cell r = f(a, b);
+      std::memcpy(inoutvec + n * sizeof(Cell), r.v, sizeof(Cell));
+    }
+    return;
+  }
   for (int k = 0; k < len; ++k) {
-    const std::ptrdiff_t base = static_cast<std::ptrdiff_t>(k) * dt.extent();
-    const auto a = read_cells(invec + base, dt);
-    auto b = read_cells(inoutvec + base, dt);
-    for (std::size_t c = 0; c < a.size(); ++c) b[c] = f(a[c], b[c]);
-    write_cells(inoutvec + base, dt, b);
+    const std::ptrdiff_t base = static_cast<std::ptrdiff_t>(k) * extent;
+    for (std::size_t j = 0; j < disp.size(); j += 4) {
+      Cell a, b;
+      for (std::size_t i = 0; i < 4; ++i) {
+        std::memcpy(&a.v[i], invec + base + disp[j + i], 4);
+        std::memcpy(&b.v[i], inoutvec + base + disp[j + i], 4);
+      }
+      const Cell r = f(a, b);
+      for (std::size_t i = 0; i < 4; ++i) std::memcpy(inoutvec + base + disp[j + i], &r.v[i], 4);
+    }
   }
 }
 

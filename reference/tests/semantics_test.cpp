@@ -447,3 +447,67 @@ TEST(ReduceLocal, refuses_a_predefined_op_on_a_type_it_does_not_allow) {
   EXPECT_EQ(test::clause_of([&] { reduce_local(a, b, Op::predefined(PredefinedOp::BAND)); }),
             "op.type-groups");
 }
+
+// `only`: one process of a job plans its own result. It must be exactly what
+// the call for every rank gives that rank, and leave every other receive
+// buffer as it was (placeholders of no elements when they are not inputs).
+TEST(OnlyOneRank, gets_what_the_call_for_every_rank_gives_it_and_touches_no_other_buffer) {
+  const auto send = four_ranks();
+  const std::vector<int> counts = {1, 0, 2, 1};  // reduce_scatter of 4 elements
+  const auto send4 =
+      rank_buffers(ll(), 4, {{1, 5, 1, 5}, {2, 6, 2, 6}, {3, 7, 3, 7}, {4, 8, 4, 8}});
+  for (const bool in_place : {false, true}) {
+    for (int r = 0; r < 4; ++r) {
+      SCOPED_TRACE("rank " + std::to_string(r) + (in_place ? " in place" : ""));
+      // Every rank's buffers as the call for every rank leaves them.
+      auto all_ar = in_place ? four_ranks() : recv_buffers(ll(), 4, 2);
+      allreduce(send, concat_op(), all_ar, in_place);
+      auto all_sc = in_place ? four_ranks() : recv_buffers(ll(), 4, 2);
+      scan(send, concat_op(), all_sc, in_place);
+      auto all_ex = in_place ? four_ranks() : recv_buffers(ll(), 4, 2);
+      const auto def_all = exscan(send, concat_op(), all_ex, in_place);
+      std::vector<Buffer> all_rs;
+      for (int q = 0; q < 4; ++q)
+        all_rs.push_back(in_place ? send4[q] : Buffer(ll(), counts[q], kFill));
+      reduce_scatter(send4, counts, concat_op(), all_rs, in_place);
+      // Only rank r's.
+      auto mine = [&](int count) {
+        std::vector<Buffer> v;
+        for (int q = 0; q < 4; ++q)
+          v.push_back(in_place ? four_ranks()[q] : Buffer(ll(), q == r ? count : 0, kFill));
+        return v;
+      };
+      auto one_ar = mine(2);
+      allreduce(send, concat_op(), one_ar, in_place, r);
+      auto one_sc = mine(2);
+      scan(send, concat_op(), one_sc, in_place, r);
+      auto one_ex = mine(2);
+      EXPECT_EQ(exscan(send, concat_op(), one_ex, in_place, r), def_all);
+      std::vector<Buffer> one_rs;
+      for (int q = 0; q < 4; ++q)
+        one_rs.push_back(in_place ? send4[q] : Buffer(ll(), q == r ? counts[q] : 0, kFill));
+      reduce_scatter(send4, counts, concat_op(), one_rs, in_place, r);
+      EXPECT_EQ(one_ar[r].storage(), all_ar[r].storage());
+      EXPECT_EQ(one_sc[r].storage(), all_sc[r].storage());
+      EXPECT_EQ(one_ex[r].storage(), all_ex[r].storage());
+      EXPECT_EQ(one_rs[r].storage(), all_rs[r].storage());
+      for (int q = 0; q < 4; ++q) {
+        if (q == r) continue;
+        const auto before = in_place ? four_ranks()[q] : Buffer(ll(), 0, kFill);
+        EXPECT_EQ(one_ar[q].storage(), before.storage());
+        EXPECT_EQ(one_sc[q].storage(), before.storage());
+        EXPECT_EQ(one_ex[q].storage(), before.storage());
+        EXPECT_EQ(one_rs[q].storage(), (in_place ? send4[q] : Buffer(ll(), 0, kFill)).storage());
+      }
+    }
+  }
+  auto recv = recv_buffers(ll(), 4, 2);
+  EXPECT_THROW(allreduce(send, concat_op(), recv, false, 4), UsageError);
+}
+
+TEST(Exscan, in_place_reads_each_input_before_writing_that_rank_s_result) {
+  auto recv = four_ranks();
+  exscan(rank_buffers(ll(), 2, {{9, 9}, {9, 9}, {9, 9}, {9, 9}}), concat_op(), recv, true);
+  EXPECT_EQ(leaves_of<long long>(recv[2]), (V{12, 56}));
+  EXPECT_EQ(leaves_of<long long>(recv[3]), (V{123, 567}));
+}

@@ -27,22 +27,27 @@ namespace ordo::ref {
 Buffer fold(const std::vector<const Buffer*>& inputs, const Op& op);
 
 // ---- Intracommunicators -------------------------------------------------
+// only: the rank whose receive buffer the caller wants, or -1 for every
+// rank's. With a rank, the other ranks' receive buffers are neither checked
+// nor written (a caller may pass placeholders) unless in place makes them the
+// inputs; that rank's buffer gets exactly what the call for every rank gives
+// it (one process of a job needs its own result only).
 void reduce(const std::vector<Buffer>& send, const Op& op, int root, std::vector<Buffer>& recv,
             bool in_place = false);
 void allreduce(const std::vector<Buffer>& send, const Op& op, std::vector<Buffer>& recv,
-               bool in_place = false);
+               bool in_place = false, int only = -1);
 // send[r] has sum(recvcounts) elements; recv[r] has recvcounts[r] elements.
 // In place: the input is recv[r], which then has sum(recvcounts) elements.
 void reduce_scatter(const std::vector<Buffer>& send, const std::vector<int>& recvcounts,
-                    const Op& op, std::vector<Buffer>& recv, bool in_place = false);
+                    const Op& op, std::vector<Buffer>& recv, bool in_place = false, int only = -1);
 void reduce_scatter_block(const std::vector<Buffer>& send, int recvcount, const Op& op,
                           std::vector<Buffer>& recv, bool in_place = false);
 void scan(const std::vector<Buffer>& send, const Op& op, std::vector<Buffer>& recv,
-          bool in_place = false);
+          bool in_place = false, int only = -1);
 // Returns, per rank, whether the result is defined: rank 0's receive buffer
 // is undefined after MPI_Exscan (MPI-4.1 Section 6.11.2), and left untouched here.
 std::vector<bool> exscan(const std::vector<Buffer>& send, const Op& op, std::vector<Buffer>& recv,
-                         bool in_place = false);
+                         bool in_place = false, int only = -1);
 
 // ---- Intercommunicators (MPI-4.1 Section 6.2.2) ---------------------------
 // Group A holds the root; it receives the reduction of group B's inputs in
