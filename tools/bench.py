@@ -1,6 +1,7 @@
 """`ordo bench`: the suite's own benchmarks in one table, kept as JSON.
 
     the reference fold's throughput      (runs build/<vendor>/reference/ordo_fold_bench)
+    the reference's plan per process     (runs build/<vendor>/reference/ordo_plan_bench)
     property cases per second            (bench/results/property_throughput.json, written by
                                           bench/property_throughput/run.py)
     the default run's wall time          (run.json of `ordo run` output folders, per rank count)
@@ -65,6 +66,30 @@ def fold_rows(vendor):
         if len(f) == 5:
             rows.append({"op": f[0], "datatype": f[1], "p": int(f[2]), "count": int(f[3]),
                          "combines_per_s": float(f[4])})
+    return rows
+
+
+def plan_rows(vendor):
+    """The reference's plan of one process per case kind (reference/bench/plan_bench.cpp): microseconds per
+    plan at 2, 4 and 8 processes; every process of a job computes its own each case (issue #17)."""
+    adapter = load_adapter(vendor)
+    bdir = build_dir_for(adapter)
+    exe = bdir / "reference" / "ordo_plan_bench"
+    if not exe.exists():
+        if not (bdir / "CMakeCache.txt").exists():
+            build(adapter, reference_tests=False, quiet=True)
+        if subprocess.call(["cmake", "--build", str(bdir), "--target", "ordo_plan_bench"],
+                           stdout=subprocess.DEVNULL) != 0:
+            raise OrdoError(f"the plan benchmark did not build in {bdir}", EXIT_INFRA)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise OrdoError(f"{exe} failed: {out.stderr.strip()[:200]}", EXIT_INFRA)
+    rows = []
+    for line in out.stdout.splitlines()[1:]:
+        f = line.split()
+        if len(f) == 7:
+            rows.append({"routine": f[0], "op": f[1], "datatype": f[2], "count": int(f[3]),
+                         "us_per_plan": {"2": float(f[4]), "4": float(f[5]), "8": float(f[6])}})
     return rows
 
 
@@ -202,6 +227,7 @@ def run(args):
     table = {"schema": SCHEMA, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
              "host": platform.node(), "cores": os.cpu_count(), "git": git_state()}
     table["fold"] = fold_rows(args.vendor)
+    table["plan"] = plan_rows(args.vendor)
     prop = read_json(ROOT / "bench" / "results" / "property_throughput.json", "the property benchmark")
     table["properties"] = prop
     table["runs"] = run_rows(args.runs)
@@ -212,6 +238,11 @@ def run(args):
     print("reference fold (element-combines per second, best of several)")
     for r in table["fold"]:
         print(f"  {r['op']:10} {r['datatype']:14} p={r['p']:<3} count={r['count']:<9} {r['combines_per_s']:12.3e}")
+    print("reference plan of one process per case (us, median; every process of a job makes its own)")
+    for r in table["plan"]:
+        u = r["us_per_plan"]
+        print(f"  {r['routine']:20} {r['op']:16} {r['datatype']:26} {r['count']:>6}  p=2 {u['2']:9.1f}  "
+              f"p=4 {u['4']:9.1f}  p=8 {u['8']:9.1f}")
     print("property cases per second against the bare collectives")
     if prop is None:
         print("  not measured here: /usr/bin/python3 bench/property_throughput/run.py writes bench/results/property_throughput.json")

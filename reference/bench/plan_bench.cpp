@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
       {"allreduce", "witness.matrix", "contiguous(4,MPI_UINT32_T)", 4096},
       {"scan", "witness.multiset", "contiguous(4,MPI_INT)", 65536},
       {"reduce_scatter_block", "MPI_SUM", "MPI_DOUBLE", 1000},
+      {"reduce_scatter_block", "witness.multiset", "contiguous(4,MPI_INT)", 65536},
+      {"reduce_scatter", "MPI_SUM", "MPI_DOUBLE", 70000},
   };
   std::printf("%-22s %-18s %-28s %7s %12s %12s %12s\n", "routine", "op", "datatype", "count",
               "us p=2", "us p=4", "us p=8");

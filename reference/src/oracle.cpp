@@ -453,6 +453,37 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
       pl.recv_initial = make_recv_initial(c, dt, recv_alloc, 0, r);
       return pl;
     }
+    if (expect && !counts.empty()) {
+      // Reduce_scatter(_block): rank r's block of the reduction is the
+      // reduction of every rank's block r (MPI-4.1 Section 6.10), so only
+      // those blocks of the other ranks' inputs are made (element k of a
+      // block is element offset + k of the whole input: make_input's first),
+      // and reduced by the same semantics with every other recvcount 0.
+      int offset = 0;
+      for (int q = 0; q < r; ++q) offset += counts[static_cast<std::size_t>(q)];
+      const int mine = counts[static_cast<std::size_t>(r)];
+      std::vector<Buffer> blocks;
+      for (int q = 0; q < p; ++q) blocks.push_back(make_input(c, dt, mine, 0, q, offset));
+      std::vector<int> block_counts(static_cast<std::size_t>(p), 0);
+      block_counts[static_cast<std::size_t>(r)] = mine;
+      std::vector<Buffer> recv;
+      for (int q = 0; q < p; ++q) recv.emplace_back(dt, 0);
+      // In place, the rest of the receive buffer keeps the rank's input.
+      recv[static_cast<std::size_t>(r)] = c.in_place ? make_input(c, dt, recv_alloc, 0, r)
+                                                     : make_recv_initial(c, dt, recv_alloc, 0, r);
+      pl.recv_initial = recv[static_cast<std::size_t>(r)];
+      reduce_scatter(blocks, block_counts, op, recv, false, r);
+      pl.send_count = send_count;
+      pl.recv_count = recv_alloc;
+      pl.recv_compare_elements = recv_count;
+      pl.root_role = RR::none;
+      pl.recv_significant = true;
+      pl.result_defined = true;
+      pl.send_significant = !c.in_place;
+      if (!c.in_place) pl.send = make_input(c, dt, send_count, 0, r);
+      pl.recv_expected = std::move(recv[static_cast<std::size_t>(r)]);
+      return pl;
+    }
     // Scan / Exscan: rank r's result depends on ranks 0..r only.
     const int ranks_needed = c.routine == Routine::scan || c.routine == Routine::exscan ? r + 1 : p;
     std::vector<Buffer> send_own = inputs(0, ranks_needed, send_count);  // as each rank lays it out
