@@ -48,11 +48,25 @@ TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
   // The array covers the calls this library can run; the valid tuples that
   // only calls of routines it lacks hold are listed apart, with its reason.
   const std::uint64_t seed = ordo::harness::settings().seed;
-  const x::Coverage cov =
-      x::covering_array(strength, shape_topology, seed,
-                        /*with_invalid=*/strength == 2, &ordo::harness::missing_feature);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // The array is deterministic (every process would compute the same rows):
+  // rank 0 computes it, the others receive its rows (the shapes it reads
+  // were built at start-up; looking them up is local).
+  x::Coverage cov;
+  if (rank == 0)
+    cov = x::covering_array(strength, shape_topology, seed,
+                            /*with_invalid=*/strength == 2, &ordo::harness::missing_feature);
+  std::vector<int> flat;
+  if (rank == 0)
+    for (const x::Row& row : cov.rows) flat.insert(flat.end(), row.begin(), row.end());
+  flat = ordo::harness::from_rank0(flat);
+  if (rank != 0) {
+    const std::size_t width = x::dimensions().size();
+    for (std::size_t i = 0; i + width <= flat.size(); i += width)
+      cov.rows.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i),
+                            flat.begin() + static_cast<std::ptrdiff_t>(i + width));
+  }
   const char* what = strength == 2 ? "pairs" : strength == 3 ? "triples" : "values";
   if (rank == 0) {
     std::printf(

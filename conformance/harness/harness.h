@@ -89,6 +89,10 @@ const Settings& settings();
 
 int world_rank();
 int world_size();
+// Rank 0's integers on every rank, by point-to-point on the harness's
+// communicator (collective: every rank calls it): what every rank would
+// compute alike, such as a covering array, computed once.
+std::vector<int> from_rank0(const std::vector<int>& mine);
 MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) and the parent of
                           // renewed zoo shapes
 
