@@ -366,8 +366,35 @@ def headline(verdict, gaps):
                                                           status == "not tested"):
                         reasons.append(item["reason"])
             n = len(rows)
+            reasons = merge_amounts(reasons)
             parts.append(f"{n} MUST clause{'s' if n != 1 else ''} {status}: {', '.join(reasons) or 'see the clauses'}")
     return "; ".join(parts)
+
+
+_AMOUNT = re.compile(r"(\d+(?:\.\d+)?)(?= [KMGT]iB)")
+
+
+def merge_amounts(reasons):
+    """Reasons that differ only in one amount of memory (what a huge case
+    needs per process, one per routine) said once, with the range of them:
+    'needs about 6.3-8.0 GiB per process'. Order of first appearance."""
+    groups, order = {}, []
+    for reason in reasons:
+        numbers = _AMOUNT.findall(reason)
+        key = _AMOUNT.sub("#", reason) if len(numbers) == 1 else reason
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append((float(numbers[0]), numbers[0]) if len(numbers) == 1 else (0.0, reason))
+    out = []
+    for key in order:
+        values = groups[key]
+        if "#" not in key or key == values[0][1]:
+            out.append(values[0][1] if "#" not in key else key.replace("#", values[0][1]))
+            continue
+        low, high = min(values), max(values)
+        out.append(key.replace("#", low[1] if low == high else f"{low[1]}-{high[1]}"))
+    return out
 
 
 BINDINGS = ("c", "f08", "f90")

@@ -47,21 +47,25 @@ def add_arguments(p):
                         "folder: bytes and seconds, against the report files the folder holds (issue #17)")
 
 
-def fold_rows(vendor):
+def bench_output(vendor, target, what):
+    """Builds (when missing) and runs one of the reference's benchmarks in the vendor's build; its stdout."""
     adapter = load_adapter(vendor)
     bdir = build_dir_for(adapter)
-    exe = bdir / "reference" / "ordo_fold_bench"
+    exe = bdir / "reference" / target
     if not exe.exists():
         if not (bdir / "CMakeCache.txt").exists():
             build(adapter, reference_tests=False, quiet=True)
-        if subprocess.call(["cmake", "--build", str(bdir), "--target", "ordo_fold_bench"],
-                           stdout=subprocess.DEVNULL) != 0:
-            raise OrdoError(f"the fold benchmark did not build in {bdir}", EXIT_INFRA)
+        if subprocess.call(["cmake", "--build", str(bdir), "--target", target], stdout=subprocess.DEVNULL) != 0:
+            raise OrdoError(f"the {what} benchmark did not build in {bdir}", EXIT_INFRA)
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise OrdoError(f"{exe} failed: {out.stderr.strip()[:200]}", EXIT_INFRA)
+    return out.stdout
+
+
+def fold_rows(vendor):
     rows = []
-    for line in out.stdout.splitlines()[1:]:
+    for line in bench_output(vendor, "ordo_fold_bench", "fold").splitlines()[1:]:
         f = line.split()
         if len(f) == 5:
             rows.append({"op": f[0], "datatype": f[1], "p": int(f[2]), "count": int(f[3]),
@@ -72,20 +76,8 @@ def fold_rows(vendor):
 def plan_rows(vendor):
     """The reference's plan of one process per case kind (reference/bench/plan_bench.cpp): microseconds per
     plan at 2, 4 and 8 processes; every process of a job computes its own each case (issue #17)."""
-    adapter = load_adapter(vendor)
-    bdir = build_dir_for(adapter)
-    exe = bdir / "reference" / "ordo_plan_bench"
-    if not exe.exists():
-        if not (bdir / "CMakeCache.txt").exists():
-            build(adapter, reference_tests=False, quiet=True)
-        if subprocess.call(["cmake", "--build", str(bdir), "--target", "ordo_plan_bench"],
-                           stdout=subprocess.DEVNULL) != 0:
-            raise OrdoError(f"the plan benchmark did not build in {bdir}", EXIT_INFRA)
-    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        raise OrdoError(f"{exe} failed: {out.stderr.strip()[:200]}", EXIT_INFRA)
     rows = []
-    for line in out.stdout.splitlines()[1:]:
+    for line in bench_output(vendor, "ordo_plan_bench", "plan").splitlines()[1:]:
         f = line.split()
         if len(f) == 7:
             rows.append({"routine": f[0], "op": f[1], "datatype": f[2], "count": int(f[3]),

@@ -84,3 +84,16 @@ def test_a_skip_reason_keeps_the_digits_of_names_and_groups_the_counts_that_vary
         "not run: the waiver mpich-6351-intercomm-reduce-null-sendbuf-timeout names a hang"
     assert results.skip_reason("shape needs 3 ranks, has 2") == results.skip_reason("shape needs 5 ranks, has 4") == \
         "shape needs N ranks, has N"
+
+
+def test_the_headline_says_once_a_reason_that_differs_only_in_the_memory_a_case_needs():
+    """The huge cases of each routine need their own amount of memory: the
+    headline names the opt-in once, with the range; the clause keeps each."""
+    recs = [record(index=0)] + [
+        skip(i, f"opt-in: ./ordo run --huge (needs about {gib} GiB per process)", clause="collective.huge-count")
+        for i, gib in enumerate(["8.0", "6.3", "7.0"], start=1)]
+    s = results.summarize(recs, partial=False)
+    assert s["headline"] == ("conformant; 1 MUST clause not tested: "
+                             "opt-in: ./ordo run --huge (needs about 6.3-8.0 GiB per process)")
+    [gap] = s["not_tested"]
+    assert len(gap["reasons"]) == 3
