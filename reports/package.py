@@ -2,12 +2,12 @@
 
     DEST/
       README.txt            what is here and how to verify it
-      report.html summary.md junit.xml report.tap.gz results.json.gz
+      report.html summary.md junit.xml.gz report.tap.gz results.json.gz
       STATEMENT.md          a statement template to fill in and sign
       commands.txt          the exact commands of the run
       adapter/              the vendor adapter used (and its waivers, launch settings, findings)
       suite/                the run's commit; commit, `git status` and diff of the packaging checkout
-      run/                  the raw output of the run: run.json, journal.jsonl.gz, logs/, gtest/
+      run/                  the raw output of the run: run.json.gz, journal.jsonl.gz, logs/, gtest/
       schema/               results-2.schema.json, results-1.schema.json, record-1.schema.json, junit.xsd
       verify.py             re-checks the checksums and the schema
       SHA256SUMS            checksums of every file above
@@ -166,8 +166,9 @@ needed to check it:
 
   report.html     the report (open in any browser; it loads nothing from the network)
   summary.md      a one-page summary
-  junit.xml       the checks as JUnit XML (passing checks summarised per check and clause; every
-                  failing, crashed, timed-out and waived check has its own element)
+  junit.xml.gz    the checks as JUnit XML, gzip-compressed (passing checks summarised per check and
+                  clause; every failing, crashed, timed-out and waived check has its own element;
+                  `zcat junit.xml.gz > junit.xml` gives the file CI tools read)
   report.tap.gz   the checks as TAP version 13, gzip-compressed (waived checks are TODO tests;
                   `zcat report.tap.gz` shows it)
   results.json.gz the run report every other file is generated from (gzip-compressed JSON,
@@ -176,13 +177,23 @@ needed to check it:
   commands.txt    the exact commands of the run
   adapter/        the vendor adapter the run used (launcher, settings, waivers)
   suite/          the run's commit; the commit and `git status` of the checkout that made the package
-  run/            the raw output of the run (run.json, journal.jsonl.gz: the journal compressed
-                  with gzip, logs, GoogleTest XML)
+  run/            the raw output of the run (run.json.gz and journal.jsonl.gz: the run's settings
+                  and its journal compressed with gzip, logs, GoogleTest XML)
   verify.py       re-checks this package: /usr/bin/python3 verify.py
   SHA256SUMS      checksums of every file (also: sha256sum -c SHA256SUMS)
 
 verify.py needs Debian's python3 and python3-jsonschema only.
 """
+
+
+def _gzip_file(src, dest, keep=False):
+    """dest: src gzip-compressed (reproducibly: no time stamp); src removed unless keep."""
+    with open(src, "rb") as f, open(dest, "wb") as raw:
+        with gzip.GzipFile(filename=pathlib.Path(src).name, mode="wb", fileobj=raw, compresslevel=6,
+                           mtime=0) as z:
+            shutil.copyfileobj(f, z, 1 << 20)
+    if not keep:
+        pathlib.Path(src).unlink()
 
 
 def make(out_dir, dest):
@@ -197,12 +208,11 @@ def make(out_dir, dest):
     dest.mkdir(parents=True, exist_ok=True)
     res.dump(report, dest / res.RESULTS_NAME)
     report = res.load(dest / res.RESULTS_NAME)  # validated as read back
-    tap_path = views.write_all(report, dest)["tap"]
-    # TAP has one line per check (about 220 bytes each): kept compressed, as the journal is
-    with open(tap_path, "rb") as src, open(dest / "report.tap.gz", "wb") as raw:
-        with gzip.GzipFile(filename="report.tap", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as z:
-            shutil.copyfileobj(src, z)
-    tap_path.unlink()
+    paths = views.write_all(report, dest)
+    # TAP has one line per check (about 220 bytes each), JUnit an element with its replay command for every
+    # waived, skipped or failing check: both kept compressed, as the journal is (every byte kept; zcat)
+    for kind in ("tap", "junit"):
+        _gzip_file(paths[kind], paths[kind].with_name(paths[kind].name + ".gz"))
     (dest / "schema").mkdir()
     for name in ("results-2.schema.json", "results-1.schema.json", "record-1.schema.json", "junit.xsd"):
         shutil.copy2(HERE / "schema" / name, dest / "schema" / name)
@@ -238,8 +248,8 @@ def make(out_dir, dest):
         (suite / "git-diff.patch").write_text(diff)
     run_dir = dest / "run"
     run_dir.mkdir()
-    if (out / "run.json").is_file():
-        shutil.copy2(out / "run.json", run_dir / "run.json")
+    if (out / "run.json").is_file():  # compressed: it lists the waived checks of each variant again
+        _gzip_file(out / "run.json", run_dir / "run.json.gz", keep=True)
     if (out / "journal.jsonl").is_file():  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
         with open(out / "journal.jsonl", "rb") as src, open(run_dir / "journal.jsonl.gz", "wb") as raw:
             with gzip.GzipFile(filename="journal.jsonl", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as z:

@@ -10,6 +10,7 @@ holding either is compared with it replaced), and the memory addresses a
 library prints in its error stacks ("sendbuf=0x55d0..."), which address space
 layout randomisation changes from one run of the same build to the next.
 """
+import gzip
 import json
 import pathlib
 import re
@@ -106,9 +107,11 @@ def compare_folders(a, b, new_fields=()):
 
 def _checkout(folder):
     """The checkout a run was made from (its adapter is vendors/<name>/adapter.json there), if it says."""
-    try:
-        adapter = pathlib.Path(json.loads((folder / "run.json").read_text()).get("adapter") or "")
-    except (OSError, ValueError, AttributeError):
+    try:  # a package's run/ folder holds it gzip-compressed
+        plain, packed = folder / "run.json", folder / "run.json.gz"
+        text = plain.read_bytes() if plain.is_file() else gzip.decompress(packed.read_bytes())
+        adapter = pathlib.Path(json.loads(text).get("adapter") or "")
+    except (OSError, ValueError, AttributeError, EOFError):
         return None
     root = adapter.parent.parent.parent
     return str(root) if adapter.name == "adapter.json" and (root / "vendors").is_dir() else None

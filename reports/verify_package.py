@@ -8,7 +8,7 @@ other file was added (a signed statement may be added as STATEMENT-signed.*),
 that the report (results.json.gz, gzip-compressed, or a results.json of
 version 1) follows the JSON Schema of its version shipped in schema/, that its
 summary agrees with its records and every case it refers to is there, and that
-junit.xml and the journal (run/journal.jsonl.gz or run/journal.jsonl) count
+junit.xml.gz (or junit.xml) and the journal (run/journal.jsonl.gz or run/journal.jsonl) count
 the same checks.
 Exit codes: 0 verified, 1 the package does not verify, 2 cannot run (a
 Debian package is missing, or the folder is not a package).
@@ -26,6 +26,7 @@ ALLOWED_EXTRA = ("STATEMENT-signed",)
 BAD = ("fail", "crash", "timeout", "corrupt")
 REPORTS = ("results.json.gz", "results.json")
 JOURNALS = ("run/journal.jsonl.gz", "run/journal.jsonl")
+JUNITS = ("junit.xml.gz", "junit.xml")
 SCHEMAS = {"ordo.results/2": "results-2.schema.json", "ordo.results/1": "results-1.schema.json"}
 
 
@@ -115,19 +116,20 @@ def check_results(pkg, problems):
                 problems.append(f"{journal.relative_to(pkg)} holds {len(lines)} records, {name} {len(records)}")
         except (OSError, EOFError, gzip.BadGzipFile) as e:
             problems.append(f"cannot read {journal.relative_to(pkg)}: {e}")
-    junit = pkg / "junit.xml"
-    if junit.is_file():
+    junit = next((pkg / n for n in JUNITS if (pkg / n).is_file()), None)
+    if junit is not None:
         try:
-            root = ET.parse(junit).getroot()
+            root = ET.fromstring(read_maybe_gzip(junit))
             # Passing checks are summarised: a testcase stands for its "checks" property (1 without it).
             checks = 0
             for case in root.iter("testcase"):
                 checks += int(next((p.get("value") for p in case.iter("property") if p.get("name") == "checks"),
                                    "1"))
             if root.tag != "testsuites" or checks != len(records):
-                problems.append(f"junit.xml does not count the same checks as {name} ({checks}, {len(records)})")
-        except (ET.ParseError, ValueError) as e:
-            problems.append(f"junit.xml is not well-formed XML: {e}")
+                problems.append(f"{junit.name} does not count the same checks as {name} ({checks}, "
+                                f"{len(records)})")
+        except (ET.ParseError, ValueError, OSError, EOFError, gzip.BadGzipFile) as e:
+            problems.append(f"{junit.name} is not well-formed XML: {e}")
     results["_name"] = name
     return results
 

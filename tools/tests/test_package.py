@@ -34,15 +34,19 @@ def test_the_package_holds_everything_and_verifies(sample_run, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "verify: OK" in p.stdout
     listed = {line.split("  ", 1)[1] for line in (dest / "SHA256SUMS").read_text().splitlines()}
-    for name in ("report.html", "summary.md", "junit.xml", "results.json.gz", "STATEMENT.md", "commands.txt",
+    for name in ("report.html", "summary.md", "junit.xml.gz", "results.json.gz", "STATEMENT.md", "commands.txt",
                  "README.txt", "verify.py", "adapter/adapter.json", "adapter/waivers.json", "adapter/SOURCE.txt",
-                 "suite/commit.txt", "suite/git-status.txt", "run/run.json", "run/journal.jsonl.gz",
+                 "suite/commit.txt", "suite/git-status.txt", "run/run.json.gz", "run/journal.jsonl.gz",
                  "run/logs/job.log", "schema/results-2.schema.json", "schema/results-1.schema.json",
                  "schema/record-1.schema.json", "schema/junit.xsd"):
         assert name in listed, name
     # Every byte of the journal, compressed; the tools read the package's report and journal as they are.
     assert gzip.decompress((dest / "run" / "journal.jsonl.gz").read_bytes()) == \
         (sample_run / "journal.jsonl").read_bytes()
+    # The JUnit view and run.json, compressed as well, every byte kept.
+    assert gzip.decompress((dest / "run" / "run.json.gz").read_bytes()) == (sample_run / "run.json").read_bytes()
+    assert ET.fromstring(gzip.decompress((dest / "junit.xml.gz").read_bytes())).tag == "testsuites"
+    assert not (dest / "junit.xml").exists() and not (dest / "report.tap").exists()
     from reports import record_diff, results
     assert len(results.load(dest)["records"]) == len((sample_run / "journal.jsonl").read_text().splitlines())
     assert record_diff.compare_folders(sample_run, dest / "run")["same"]
@@ -106,13 +110,13 @@ def test_the_verifier_counts_the_checks_of_junit_and_of_the_compressed_journal(s
     p = verify(dest)
     assert p.returncode == 1 and f"run/journal.jsonl.gz holds {len(lines) - 1} records" in p.stdout
     journal.write_bytes(gzip.compress(b"".join(lines)))
-    tree = ET.parse(dest / "junit.xml")
-    prop = tree.getroot().find(".//testcase/properties/property[@name='checks']")
+    root = ET.fromstring(gzip.decompress((dest / "junit.xml.gz").read_bytes()))
+    prop = root.find(".//testcase/properties/property[@name='checks']")
     prop.set("value", str(int(prop.get("value")) + 1))  # one check more than the report holds
-    tree.write(dest / "junit.xml")
+    (dest / "junit.xml.gz").write_bytes(gzip.compress(ET.tostring(root)))
     rehash(dest)
     p = verify(dest)
-    assert p.returncode == 1 and "junit.xml does not count the same checks" in p.stdout
+    assert p.returncode == 1 and "junit.xml.gz does not count the same checks" in p.stdout
 
 
 def test_a_package_of_a_version_1_report_verifies(sample_run, tmp_path):
