@@ -2,13 +2,19 @@
 kept every record (`ordo compare --records A B`).
 
 A check is keyed by (variant, ranks, id). Everything a record holds is
-compared except what differs from run to run by nature: its time, duration
-and sequence number (and a property run's measured seconds), its log file and
+compared except what differs from run to run by nature: its time, duration,
+the case's wall time and the case limit derived from earlier cases' wall
+times (case_seconds, case_limit: which cases ran before it in its job, and
+how fast), its sequence number (and a property run's measured seconds), its log file and
 the log's last lines that the record of a dead job quotes (which rank the
 library reports first), any path inside the run's own output folder or its checkout (a string
-holding either is compared with it replaced), and the memory addresses a
+holding either is compared with it replaced), the memory addresses a
 library prints in its error stacks ("sendbuf=0x55d0..."), which address space
-layout randomisation changes from one run of the same build to the next.
+layout randomisation changes from one run of the same build to the next, and
+the communicator handle such a stack names ("comm=0xc4000032" or
+"MPI_COMM_WORLD"): the harness builds a shape afresh after a case that did
+not pass (executor.cpp), so which handle a shape has depends on the cases
+that ran before it in the same process.
 """
 import gzip
 import json
@@ -17,11 +23,12 @@ import re
 
 from . import records
 
-IGNORED = ("time", "duration_s", "seq", "log")
+IGNORED = ("time", "duration_s", "seq", "log", "case_seconds", "case_limit")
 IGNORED_PROPERTY = ("seconds",)  # in a property summary's "property"
 # A dead job's record quotes its log: "...; last output: <lines> | <waiver notes>".
 _LOG_TAIL = re.compile(r"(; last output: ).*?(?= \| waived until | \| the waiver |$)", re.S)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_COMM_HANDLE = re.compile(r"\bcomm=0x<address>|\bMPI_COMM_WORLD\b(?=\))")
 SHOWN = 20
 ABSENT = "<absent>"
 
@@ -45,7 +52,8 @@ def comparable(record, folder=None, checkout=None):
     out = {k: _strip(_strip(v, folder), checkout) for k, v in record.items()
            if k not in IGNORED and not k.startswith("_")}
     if isinstance(out.get("message"), str):
-        out["message"] = _ADDRESS.sub("0x<address>", _LOG_TAIL.sub(r"\1<log>", out["message"]))
+        out["message"] = _COMM_HANDLE.sub("comm=<communicator>", _ADDRESS.sub(
+            "0x<address>", _LOG_TAIL.sub(r"\1<log>", out["message"])))
     if isinstance(out.get("property"), dict):
         out["property"] = {k: v for k, v in out["property"].items() if k not in IGNORED_PROPERTY}
     return out
@@ -140,6 +148,6 @@ def format_result(result, name_a="A", name_b="B"):
         for (v, n, i), field, va, vb in diffs[:SHOWN]:
             lines.append(f"  {v} {n} ranks {i}: {field}: {_show(va)} -> {_show(vb)}")
     lines.append("identical records (ignoring " + ", ".join(IGNORED) + ", property seconds, quoted log lines, "
-                 "memory addresses in messages and the output folders' and checkouts' paths)"
+                 "memory addresses and communicator handles in messages and the output folders' and checkouts' paths)"
                  if result["same"] else "the records DIFFER")
     return "\n".join(lines)

@@ -10,6 +10,9 @@
                                           afresh in a scratch folder, against the files the folder holds)
     a hanging library against a clean one (--hangs CLEAN HANGING: two runs of the same checks, the second
                                           against a library that hangs in a family of cases; issue #17)
+    the algorithm sweeps                 (--sweeps OUT ...: `ordo run --variants all` folders: launches, and
+                                          where the seconds went: launch and start-up, the library's calls,
+                                          the reference and the harness; issue #17)
 
 Nothing here is timed by a test: the figures are measurements, printed and
 written to bench/results/suite.json (or --json PATH).
@@ -42,6 +45,9 @@ def add_arguments(p):
     p.add_argument("--hangs", nargs=2, metavar=("CLEAN", "HANGING"),
                    help="output folders of two runs of the same checks, the second against a library that hangs "
                         "in a family of cases: wall times, timeouts and the limits that applied")
+    p.add_argument("--sweeps", nargs="*", default=[], metavar="OUT",
+                   help="output folders of variant sweeps (`ordo run --variants ...`): launches, seconds, and where "
+                        "they went")
     p.add_argument("--reports", nargs="*", default=[], metavar="OUT",
                    help="output folders of `ordo run` whose report and package are built again in a scratch "
                         "folder: bytes and seconds, against the report files the folder holds (issue #17)")
@@ -199,6 +205,60 @@ def hang_row(folders):
     return row
 
 
+def sweep_rows(folders):
+    """Per sweep folder: its launches and seconds, and where the seconds of its variant jobs went.
+
+    A job's seconds (progress.jsonl, from its launch to its end, relaunches after a crash or a hang included)
+    split into: the cases (each record's case_seconds: the whole case on rank 0, from its in-flight note to its
+    record), of which the library's calls (duration_s: the call under test, up to its completion) and the rest
+    (the reference's plan, buffers, checking, the verdict across ranks, the journal); and everything outside
+    the cases ("launch and start-up": the launcher, MPI_Init and MPI_Finalize, the communicator zoo, a test's
+    own set-up such as the crossing check's covering array, and the cases a variant does not select, which
+    are only generated). The default variant's jobs are counted apart."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from reports.records import read_journal
+    rows = []
+    for d in folders:
+        d = pathlib.Path(d)
+        run = read_json(d / "run.json", "a run file")
+        if run is None:
+            raise OrdoError(f"{d} holds no run.json: give output folders of `ordo run --variants ...` to --sweeps")
+        if not run.get("end"):
+            raise OrdoError(f"the run in {d} is not finished: its figures would be partial")
+        events = [json.loads(line) for line in (d / "progress.jsonl").read_text().splitlines() if line.strip()]
+        starts = {e["job"]: e.get("offset") for e in events if e.get("event") == "start"}
+        done = [e for e in events if e.get("event") == "done" and not e["job"].startswith("survey/")]
+        surveys = sum(1 for e in events if e.get("event") == "done" and e["job"].startswith("survey/"))
+        records = read_journal(d / "journal.jsonl")
+        by_variant = {}
+        for r in records:
+            v = by_variant.setdefault(r.get("variant") or "default", [0, 0.0, 0.0])
+            v[0] += 1
+            v[1] += float(r.get("case_seconds") or 0)
+            v[2] += float(r.get("duration_s") or 0)
+        sweep = [e for e in done if e.get("variant") != "default"]
+        job_s = sum(e["seconds"] for e in sweep)
+        cases = sum(v[1] for k, v in by_variant.items() if k != "default")
+        calls = sum(v[2] for k, v in by_variant.items() if k != "default")
+        start = datetime.datetime.fromisoformat(run["start"])
+        end = datetime.datetime.fromisoformat(run["end"])
+        rows.append({
+            "run": str(d), "library": run.get("vendor"), "ranks": run.get("ranks"),
+            "variants": len([v for v in run.get("variants", []) if v != "default"]),
+            "launch_scheme": "one launch per family" if (run.get("settings") or {}).get("launch_per_family")
+            else "one launch per variant and rank count (ordo_sweep_checks) + own launches",
+            "wall_seconds": round((end - start).total_seconds(), 1),
+            "default_seconds": round(sum(e["seconds"] for e in done if e.get("variant") == "default"), 1),
+            "variant_jobs": len(sweep), "surveys": surveys, "launches_started": len(starts),
+            "variant_seconds": round(job_s, 1), "checks": sum(v[0] for k, v in by_variant.items() if k != "default"),
+            "cases_seconds": round(cases, 1), "calls_seconds": round(calls, 1),
+            "reference_and_harness_seconds": round(cases - calls, 1),
+            "launch_and_startup_seconds": round(job_s - cases, 1),
+            "summary": run.get("summary")})
+    return rows
+
+
 def mutant_rows(folder):
     if folder is None:
         found = sorted(glob.glob(str(ROOT / "out" / "mutants-*" / "mutants.json")), key=os.path.getmtime)
@@ -226,6 +286,7 @@ def run(args):
     table["mutants_source"], table["mutants"] = mutant_rows(args.mutants)
     table["reports"] = report_rows(args.reports)
     table["hangs"] = hang_row(args.hangs)
+    table["sweeps"] = sweep_rows(args.sweeps)
 
     print("reference fold (element-combines per second, best of several)")
     for r in table["fold"]:
@@ -280,6 +341,16 @@ def run(args):
                   f"(limits {r['timeout_seconds']} s in all; rules {r['timeout_rules']})  {r['env']}")
         print(f"  hanging / clean = {h['ratio']}; same checks: {h['same_checks']}; every other check's outcome "
               f"unchanged: {h['others_unchanged']}")
+    print("algorithm sweeps: launches, and where the variant jobs' seconds went")
+    if not table["sweeps"]:
+        print("  no sweeps given (--sweeps OUT ...)")
+    for r in table["sweeps"]:
+        print(f"  {r['library']:8} {r['variants']:3d} variants, ranks {','.join(map(str, r['ranks']))}: "
+              f"{r['launch_scheme']}")
+        print(f"           wall {r['wall_seconds']:8.1f} s (default variant {r['default_seconds']} s); variant jobs "
+              f"{r['variant_jobs']} ({r['surveys']} surveys), {r['variant_seconds']} s, {r['checks']} checks")
+        print(f"           launch and start-up {r['launch_and_startup_seconds']} s; cases {r['cases_seconds']} s: "
+              f"library calls {r['calls_seconds']} s, reference and harness {r['reference_and_harness_seconds']} s")
     dest = pathlib.Path(args.json) if args.json else ROOT / "bench" / "results" / "suite.json"
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)

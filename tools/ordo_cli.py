@@ -97,6 +97,10 @@ def build_parser():
                    help="start every job through a launcher template instead of the adapter's own launcher: "
                         "srun, srun-mpi, mpiexec-hostfile, mpiexec-hydra-hostfile (vendors/launchers/) or a "
                         "site's file of that form; the build and its CTest entries keep the adapter's")
+    r.add_argument("--launch-per-family", action="store_true",
+                   help="a variant sweep launches each family's check executable on its own (as the default run "
+                        "does) instead of all its families in one launch of ordo_sweep_checks per variant and rank "
+                        "count: the same checks and verdicts, more launches (to compare the two)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     r.set_defaults(func=cmd_run)
 

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <string>
 
 #include "comm_zoo.h"
 #include "harness.h"
@@ -33,6 +35,63 @@ void start_checks() {
   // not inside the first case that asks for them.
   thresholds();
   build_zoo();
+}
+
+namespace {
+// GoogleTest's filter syntax: POSITIVE[-NEGATIVE], each ':'-separated globs
+// of '*' and '?' over "Suite.Test"; an empty positive part is "*".
+bool glob(const char* p, const char* s) {
+  if (*p == '\0') return *s == '\0';
+  if (*p == '*') return glob(p + 1, s) || (*s != '\0' && glob(p, s + 1));
+  return *s != '\0' && (*p == '?' || *p == *s) && glob(p + 1, s + 1);
+}
+bool any_glob(const std::string& patterns, const std::string& name) {
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t end = patterns.find(':', at);
+    if (glob(patterns.substr(at, end - at).c_str(), name.c_str())) return true;
+    if (end == std::string::npos) return false;
+    at = end + 1;
+  }
+}
+bool filter_selects(const std::string& filter, const std::string& name) {
+  const std::size_t dash = filter.find('-');
+  std::string positive = filter.substr(0, dash);
+  if (positive.empty()) positive = "*";
+  if (!any_glob(positive, name)) return false;
+  return dash == std::string::npos || !any_glob(filter.substr(dash + 1), name);
+}
+// The family of a test: the folder of conformance/ its source is in.
+std::string family_of(const char* file) {
+  const std::string f = file ? file : "";
+  const std::size_t slash = f.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "";
+  const std::size_t before = f.rfind('/', slash - 1);
+  return f.substr(before == std::string::npos ? 0 : before + 1,
+                  slash - (before == std::string::npos ? 0 : before + 1));
+}
+}  // namespace
+
+void select_families() {
+  const auto& wanted = settings().families;
+  if (wanted.empty()) return;
+  const std::string filter = ::testing::GTEST_FLAG(filter);
+  std::string names;
+  const ::testing::UnitTest& all = *::testing::UnitTest::GetInstance();
+  for (int i = 0; i < all.total_test_suite_count(); ++i) {
+    const ::testing::TestSuite& suite = *all.GetTestSuite(i);
+    for (int j = 0; j < suite.total_test_count(); ++j) {
+      const ::testing::TestInfo& t = *suite.GetTestInfo(j);
+      const std::string name = std::string(t.test_suite_name()) + "." + t.name();
+      if (std::find(wanted.begin(), wanted.end(), family_of(t.file())) == wanted.end()) continue;
+      if (!filter_selects(filter, name)) continue;
+      names += (names.empty() ? "" : ":") + name;
+    }
+  }
+  // No test of these families: a filter that matches nothing ("-*" would be
+  // every test but none).
+  ::testing::GTEST_FLAG(filter) =
+      names.empty() ? std::string("ordo.no-test-of-these-families") : names;
 }
 
 int finish_checks(int rc) {

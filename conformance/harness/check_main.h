@@ -9,6 +9,11 @@ namespace ordo::harness {
 // communicator zoo is built.
 void start_checks();
 
+// With --ordo-families (ordo_sweep_checks): narrows GoogleTest's filter to the
+// tests of those families that the filter already selected. Call after
+// InitGoogleTest, before RUN_ALL_TESTS.
+void select_families();
+
 // Writes the completion marker for the runner (job_protocol.h, kDoneSuffix),
 // frees everything, finalizes MPI and returns rc.
 int finish_checks(int rc);

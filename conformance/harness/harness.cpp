@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -221,6 +222,60 @@ bool selected(const ref::Case* c) {
   return false;
 }
 
+namespace {
+std::string cache_key(const std::string& inputs) {
+  static const std::string build = [] {
+    struct stat st {};
+    std::string id = "?";
+    if (stat("/proc/self/exe", &st) == 0)
+      id = std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    MPI_Get_library_version(lib, &n);
+    return "|build=" + id + "|library=" + std::string(lib, static_cast<std::size_t>(n));
+  }();
+  return inputs + build;
+}
+
+std::string cache_path(const std::string& what, const std::string& key) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a: a file name, not a check (the key is)
+  for (const unsigned char ch : key) h = (h ^ ch) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return g_settings.cache_dir + "/" + what + "-" + hex + ".json";
+}
+}  // namespace
+
+std::optional<std::string> cache_get(const std::string& what, const std::string& inputs) {
+  if (g_settings.cache_dir.empty()) return std::nullopt;
+  const std::string key = cache_key(inputs);
+  std::ifstream f(cache_path(what, key));
+  if (!f) return std::nullopt;
+  const Json j = Json::parse(f, nullptr, false);
+  if (!j.is_object() || !j.contains("key") || !j["key"].is_string() || j["key"] != key ||
+      !j.contains("body") || !j["body"].is_string())
+    return std::nullopt;  // another build's entry under the same name, or cut short: computed again
+  return j["body"].get<std::string>();
+}
+
+void cache_put(const std::string& what, const std::string& inputs, const std::string& body) {
+  if (g_settings.cache_dir.empty()) return;
+  const std::string key = cache_key(inputs);
+  const std::string path = cache_path(what, key);
+  mkdir(g_settings.cache_dir.c_str(), 0777);  // one level: the runner made the run's folder
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp);
+    f << Json{{"key", key}, {"body", body}}.dump() << "\n";
+    if (!f) {
+      std::remove(tmp.c_str());
+      return;  // a cache that cannot be written costs time, never a verdict
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
+}
+
 void init(int* argc, char** argv) {
   // The large cases allocate and free buffers of many MiB per case: keep them
   // in the heap (no mmap / munmap and fresh page faults for each).
@@ -281,6 +336,11 @@ void init(int* argc, char** argv) {
       g_settings.nodes = std::atoi(nn);
     } else if (const char* pl = val("--ordo-placement=")) {
       g_settings.placement = pl;
+    } else if (const char* fa = val("--ordo-families=")) {
+      for (const std::string& f : split(fa, ','))
+        if (!f.empty()) g_settings.families.push_back(f);
+    } else if (const char* cd = val("--ordo-cache-dir=")) {
+      g_settings.cache_dir = cd;
     } else if (const char* la = val("--ordo-launcher=")) {
       g_settings.launcher = la;
     } else if (const char* v4 = val("--ordo-seed=")) {
@@ -588,16 +648,23 @@ double work_of(const ref::Case& c) {
 bool begin_case(const ref::Case* c) {
   ++g_seq;
   g_case_index++;
-  if (g_seq <= g_settings.skip) return false;
+  // A case that does not run takes with it what was set for it (its reproducer,
+  // its crossing dimensions): they must not land in the record of a later case.
+  const auto not_run = [] {
+    g_next_reproducer.clear();
+    g_next_dimensions = Json();
+    return false;
+  };
+  if (g_seq <= g_settings.skip) return not_run();
   if (!g_settings.survey.empty()) {  // which cases there are, for the runner's variant sweeps
     if (g_rank == 0 && c != nullptr) {
       std::ofstream f(g_settings.survey, std::ios::app);
       f << ref::routine_name(c->routine) << ' ' << ref::mode_name(c->mode) << ' '
         << (c->comm.rfind("inter", 0) == 0 ? "inter" : "intra") << '\n';
     }
-    return false;
+    return not_run();
   }
-  if (!selected(c)) return false;
+  if (!selected(c)) return not_run();
   // An erroneous call (DETECT) that only some ranks report can leave the
   // others waiting in the collective: such a case gets a shorter limit
   // (its calls move a few elements: an answer takes milliseconds, also at 8

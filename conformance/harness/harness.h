@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,15 @@ struct Settings {
   // --ordo-launcher=NAME|FILE: the launcher template the runner started this
   // job through (`ordo run --launcher`); the replay command carries it.
   std::string launcher;
+  // --ordo-cache-dir=DIR: where a job keeps what it computed that later jobs
+  // of the same run may read instead of computing it again (the crossing
+  // check's covering array); each entry names everything it was computed
+  // from, this executable's build included. Empty: nothing is kept.
+  std::string cache_dir;
+  // --ordo-families=a,b,...: in ordo_sweep_checks (every family's checks in
+  // one executable), run only the tests of these families (the folder of
+  // conformance/ that holds a test's source). Empty: every test.
+  std::vector<std::string> families;
 };
 
 // Whether --ordo-select lets this case run (a case-less check runs only
@@ -98,6 +108,15 @@ MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) 
 
 // Declares the clause (a slug from spec/clauses.json) and level of the
 // running test; every case the test runs is recorded under them.
+// The run's cache (--ordo-cache-dir): what one job computed that a later job
+// of the same run may read instead of computing again. An entry is named
+// by `what` and keyed by `inputs` (every value it was computed from) joined
+// with this executable's build (its size and modification time) and the
+// library's version string: an entry of another build or library is never
+// read. Rank 0's calls only; no cache dir: get finds nothing, put keeps nothing.
+std::optional<std::string> cache_get(const std::string& what, const std::string& inputs);
+void cache_put(const std::string& what, const std::string& inputs, const std::string& body);
+
 void declare_check(const char* clause, Level level);
 #define ORDO_CLAUSE(slug, level) ::ordo::harness::declare_check(slug, ::ordo::harness::Level::level)
 

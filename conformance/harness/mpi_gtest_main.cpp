@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   }
   ordo::harness::init(&argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
+  ordo::harness::select_families();
   ordo::harness::start_checks();
   return ordo::harness::finish_checks(RUN_ALL_TESTS());
 }

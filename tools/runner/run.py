@@ -31,7 +31,7 @@ from .waivers import JobWaivers, library_release
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
                 "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
-                "huge", "nodes", "placement", "case_floor", "hung_case_floor", "launcher")
+                "huge", "nodes", "placement", "case_floor", "hung_case_floor", "launcher", "launch_per_family")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -40,6 +40,14 @@ SCHEMA_RUN = "ordo.run/1"
 # 2 GiB per process (about 1.5 min a case at 2 processes on 2 cores): its
 # job gets at least these limits, per case and for the job.
 HUGE_EXECUTABLE, HUGE_CASE_TIMEOUT, HUGE_JOB_TIMEOUT = "ordo_check_huge", 900, 3600
+# A variant sweep's job (not the default run's): every family of checks that
+# has cases the variant selects, in one launch of ordo_sweep_checks
+# (conformance/CMakeLists.txt) per variant and rank count, except these, which
+# keep their own launch: the families that make erroneous calls (after them
+# the library's state is not defined for the checks that would follow in
+# the same process), the threads check's thread level, the huge check's limits.
+SWEEP_EXECUTABLE = "ordo_sweep_checks"
+OWN_LAUNCH = ("ordo_check_detect", "ordo_check_fortran", "ordo_check_threads", HUGE_EXECUTABLE)
 # The floors of the derived case limits (`--case-floor`, `--hung-case-floor`;
 # conformance/harness/case_limits.h): a case gets at least DEFAULT_CASE_FLOOR
 # seconds, or DEFAULT_HUNG_FLOOR once cases of its kind hung in this run.
@@ -59,6 +67,8 @@ def cmd_run(args):
                             f"`ordo report {out}` still reports what the journal holds")
         if run.get("end"):
             raise OrdoError(f"the run in {out} finished at {run['end']}: nothing to resume")
+        # A run from before the sweep's one launch per variant: its jobs were one per family.
+        settings.setdefault("launch_per_family", True)
     else:
         settings = {k: getattr(args, k) for k in RUN_SETTINGS}
     adapter = load_adapter(settings["vendor"])
@@ -149,6 +159,8 @@ def cmd_run(args):
         prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, user_env, settings["plain_launch"],
                                                            sanitize))
     executables = check_executables(bdir)
+    sweep_exe = bdir / "conformance" / SWEEP_EXECUTABLE
+    sweep_exe = str(sweep_exe) if sweep_exe.is_file() else None
     if settings["filter"]:
         wanted = [t for t in settings["filter"].split(",") if t]
         executables = [e for e in executables if any(t in pathlib.Path(e).name for t in wanted)]
@@ -209,6 +221,10 @@ def cmd_run(args):
                                 {"env": placed_env, "flags": placed_flags})
             before = journal_offset(journal)
             jobs_here = [(pathlib.Path(e).name, e) for e in executables]
+            families = None  # a sweep job: {family executable: its path} that it runs
+            if vname != "default" and not settings.get("launch_per_family") and sweep_exe:
+                families = {name: e for name, e in jobs_here if name not in OWN_LAUNCH}
+                jobs_here = [(SWEEP_EXECUTABLE, sweep_exe)] + [(name, e) for name, e in jobs_here if name in OWN_LAUNCH]
             if vname == "default" and props and n >= 2:
                 jobs_here.append(("properties", None))
             for name, exe in jobs_here:
@@ -217,16 +233,23 @@ def cmd_run(args):
                 if "done" in state:
                     continue
                 targets = variant.get("targets")
-                if targets and exe is not None and (n, name) not in seen:
-                    seen_now = survey_cases(prefix, adapter, n, exe, out, settings)
-                    if seen_now is not None:
-                        seen[(n, name)] = seen_now
-                        append_line(progress_path, json.dumps(
-                            {"job": f"survey/{n}/{name}", "event": "done", "ranks": n, "executable": name,
-                             "seen": sorted(seen_now)}, sort_keys=True))
-                if targets and (n, name) in seen and not any(
-                        target_matches(t, *s) for t in targets for s in seen[(n, name)]):
-                    vrow["skipped_jobs"] += 1  # the default run had no case this variant selects
+                # The families of the job: its executable, or those the sweep job combines.
+                members = [(name, exe)] if name != SWEEP_EXECUTABLE else sorted(families.items())
+                wanted = []
+                for member, member_exe in members:
+                    if targets and member_exe is not None and (n, member) not in seen:
+                        seen_now = survey_cases(prefix, adapter, n, member_exe, out, settings)
+                        if seen_now is not None:
+                            seen[(n, member)] = seen_now
+                            append_line(progress_path, json.dumps(
+                                {"job": f"survey/{n}/{member}", "event": "done", "ranks": n, "executable": member,
+                                 "seen": sorted(seen_now)}, sort_keys=True))
+                    if targets and (n, member) in seen and not any(
+                            target_matches(t, *s) for t in targets for s in seen[(n, member)]):
+                        vrow["skipped_jobs"] += 1  # the default run had no case this variant selects
+                        continue
+                    wanted.append(member)
+                if not wanted:
                     continue
                 skip = 0
                 if "start" in state:  # interrupted in this job: go on after its last record
@@ -266,6 +289,8 @@ def cmd_run(args):
                         raise OrdoError(f"{e}; fix it, then `./ordo run --resume {out}` finishes the run")
                 else:
                     case_timeout, job_timeout = settings["case_timeout"], settings["timeout"]
+                    if name == SWEEP_EXECUTABLE:  # --timeout is per family
+                        job_timeout = settings["timeout"] * len(wanted)
                     if settings.get("huge") and name == HUGE_EXECUTABLE:
                         case_timeout = max(case_timeout, HUGE_CASE_TIMEOUT)
                         job_timeout = max(job_timeout, HUGE_JOB_TIMEOUT)
@@ -284,7 +309,9 @@ def cmd_run(args):
                             case_stats.write(path, jn, jv)
                     flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
                                                      else [])
-                    flags += ordo_flags(waivers=waivers.flag())
+                    flags += ordo_flags(waivers=waivers.flag(), cache_dir=out / "cache")
+                    if name == SWEEP_EXECUTABLE:
+                        flags += ordo_flags(families=",".join(m[len("ordo_check_"):] for m in wanted))
                     flags += placement_mod.flags(nodes, where)
                     flags += ordo_flags(launcher=settings.get("launcher"))
                     # A run from before --run-known-fatal ran those cases: its resumption does too.
@@ -298,6 +325,8 @@ def cmd_run(args):
                 new = read_journal(journal, k)
                 done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,
                               "variant": vname}
+                if name == SWEEP_EXECUTABLE:
+                    done_event["families"] = wanted
                 if vname == "default":
                     done_event["seen"] = sorted({(r["case"].get("routine"), r["case"].get("mode"),
                                                   case_kind(r["case"]))
@@ -319,7 +348,7 @@ def cmd_run(args):
                       "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
                 # The crossing check's coverage figure (conformance/crossing/), from its job log, and
                 # the space it crossed (the report's coverage matrix: invalid and unavailable pairs).
-                for log in [logdir / f"{name}-{n}ranks.log"] if name == "ordo_check_crossing" else []:
+                for log in [logdir / f"{name}-{n}ranks.log"] if name in ("ordo_check_crossing", SWEEP_EXECUTABLE) else []:
                     if not log.is_file():
                         continue
                     for line in log.read_text(errors="replace").splitlines():

@@ -1,0 +1,82 @@
+"""A variant sweep's launches (issue #17): one launch of ordo_sweep_checks per
+variant and rank count for the families it combines, their own launch for
+the others, and the same records as one launch per family; the crossing
+check's covering array computed once per run and rank count (the run's
+cache) and never read from an entry computed from other inputs."""
+import json
+import pathlib
+
+from conftest import journal_records as records, needs_build, run_ordo
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# Two variants of different routines, so that each job selects other cases; the families: crossing (the
+# cache), noncommutative and in_place (combined with it), detect (its own launch: erroneous calls).
+VARIANTS = "mpich.reduce.intra.binomial,mpich.allreduce.intra.recursive_doubling"
+FAMILIES = "crossing,noncommutative,in_place,detect"
+
+
+def sweep(out, *extra):
+    p = run_ordo("run", "--vendor", "mpich", "--variants", VARIANTS, "--filter", FAMILIES, "--ranks", "3",
+                 "--property-budget", "0", "--out", str(out), *extra)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    return p
+
+
+def jobs(out):
+    events = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines() if line.strip()]
+    return [e for e in events if e.get("event") == "done" and not e["job"].startswith("survey/")]
+
+
+def coverage_lines(log):
+    return [line for line in log.read_text().splitlines() if line.startswith("ordo crossing: strength")]
+
+
+def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_path):
+    needs_build("mpich")
+    one, per = tmp_path / "one", tmp_path / "per"
+    sweep(one)
+    sweep(per, "--launch-per-family")
+    # The launches: per variant, ordo_sweep_checks with the three combinable families, and detect alone.
+    a, b = jobs(one), jobs(per)
+    assert sorted(j["executable"] for j in a) == ["ordo_check_detect"] * 2 + ["ordo_sweep_checks"] * 2
+    assert all(j["families"] == ["ordo_check_crossing", "ordo_check_in_place", "ordo_check_noncommutative"]
+               for j in a if j["executable"] == "ordo_sweep_checks")
+    assert len(b) == 8 and "ordo_sweep_checks" not in {j["executable"] for j in b}
+    # Every record the same (ordo's own comparison), and each variant ran only its routine.
+    p = run_ordo("compare", "--records", str(one), str(per))
+    assert p.returncode == 0 and "identical records" in p.stdout, p.stdout[-3000:]
+    recs = records(one)
+    assert recs and {r["variant"] for r in recs} == set(VARIANTS.split(","))
+    assert all(r["case"]["routine"] == r["variant"].split(".")[1] for r in recs)
+    assert {r["id"].split(".")[0] for r in recs} >= {"Crossing", "Noncommutative", "In_place", "Detect"}
+    # No check of a family outside --filter ran in the combined executable.
+    assert not any(r["id"].startswith(("Values.", "User_op.", "Buffers.")) for r in recs)
+
+
+def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_other_inputs(tmp_path):
+    needs_build("mpich")
+    out = tmp_path / "out"
+    sweep(out, "--launch-per-family")
+    entries = sorted((out / "cache").glob("crossing-*.json"))
+    assert len(entries) == 1  # both variants' jobs at 3 ranks: one computation
+    logs = sorted((out / "logs").glob("*/ordo_check_crossing-3ranks.log"))
+    assert len(logs) == 2 and coverage_lines(logs[0]) == coverage_lines(logs[1]) != []
+    # An entry whose key is not this job's (another build, library or shape set) is never read: with its key
+    # changed and its rows emptied, a job computes the array again and covers every pair.
+    entry = json.loads(entries[0].read_text())
+    body = json.loads(entry["body"])
+    body["rows"] = []
+    entries[0].write_text(json.dumps({"key": entry["key"] + "|another build", "body": json.dumps(body)}))
+    again = tmp_path / "again"
+    again.mkdir()
+    (again / "cache").mkdir()
+    (again / "cache" / entries[0].name).write_text(entries[0].read_text())
+    p = run_ordo("run", "--vendor", "mpich", "--variants", "mpich.reduce.intra.binomial", "--filter", "crossing",
+                 "--ranks", "3", "--property-budget", "0", "--launch-per-family", "--out", str(again))
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    log = again / "logs" / "mpich.reduce.intra.binomial" / "ordo_check_crossing-3ranks.log"
+    assert coverage_lines(log) == coverage_lines(logs[0])
+    assert [r["id"] for r in records(again)] == [r["id"] for r in records(out)
+                                                  if r["variant"] == "mpich.reduce.intra.binomial"
+                                                  and r["id"].startswith("Crossing.")]
