@@ -80,7 +80,7 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     for key in ("bytes", "comm_size"):  # count x type size, the communicator's size: waivers' conditions read them
         if isinstance(begun.get(key), int):
             record[key] = begun[key]
-    if isinstance(begun.get("comm_node_maps"), list):  # under --nodes: each group's node map (waivers' comm_node_map)
+    if isinstance(begun.get("comm_node_maps"), list):  # each group's node map (the waivers' comm_node_map)
         record["comm_node_maps"] = begun["comm_node_maps"]
     limit = begun.get("case_limit")
     if isinstance(limit, dict):  # the derived limit that applied (conformance/harness/case_limits.h)

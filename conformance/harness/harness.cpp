@@ -554,16 +554,17 @@ std::optional<long long> case_bytes(const ref::Case& c) {
 }  // namespace
 
 namespace {
-// Under virtual nodes, the node map of each group of a communicator shape
-// (comm_node_maps.h), as JSON text, on every rank; "" without nodes or
-// without the world's map. A shape's communicators never change within a
-// job, so each is computed once: on the first case of that shape, which every
-// rank runs (collective over the job's communicator).
+// The node map of each group of a communicator shape (comm_node_maps.h), as
+// JSON text, on every rank; "" without the world's map. Under virtual nodes
+// every record carries it; without them the in-flight note does (a crash
+// record, and a crash or hang waiver's node conditions: one machine is one
+// node, MPICH's ch4 composition_alpha crashes there too when the root is not
+// the first rank of the communicator on its node). A shape's communicators
+// never change within a job, so each is computed once: on the first case of
+// that shape, which every rank runs (collective over the job's communicator).
 std::map<std::string, std::string> g_shape_node_maps;
 
 const std::string& shape_node_maps(const std::string& shape) {
-  static const std::string none;
-  if (g_settings.nodes <= 0) return none;
   if (const auto it = g_shape_node_maps.find(shape); it != g_shape_node_maps.end())
     return it->second;
   const ZooComm& z = zoo(shape);

@@ -42,12 +42,13 @@ SCHEMA_RUN = "ordo.run/1"
 HUGE_EXECUTABLE, HUGE_CASE_TIMEOUT, HUGE_JOB_TIMEOUT = "ordo_check_huge", 900, 3600
 # A variant sweep's job (not the default run's): every family of checks that
 # has cases the variant selects, in one launch of ordo_sweep_checks
-# (conformance/CMakeLists.txt) per variant and rank count, except these, which
-# keep their own launch: the families that make erroneous calls (after them
-# the library's state is not defined for the checks that would follow in
-# the same process), the threads check's thread level, the huge check's limits.
+# (conformance/CMakeLists.txt: the detect family's erroneous calls last) per
+# variant and rank count, except these, which keep their own launch: the
+# fortran family (erroneous calls in a test suite it shares with values),
+# the threads check's thread level, and with --huge the huge check's limits
+# (without it, its cases are skips that say so).
 SWEEP_EXECUTABLE = "ordo_sweep_checks"
-OWN_LAUNCH = ("ordo_check_detect", "ordo_check_fortran", "ordo_check_threads", HUGE_EXECUTABLE)
+OWN_LAUNCH = ("ordo_check_fortran", "ordo_check_threads")
 # The floors of the derived case limits (`--case-floor`, `--hung-case-floor`;
 # conformance/harness/case_limits.h): a case gets at least DEFAULT_CASE_FLOOR
 # seconds, or DEFAULT_HUNG_FLOOR once cases of its kind hung in this run.
@@ -223,8 +224,9 @@ def cmd_run(args):
             jobs_here = [(pathlib.Path(e).name, e) for e in executables]
             families = None  # a sweep job: {family executable: its path} that it runs
             if vname != "default" and not settings.get("launch_per_family") and sweep_exe:
-                families = {name: e for name, e in jobs_here if name not in OWN_LAUNCH}
-                jobs_here = [(SWEEP_EXECUTABLE, sweep_exe)] + [(name, e) for name, e in jobs_here if name in OWN_LAUNCH]
+                own = OWN_LAUNCH + ((HUGE_EXECUTABLE,) if settings.get("huge") else ())
+                families = {name: e for name, e in jobs_here if name not in own}
+                jobs_here = [(SWEEP_EXECUTABLE, sweep_exe)] + [(name, e) for name, e in jobs_here if name in own]
             if vname == "default" and props and n >= 2:
                 jobs_here.append(("properties", None))
             for name, exe in jobs_here:

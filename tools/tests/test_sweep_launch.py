@@ -11,9 +11,10 @@ from conftest import journal_records as records, needs_build, run_ordo
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # Two variants of different routines, so that each job selects other cases; the families: crossing (the
-# cache), noncommutative and in_place (combined with it), detect (its own launch: erroneous calls).
+# cache), noncommutative and in_place (combined with it), detect (combined, its erroneous calls last) and
+# fortran (its own launch: erroneous calls in a test suite it shares with values).
 VARIANTS = "mpich.reduce.intra.binomial,mpich.allreduce.intra.recursive_doubling"
-FAMILIES = "crossing,noncommutative,in_place,detect"
+FAMILIES = "crossing,noncommutative,in_place,detect,fortran"
 
 
 def sweep(out, *extra):
@@ -37,19 +38,25 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     one, per = tmp_path / "one", tmp_path / "per"
     sweep(one)
     sweep(per, "--launch-per-family")
-    # The launches: per variant, ordo_sweep_checks with the three combinable families, and detect alone.
+    # The launches: per variant, ordo_sweep_checks with four families, and fortran alone.
     a, b = jobs(one), jobs(per)
-    assert sorted(j["executable"] for j in a) == ["ordo_check_detect"] * 2 + ["ordo_sweep_checks"] * 2
-    assert all(j["families"] == ["ordo_check_crossing", "ordo_check_in_place", "ordo_check_noncommutative"]
+    assert sorted(j["executable"] for j in a) == ["ordo_check_fortran"] * 2 + ["ordo_sweep_checks"] * 2
+    assert all(j["families"] == ["ordo_check_crossing", "ordo_check_detect", "ordo_check_in_place",
+                                 "ordo_check_noncommutative"]
                for j in a if j["executable"] == "ordo_sweep_checks")
-    assert len(b) == 8 and "ordo_sweep_checks" not in {j["executable"] for j in b}
+    assert len(b) == 10 and "ordo_sweep_checks" not in {j["executable"] for j in b}
+    # In the combined job the erroneous calls come last: every Detect case after every other family's.
+    for variant in VARIANTS.split(","):
+        mine = [r for r in records(one) if r["variant"] == variant and not r["id"].startswith("Fortran")]
+        detect = [r["seq"] for r in mine if r["id"].startswith("Detect.")]
+        assert detect and min(detect) > max(r["seq"] for r in mine if not r["id"].startswith("Detect."))
     # Every record the same (ordo's own comparison), and each variant ran only its routine.
     p = run_ordo("compare", "--records", str(one), str(per))
     assert p.returncode == 0 and "identical records" in p.stdout, p.stdout[-3000:]
     recs = records(one)
     assert recs and {r["variant"] for r in recs} == set(VARIANTS.split(","))
     assert all(r["case"]["routine"] == r["variant"].split(".")[1] for r in recs)
-    assert {r["id"].split(".")[0] for r in recs} >= {"Crossing", "Noncommutative", "In_place", "Detect"}
+    assert {r["id"].split(".")[0] for r in recs} >= {"Crossing", "Noncommutative", "In_place", "Detect", "Fortran"}
     # No check of a family outside --filter ran in the combined executable.
     assert not any(r["id"].startswith(("Values.", "User_op.", "Buffers.")) for r in recs)
 
