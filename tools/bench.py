@@ -224,8 +224,6 @@ def sweep_rows(folders):
         run = read_json(d / "run.json", "a run file")
         if run is None:
             raise OrdoError(f"{d} holds no run.json: give output folders of `ordo run --variants ...` to --sweeps")
-        if not run.get("end"):
-            raise OrdoError(f"the run in {d} is not finished: its figures would be partial")
         events = [json.loads(line) for line in (d / "progress.jsonl").read_text().splitlines() if line.strip()]
         starts = {e["job"]: e.get("offset") for e in events if e.get("event") == "start"}
         done = [e for e in events if e.get("event") == "done" and not e["job"].startswith("survey/")]
@@ -233,28 +231,38 @@ def sweep_rows(folders):
         records = read_journal(d / "journal.jsonl")
         by_variant = {}
         for r in records:
-            v = by_variant.setdefault(r.get("variant") or "default", [0, 0.0, 0.0])
+            v = by_variant.setdefault(r.get("variant") or "default", [0, 0.0, 0.0, 0])
             v[0] += 1
-            v[1] += float(r.get("case_seconds") or 0)
-            v[2] += float(r.get("duration_s") or 0)
+            if r.get("case_seconds") is not None:  # a record of an ordo from before the case limits has none
+                v[1] += float(r["case_seconds"])
+                v[2] += float(r.get("duration_s") or 0)
+                v[3] += 1
         sweep = [e for e in done if e.get("variant") != "default"]
         job_s = sum(e["seconds"] for e in sweep)
         cases = sum(v[1] for k, v in by_variant.items() if k != "default")
         calls = sum(v[2] for k, v in by_variant.items() if k != "default")
+        checks = sum(v[0] for k, v in by_variant.items() if k != "default")
+        timed = sum(v[3] for k, v in by_variant.items() if k != "default")
+        # The split needs each case's wall time (case_seconds; the runner's own records of a crashed or hung
+        # case have none): at least 99% of the records, and the calls within their cases (an older ordo's
+        # records measured them otherwise).
+        split = checks > 0 and timed >= 0.99 * checks and calls <= cases
+        # An unfinished run (interrupted, resumed, or stopped before its report): its jobs' figures, no wall time.
         start = datetime.datetime.fromisoformat(run["start"])
-        end = datetime.datetime.fromisoformat(run["end"])
+        end = datetime.datetime.fromisoformat(run["end"]) if run.get("end") else None
         rows.append({
             "run": str(d), "library": run.get("vendor"), "ranks": run.get("ranks"),
-            "variants": len([v for v in run.get("variants", []) if v != "default"]),
-            "launch_scheme": "one launch per family" if (run.get("settings") or {}).get("launch_per_family")
-            else "one launch per variant and rank count (ordo_sweep_checks) + own launches",
-            "wall_seconds": round((end - start).total_seconds(), 1),
+            "variants": len([v for v in by_variant if v != "default"]),
+            "launch_scheme": "one launch per variant and rank count (ordo_sweep_checks) + own launches"
+            if any(e.get("executable") == "ordo_sweep_checks" for e in sweep) else "one launch per family",
+            "finished": end is not None, "resumed": len(run.get("resumed") or []),
+            "wall_seconds": round((end - start).total_seconds(), 1) if end else None,
             "default_seconds": round(sum(e["seconds"] for e in done if e.get("variant") == "default"), 1),
             "variant_jobs": len(sweep), "surveys": surveys, "launches_started": len(starts),
-            "variant_seconds": round(job_s, 1), "checks": sum(v[0] for k, v in by_variant.items() if k != "default"),
-            "cases_seconds": round(cases, 1), "calls_seconds": round(calls, 1),
-            "reference_and_harness_seconds": round(cases - calls, 1),
-            "launch_and_startup_seconds": round(job_s - cases, 1),
+            "variant_seconds": round(job_s, 1), "checks": checks, "checks_with_case_seconds": timed,
+            "cases_seconds": round(cases, 1) if split else None, "calls_seconds": round(calls, 1) if split else None,
+            "reference_and_harness_seconds": round(cases - calls, 1) if split else None,
+            "launch_and_startup_seconds": round(job_s - cases, 1) if split else None,
             "summary": run.get("summary")})
     return rows
 
@@ -347,10 +355,15 @@ def run(args):
     for r in table["sweeps"]:
         print(f"  {r['library']:8} {r['variants']:3d} variants, ranks {','.join(map(str, r['ranks']))}: "
               f"{r['launch_scheme']}")
-        print(f"           wall {r['wall_seconds']:8.1f} s (default variant {r['default_seconds']} s); variant jobs "
+        wall = f"{r['wall_seconds']:8.1f} s" if r["finished"] else "(unfinished run: no wall time)"
+        print(f"           wall {wall} (default variant {r['default_seconds']} s); variant jobs "
               f"{r['variant_jobs']} ({r['surveys']} surveys), {r['variant_seconds']} s, {r['checks']} checks")
-        print(f"           launch and start-up {r['launch_and_startup_seconds']} s; cases {r['cases_seconds']} s: "
-              f"library calls {r['calls_seconds']} s, reference and harness {r['reference_and_harness_seconds']} s")
+        if r["cases_seconds"] is None:
+            print(f"           no split: {r['checks_with_case_seconds']} of {r['checks']} records carry case_seconds, "
+                  f"or their timings are an older ordo's")
+        else:
+            print(f"           launch and start-up {r['launch_and_startup_seconds']} s; cases {r['cases_seconds']} s: "
+                  f"library calls {r['calls_seconds']} s, reference and harness {r['reference_and_harness_seconds']} s")
     dest = pathlib.Path(args.json) if args.json else ROOT / "bench" / "results" / "suite.json"
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
