@@ -195,3 +195,26 @@ def test_a_crash_under_two_nodes_is_recorded_with_the_node_maps_its_waiver_reads
     others = [r for r in records if r.get("case") and r["case"]["routine"] == "reduce" and r["case"]["in_place"]
               and r["case"]["comm"] == "world" and r["case"]["root"] in (0, 2) and r["case"]["count"] < 513]
     assert others and all(r["outcome"] == "pass" for r in others), [r["id"] for r in others]
+
+
+@pytest.mark.skipif(shutil.which("mpiexec.mpich") is None, reason="MPICH is not installed")
+def test_on_one_node_the_crash_waivers_node_conditions_read_the_machines_node_map(tmp_path):
+    """Without --nodes the machine is one node: the same forced composition crashes at every root but 0 (none is
+    the first rank of the communicator on the node). The in-flight note carries the communicator's node map
+    there too, so the crash waiver names those cases: by default each is a skip naming it, and root 0 runs."""
+    out = tmp_path / "run"
+    cmd = ["flock", "/tmp/ordo-mpi.lock", "timeout", "900", str(ROOT / "ordo"), "run", "--vendor", "mpich",
+           "--variants", "mpich.ch4.reduce.composition_alpha", "--ranks", "3", "--filter", "in_place",
+           "--property-budget", "0", "--out", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1000, env=dict(os.environ))
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    waiver = "mpich-variant-ch4-reduce-alpha-in-place-root-not-first-on-node-crash"
+    world = [r for r in records if r.get("case") and r["case"]["routine"] == "reduce" and r["case"]["in_place"]
+             and r["case"]["comm"] == "world" and r["case"]["count"] < 513]
+    assert {r["case"]["root"] for r in world} == {0, 1, 2}
+    for r in world:
+        if r["case"]["root"] == 0:
+            assert r["outcome"] == "pass", r
+        else:
+            assert r["outcome"] == "skip" and waiver in r["message"], r

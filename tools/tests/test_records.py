@@ -267,6 +267,6 @@ def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
     (comm_node_map root_node) or nodes whose ranks interleave (consecutive)."""
     maps = [[[0, 1], [2]]]
     assert records.case_died(dict(BEGUN, comm_node_maps=maps), **HOW)["comm_node_maps"] == maps
-    assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)  # no --nodes: none
+    assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)  # a note without maps: none
     prior = dict(BEGUN, outcome="fail", comm_node_maps=maps)
     assert records.died_after_failure(prior, **HOW)["comm_node_maps"] == maps
