@@ -96,11 +96,18 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     if timed_out and begun.get("level") == "DETECT" and reported and waiting:
         names = ", ".join(map(str, waiting))
         others = f" | ranks whose call returned no error: {', '.join(map(str, accepted))}" if accepted else ""
+        # A rank whose call returned the error shortened the case's limit (the
+        # harness's rule "reported", case_limits.h): the soonest such limit ended it.
+        shorter = [v["case_limit"] for v in (returned[r] for r in reported) if isinstance(v.get("case_limit"), dict)]
+        ended = "after its limit"
+        if shorter:
+            record["case_limit"] = min(shorter, key=lambda x: x.get("seconds", 0))
+            ended = "after the short limit that follows a returned error (its case_limit)"
         record.update({"outcome": "pass", "detect": "reported",
                        "message": f"reported on {len(reported)} of {len(reported) + len(accepted) + len(waiting)} "
                                   f"ranks: {returned[reported[0]].get('message', '')}{others} | ranks that never "
                                   f"returned from the call (waiting in it for the processes that returned the "
-                                  f"error; the case was ended after its limit): {names}"})
+                                  f"error; the case was ended {ended}): {names}"})
     return record
 
 

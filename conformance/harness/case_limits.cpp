@@ -86,6 +86,26 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
   return l;
 }
 
+CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::string& kind,
+                         int ranks, const KindStats& of_kind, const LimitSettings& settings) {
+  std::string larger;
+  const double s = of_kind.finished ? scale(current.work, of_kind.slowest_work, &larger) : 1;
+  const double grace =
+      std::max(settings.hung_floor_s, LimitSettings::kHungFactor * of_kind.slowest_s * s);
+  if (elapsed + grace >= current.seconds) return current;
+  CaseLimit l = current;
+  l.rule = "reported";
+  l.seconds = elapsed + grace;
+  l.why = "a process's call returned the error after " + secs(elapsed) +
+          "; the others then had max(" + secs(settings.hung_floor_s) + ", 3 x " +
+          (of_kind.finished ? secs(of_kind.slowest_s) + ", the slowest " + kind +
+                                  " case that finished at " + std::to_string(ranks) +
+                                  " ranks in this run" + larger + ")"
+                            : std::string("0 s: none finished)")) +
+          " to return (the rest of " + secs(current.seconds) + ", " + current.rule + ")";
+  return l;
+}
+
 void CaseStats::load(const Json& doc) {
   if (!doc.is_object() || !doc.contains("kinds") || !doc["kinds"].is_object()) return;
   for (const auto& [kind, s] : doc["kinds"].items()) {

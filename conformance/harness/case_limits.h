@@ -72,6 +72,19 @@ double case_work(long long count, double type_size, bool scattering, int group_s
 CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kind,
                      const KindStats& any, const LimitSettings& settings, double work = 0);
 
+// A DETECT case in which this process's call returned the error `elapsed`
+// seconds after the case began: the other processes either return soon (the
+// library passes the error on, or their own arguments were valid) or wait in
+// the collective for processes that will not come (after an error the
+// library need not complete the others' calls). They get what a case of a
+// kind that hung gets (rule hung's max(hung floor, 3 x the slowest case of
+// the kind that finished x S)) from that moment, not the rest of `current`
+// (rule "reported"); `current` when it ends sooner. The verdict does not
+// change with it: the case is reported whatever the others do; the record
+// names the ranks that had not returned by then.
+CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::string& kind,
+                         int ranks, const KindStats& of_kind, const LimitSettings& settings);
+
 // The statistics the runner hands a job (--ordo-case-stats=FILE, written by
 // tools/runner/case_limits.py) joined with what this process saw itself.
 class CaseStats {

@@ -644,6 +644,14 @@ double work_of(const ref::Case& c) {
       c.routine == ref::Routine::reduce_scatter || c.routine == ref::Routine::reduce_scatter_block;
   return case_work(c.count, size, scattering, g_size, c.concurrency == "outstanding" ? 3 : 1);
 }
+
+LimitSettings limit_settings() {
+  LimitSettings ls;
+  ls.case_timeout = g_settings.case_timeout;
+  ls.floor_s = g_settings.case_floor;
+  ls.hung_floor_s = g_settings.hung_case_floor;
+  return ls;
+}
 }  // namespace
 
 bool begin_case(const ref::Case* c) {
@@ -674,12 +682,8 @@ bool begin_case(const ref::Case* c) {
   if (g_settings.case_stats.empty()) {
     g_case_limit = {g_settings.case_timeout, "fixed", "the case timeout"};
   } else {
-    LimitSettings ls;
-    ls.case_timeout = g_settings.case_timeout;
-    ls.floor_s = g_settings.case_floor;
-    ls.hung_floor_s = g_settings.hung_case_floor;
     g_case_limit = case_limit(g_case_kind, g_size, g_case_stats.of(g_case_kind), g_case_stats.any(),
-                              ls, c ? work_of(*c) : 0);
+                              limit_settings(), c ? work_of(*c) : 0);
   }
   if (g_level == Level::DETECT && g_case_limit.seconds > kDetectCaseSeconds) {
     g_case_limit.seconds = kDetectCaseSeconds;
@@ -747,10 +751,24 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   // never returns (it waits in the collective for a process that returned the
   // error), the runner's record of the timeout still knows who reported it.
   // A rank outside the case's communicator returns with no detect at all.
+  // Once this rank's call returned the error, the others get the short limit
+  // of a kind that hung (case_limits.h, reported_limit): a process that waits
+  // in the collective for this one does not cost the rest of the case's
+  // limit. The note carries the limit, for the runner's record.
   if (g_level == Level::DETECT && !g_settings.journal.empty() && !g_inflight_body.empty()) {
     const std::string first = mine.message.substr(0, mine.message.find('\n')).substr(0, 300);
+    std::string limit;
+    if (mine.detect == "reported") {
+      const CaseLimit r = reported_limit(g_case_limit, MPI_Wtime() - g_case_t0, g_case_kind, g_size,
+                                         g_case_stats.of(g_case_kind), limit_settings());
+      if (r.rule == "reported") {
+        g_limit_s.store(r.seconds);
+        g_deadline.store(g_case_t0 + r.seconds);
+        limit = ",\"case_limit\":" + r.to_json().dump();
+      }
+    }
     write_inflight(g_inflight_body + ",\"returned\":{\"detect\":\"" + json_escape(mine.detect) +
-                   "\",\"message\":\"" + json_escape(first) + "\"}}\n");
+                   "\",\"message\":\"" + json_escape(first) + "\"" + limit + "}}\n");
   }
   if (g_rank != 0) {
     if (placed) MPI_Send(&place, 4, MPI_INT, 0, kTagPlace, g_comm);

@@ -114,6 +114,28 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
     assert records.case_died(BEGUN, **how, notes=DETECT_NOTES)["outcome"] == "timeout"
 
 
+def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_that_limit():
+    """The rank whose call returned the error gave the others the short limit
+    (the harness's rule "reported"): the record carries the limit that ended
+    the case, the soonest of the reporting ranks'; its message stays one text
+    (the figures are in case_limit)."""
+    how = dict(HOW, timed_out=True, rc=124)
+    six = {"seconds": 6.0, "rule": "kind", "why": "max(10 s, ...); a DETECT case: at most 6 s"}
+    short = {"seconds": 2.1, "rule": "reported", "why": "a process's call returned the error after 0.10 s; ..."}
+    later = dict(short, seconds=2.4)
+    begun = dict(DETECT_BEGUN, case_limit=six)
+    notes = {0: dict(begun, returned=dict(DETECT_NOTES[0]["returned"], case_limit=later)),
+             1: begun,
+             2: dict(begun, returned=dict(DETECT_NOTES[0]["returned"], case_limit=short))}
+    r = records.case_died(begun, **how, notes=notes)
+    assert r["outcome"] == "pass" and r["case_limit"] == short
+    assert "ended after the short limit that follows a returned error" in r["message"]
+    assert records.schema_errors(r) == []
+    # No rank shortened it (an older harness, or the rest of the limit was shorter): the case's own limit.
+    plain = records.case_died(begun, **how, notes={0: dict(begun, returned=DETECT_NOTES[0]["returned"]), 1: begun})
+    assert plain["case_limit"] == six and "ended after its limit" in plain["message"]
+
+
 def test_the_schema_rejects_what_is_not_a_record():
     bad = dict(made()["case_died"], outcome="maybe", ranks=0)
     errors = records.schema_errors(bad)
