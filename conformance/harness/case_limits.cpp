@@ -98,10 +98,10 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
   l.seconds = elapsed + grace;
   l.why = "a process's call returned the error after " + secs(elapsed) +
           "; the others then had max(" + secs(settings.hung_floor_s) + ", 3 x " +
-          (of_kind.finished ? secs(of_kind.slowest_s) + ", the slowest " + kind +
-                                  " case that finished at " + std::to_string(ranks) +
-                                  " ranks in this run" + larger + ")"
-                            : std::string("0 s: none finished)")) +
+          (of_kind.finished
+               ? secs(of_kind.slowest_s) + ", the slowest " + kind + " case that finished at " +
+                     std::to_string(ranks) + " ranks in this run" + larger + ")"
+               : std::string("0 s: none finished)")) +
           " to return (the rest of " + secs(current.seconds) + ", " + current.rule + ")";
   return l;
 }
