@@ -132,19 +132,3 @@ TEST(Fortran, minloc_and_maxloc_ties_on_the_fortran_pair_types_resolve_to_the_sm
         }
     }
 }
-
-// MPI_CHARACTER is in no group of the predefined ops (MPI-4.1 6.9.2), in
-// Fortran as in C: the same erroneous call through each Fortran binding,
-// where the library's Fortran layer sees it first (DETECT: reported or
-// accepted; a crash is recorded as such).
-TEST(Fortran, character_in_a_reduction_through_each_fortran_binding) {
-  ORDO_CLAUSE("op.char-types-excluded", DETECT);
-  std::vector<ordo::ref::PredefinedOp> ops;
-  for (int o = 0; o < 12; ++o) ops.push_back(static_cast<ordo::ref::PredefinedOp>(o));
-  for (const std::string& binding : fortran_bindings())
-    for (const auto& [op, type] : invalid_pairs({ordo::ref::TypeGroup::character}, ops)) {
-      if (!ordo::ref::info(type).fortran) continue;
-      for (Routine r : {Routine::allreduce, Routine::reduce_local})
-        ordo::harness::run_case(in_binding(make(r, name(op), name(type), 3), binding));
-    }
-}

@@ -44,11 +44,10 @@ HUGE_EXECUTABLE, HUGE_CASE_TIMEOUT, HUGE_JOB_TIMEOUT = "ordo_check_huge", 900, 3
 # has cases the variant selects, in one launch of ordo_sweep_checks
 # (conformance/CMakeLists.txt: the detect family's erroneous calls last) per
 # variant and rank count, except these, which keep their own launch: the
-# fortran family (erroneous calls in a test suite it shares with values),
-# the threads check's thread level, and with --huge the huge check's limits
+# threads check's thread level, and with --huge the huge check's limits
 # (without it, its cases are skips that say so).
 SWEEP_EXECUTABLE = "ordo_sweep_checks"
-OWN_LAUNCH = ("ordo_check_fortran", "ordo_check_threads")
+OWN_LAUNCH = ("ordo_check_threads",)
 # The floors of the derived case limits (`--case-floor`, `--hung-case-floor`;
 # conformance/harness/case_limits.h): a case gets at least DEFAULT_CASE_FLOOR
 # seconds, or DEFAULT_HUNG_FLOOR once cases of its kind hung in this run.

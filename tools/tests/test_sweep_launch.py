@@ -11,8 +11,8 @@ from conftest import journal_records as records, needs_build, run_ordo
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # Two variants of different routines, so that each job selects other cases; the families: crossing (the
-# cache), noncommutative and in_place (combined with it), detect (combined, its erroneous calls last) and
-# fortran (its own launch: erroneous calls in a test suite it shares with values).
+# cache), noncommutative, in_place and fortran (combined with it), detect (combined, its erroneous calls last,
+# those through the Fortran bindings too).
 VARIANTS = "mpich.reduce.intra.binomial,mpich.allreduce.intra.recursive_doubling"
 FAMILIES = "crossing,noncommutative,in_place,detect,fortran"
 
@@ -38,18 +38,22 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     one, per = tmp_path / "one", tmp_path / "per"
     sweep(one)
     sweep(per, "--launch-per-family")
-    # The launches: per variant, ordo_sweep_checks with four families, and fortran alone.
+    # The launches: per variant, one of ordo_sweep_checks with the five families.
     a, b = jobs(one), jobs(per)
-    assert sorted(j["executable"] for j in a) == ["ordo_check_fortran"] * 2 + ["ordo_sweep_checks"] * 2
-    assert all(j["families"] == ["ordo_check_crossing", "ordo_check_detect", "ordo_check_in_place",
-                                 "ordo_check_noncommutative"]
-               for j in a if j["executable"] == "ordo_sweep_checks")
+    assert sorted(j["executable"] for j in a) == ["ordo_sweep_checks"] * 2
+    assert all(j["families"] == ["ordo_check_crossing", "ordo_check_detect", "ordo_check_fortran",
+                                 "ordo_check_in_place", "ordo_check_noncommutative"] for j in a)
     assert len(b) == 10 and "ordo_sweep_checks" not in {j["executable"] for j in b}
-    # In the combined job the erroneous calls come last: every Detect case after every other family's.
+    # In the combined job the erroneous calls come last: every DETECT case (the Detect suite's, those
+    # through the Fortran bindings included) after every other case of every family.
     for variant in VARIANTS.split(","):
-        mine = [r for r in records(one) if r["variant"] == variant and not r["id"].startswith("Fortran")]
-        detect = [r["seq"] for r in mine if r["id"].startswith("Detect.")]
-        assert detect and min(detect) > max(r["seq"] for r in mine if not r["id"].startswith("Detect."))
+        mine = [r for r in records(one) if r["variant"] == variant]
+        detect = [r["seq"] for r in mine if r["level"] == "DETECT"]
+        assert detect and min(detect) > max(r["seq"] for r in mine if r["level"] != "DETECT")
+        assert all(r["id"].startswith("Detect.") for r in mine if r["level"] == "DETECT")
+    # The erroneous calls through the Fortran bindings (MPI_Allreduce's cases) are among them.
+    assert any(r["id"].startswith("Detect.character_in_a_reduction_through_each_fortran_binding")
+               for r in records(one) if r["variant"] == "mpich.allreduce.intra.recursive_doubling")
     # Every record the same (ordo's own comparison), and each variant ran only its routine.
     p = run_ordo("compare", "--records", str(one), str(per))
     assert p.returncode == 0 and "identical records" in p.stdout, p.stdout[-3000:]
