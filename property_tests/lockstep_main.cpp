@@ -10,6 +10,7 @@
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  ordo::harness::mpi_initialized();
   ordo::props::start_lockstep(argc, argv);
   return ordo::harness::finish_checks(RUN_ALL_TESTS());
 }

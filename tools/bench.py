@@ -263,8 +263,39 @@ def sweep_rows(folders):
             "cases_seconds": round(cases, 1) if split else None, "calls_seconds": round(calls, 1) if split else None,
             "reference_and_harness_seconds": round(cases - calls, 1) if split else None,
             "launch_and_startup_seconds": round(job_s - cases, 1) if split else None,
+            "processes": process_split(sweep),
             "summary": run.get("summary")})
     return rows
+
+
+def process_split(jobs):
+    """Where the seconds of these jobs went, from each launch's own account
+    (progress.jsonl's done events: launches, each with rank 0's "ordo
+    phases" line, conformance/harness/check_main.h): the launcher's own time
+    (a launch's seconds less its process's wall time), MPI_Init, ordo's
+    start-up, the tests (split by the cases' phases: the library's calls,
+    the reference, buffers, checking, the verdict across ranks, the journal,
+    ...), MPI_Finalize, and the launches that died (a crash, a timeout: the
+    whole launch). None when the run's jobs carry no launches (an older ordo)."""
+    launches = [launch for e in jobs for launch in e.get("launches") or []]
+    if not launches:
+        return None
+    normal = [launch for launch in launches if isinstance(launch.get("phases"), dict)]
+    died = [launch for launch in launches if not isinstance(launch.get("phases"), dict)]
+    total = lambda key: sum(float(launch["phases"].get(key) or 0) for launch in normal)  # noqa: E731
+    phases = {}
+    for launch in normal:
+        for k, v in (launch["phases"].get("cases") or {}).items():
+            phases[k] = phases.get(k, 0.0) + float(v)
+    tests = total("tests_s")
+    return {"launches": len(launches), "launches_died": len(died),
+            "seconds": round(sum(launch["seconds"] for launch in launches), 1),
+            "died_seconds": round(sum(launch["seconds"] for launch in died), 1),
+            "launcher_seconds": round(sum(launch["seconds"] for launch in normal) - total("wall_s"), 1),
+            "mpi_init_seconds": round(total("mpi_init_s"), 1), "startup_seconds": round(total("startup_s"), 1),
+            "tests_seconds": round(tests, 1), "finalize_seconds": round(total("finalize_s"), 1),
+            "case_phases_seconds": {k: round(v, 1) for k, v in sorted(phases.items(), key=lambda kv: -kv[1])},
+            "tests_outside_case_phases_seconds": round(tests - sum(phases.values()), 1)}
 
 
 def mutant_rows(folder):
@@ -364,6 +395,14 @@ def run(args):
         else:
             print(f"           launch and start-up {r['launch_and_startup_seconds']} s; cases {r['cases_seconds']} s: "
                   f"library calls {r['calls_seconds']} s, reference and harness {r['reference_and_harness_seconds']} s")
+        p = r.get("processes")
+        if p:
+            print(f"           by the processes' own account: {p['launches']} launches, {p['seconds']} s = launcher "
+                  f"{p['launcher_seconds']} + MPI_Init {p['mpi_init_seconds']} + ordo start-up {p['startup_seconds']} "
+                  f"+ tests {p['tests_seconds']} + MPI_Finalize {p['finalize_seconds']} + {p['launches_died']} launches "
+                  f"that died {p['died_seconds']}")
+            print("           the tests: " + ", ".join(f"{k} {v}" for k, v in p["case_phases_seconds"].items())
+                  + f", outside the cases' phases {p['tests_outside_case_phases_seconds']}")
     dest = pathlib.Path(args.json) if args.json else ROOT / "bench" / "results" / "suite.json"
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)

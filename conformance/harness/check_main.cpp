@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -16,6 +17,17 @@
 #include "thresholds.h"
 
 namespace ordo::harness {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+const Clock::time_point g_process_start = Clock::now();  // static initialisation: before main
+Clock::time_point g_mpi_initialized = g_process_start, g_checks_started = g_process_start;
+double between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+}  // namespace
+
+void mpi_initialized() { g_mpi_initialized = Clock::now(); }
 
 void start_checks() {
   if (world_rank() != 0) {
@@ -36,6 +48,7 @@ void start_checks() {
   // not inside the first case that asks for them.
   thresholds();
   build_zoo();
+  g_checks_started = Clock::now();
 }
 
 namespace {
@@ -92,6 +105,7 @@ void select_families() {
 }
 
 int finish_checks(int rc) {
+  const Clock::time_point tests_end = Clock::now();
   // Tells the runner that the executable ran to its end (an MPI_Abort inside
   // the library can also end a job with exit code 1).
   if (world_rank() == 0 && !settings().journal.empty())
@@ -99,6 +113,23 @@ int finish_checks(int rc) {
   free_zoo();
   finalize();
   MPI_Finalize();
+  if (world_rank() == 0 && !settings().journal.empty()) {
+    const Clock::time_point end = Clock::now();
+    std::string cases;
+    for (int k = 0; k < kPhases; ++k) {
+      char b[96];
+      std::snprintf(b, sizeof b, "%s\"%s\":%.4f", k ? "," : "", phase_name(static_cast<Phase>(k)),
+                    phase_seconds(static_cast<Phase>(k)));
+      cases += b;
+    }
+    std::printf(
+        "ordo phases: {\"wall_s\":%.4f,\"mpi_init_s\":%.4f,\"startup_s\":%.4f,\"tests_s\":%.4f,"
+        "\"finalize_s\":%.4f,\"cases\":{%s}}\n",
+        between(g_process_start, end), between(g_process_start, g_mpi_initialized),
+        between(g_mpi_initialized, g_checks_started), between(g_checks_started, tests_end),
+        between(tests_end, end), cases.c_str());
+    std::fflush(stdout);
+  }
   return rc;
 }
 

@@ -4,6 +4,10 @@
 
 namespace ordo::harness {
 
+// Called by a main right after MPI_Init(_thread) returned: the phases line
+// (finish_checks) tells the library's start-up from ordo's.
+void mpi_initialized();
+
 // After init() and InitGoogleTest: only rank 0 prints and writes XML; the
 // datatype model is checked against the library (exit 3 on a mismatch); the
 // communicator zoo is built.
@@ -15,7 +19,15 @@ void start_checks();
 void select_families();
 
 // Writes the completion marker for the runner (job_protocol.h, kDoneSuffix),
-// frees everything, finalizes MPI and returns rc.
+// frees everything, finalizes MPI and returns rc. With a journal, rank 0 then
+// prints where its process's time went, one line for the runner:
+//   ordo phases: {"wall_s":..,"mpi_init_s":..,"startup_s":..,"tests_s":..,
+//                 "finalize_s":..,"cases":{"<phase>":..}}
+// wall: from the process's start; mpi_init: to MPI_Init's return; startup:
+// ordo's set-up (its settings, waivers and statistics, the datatype model's
+// check, the library's thresholds, the communicator zoo); tests: the tests,
+// of which "cases" gives each phase of the cases (harness.h, Phase);
+// finalize: the zoo freed and MPI_Finalize.
 int finish_checks(int rc);
 
 }  // namespace ordo::harness

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   } else {
     MPI_Init(&argc, &argv);
   }
+  ordo::harness::mpi_initialized();
   // --ordo-library-version: print what the library says of itself and stop.
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) != "--ordo-library-version") continue;

@@ -22,7 +22,10 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     extra_fields: added to every record the runner writes for the job (the
     virtual nodes of `ordo run --nodes`, as the harness adds them to its own).
     before_launch(): called before each launch (the derived case limits'
-    statistics, runner/case_limits.py, brought up to date with the journal)."""
+    statistics, runner/case_limits.py, brought up to date with the journal).
+
+    Returns the job's launches: [{"seconds", "rc", "phases"}], phases from the
+    process's own line (protocol.phases; None for a launch that died)."""
     if waivers is None:
         from .waivers import JobWaivers
         waivers = JobWaivers(adapter)
@@ -30,6 +33,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     logdir = logdir or out / "logs"
     logdir.mkdir(parents=True, exist_ok=True)
     attempt = 0
+    launches = []
     unexplained = 0  # restarts after a crash or timeout no waiver names: these count against max_restarts
     first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     done = protocol.marker(journal, protocol.DONE)
@@ -48,9 +52,10 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
             if on_start:
                 on_start(proc.pid)
             rc = proc.wait()
+        launches.append({"seconds": round(time.time() - t0, 3), "rc": rc, "phases": protocol.phases(log)})
         if rc in (0, 1) and done.exists():
             done.unlink(missing_ok=True)
-            return
+            return launches
         failed = protocol.write_failure(log) or protocol.out_of_space(journal)
         if failed:
             # ordo could not write its own records (a full disk): nothing is
@@ -78,13 +83,13 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
             record = waivers.apply({**records.died_after_failure(prior, **dead, **how), **extra})
             append_record(journal, record)
             if done.exists() or not case:
-                return
+                return launches
             skip = case["seq"]
         else:
             record = records.job_died(name, attempt=attempt, **dead, **how)
             append_record(journal, {**record, **extra})
             if not case or done.exists():
-                return
+                return launches
             skip = case["seq"]
         attempt += 1
         # A crash or timeout a waiver names is a known fault and costs its one
@@ -94,4 +99,4 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
             unexplained += 1
         if unexplained > max_restarts:
             append_record(journal, {**records.gave_up(name, max_restarts=max_restarts, **dead), **extra})
-            return
+            return launches

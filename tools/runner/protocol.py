@@ -134,3 +134,25 @@ def charged_case(journal, first_offset):
         return open_cases[0], False
     case = max(begun, key=lambda c: c.get("seq", 0), default=None)
     return case, case is not None
+
+
+PHASES = "ordo phases: "
+
+
+def phases(log):
+    """Where rank 0's process spent its time (conformance/harness/check_main.h,
+    finish_checks): the dict of the job log's "ordo phases:" line, or None
+    when the process did not end normally (a crash, a timeout) or is an
+    older build."""
+    found = None
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                if line.startswith(PHASES):
+                    found = line[len(PHASES):]
+    except OSError:
+        return None
+    try:
+        return json.loads(found) if found else None
+    except ValueError:
+        return None

@@ -265,6 +265,7 @@ def cmd_run(args):
                     append_line(progress_path, json.dumps(ev, sort_keys=True))
 
                 t0 = time.time()
+                launches = None
                 if exe is None:
                     def job(base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw):
                         return run_job(base, jname, jn, jout, jjournal, jadapter, max_restarts, variant=vname,
@@ -319,15 +320,18 @@ def cmd_run(args):
                     if not settings.get("run_known_fatal", True):
                         flags += ["--ordo-avoid-known-fatal"]
                     base = job_command(vadapter, vprefix, n, exe, timeout=job_timeout, flags=flags)
-                    run_job(base, name, n, out, journal, adapter, settings["max_restarts"], variant=vname,
-                            skip=skip, logdir=logdir, on_start=on_start, waivers=waivers,
-                            extra_fields=placement_fields(nodes, where, run, n), before_launch=before_launch)
+                    launches = run_job(base, name, n, out, journal, adapter, settings["max_restarts"],
+                                       variant=vname, skip=skip, logdir=logdir, on_start=on_start,
+                                       waivers=waivers, extra_fields=placement_fields(nodes, where, run, n),
+                                       before_launch=before_launch)
                 dt = time.time() - t0
                 new = read_journal(journal, k)
                 done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,
                               "variant": vname}
                 if name == SWEEP_EXECUTABLE:
                     done_event["families"] = wanted
+                if launches:  # each launch's seconds, exit code and where its process spent them
+                    done_event["launches"] = launches
                 if vname == "default":
                     done_event["seen"] = sorted({(r["case"].get("routine"), r["case"].get("mode"),
                                                   case_kind(r["case"]))

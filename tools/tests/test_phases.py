@@ -1,0 +1,63 @@
+"""Where a job's seconds go, by its processes' own account (issue #17): the
+harness's "ordo phases" line (conformance/harness/check_main.h), read back by
+the runner for each launch, and summed by `ordo bench --sweeps`."""
+import json
+import pathlib
+
+from runner import protocol
+from runner.job import run_job
+
+import bench
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+LINE = {"wall_s": 2.5, "mpi_init_s": 0.3, "startup_s": 0.2, "tests_s": 1.9, "finalize_s": 0.05,
+        "cases": {"call": 0.5, "reference": 0.6, "verdict": 0.4}}
+
+
+class _NoWaivers:
+    def apply(self, record):
+        return record
+
+
+def test_the_harness_prints_the_line_the_runner_reads():
+    source = (ROOT / "conformance" / "harness" / "check_main.cpp").read_text()
+    assert f'"{protocol.PHASES}{{' in source.replace('\\"', '"')
+    for key in LINE:
+        assert f'"{key}' in source.replace('\\"', '"'), key
+
+
+def test_the_last_phases_line_of_a_log_is_the_launchs_and_a_log_without_one_has_none(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("[ RUN ] X\nordo phases: {\"wall_s\": 1}\nordo phases: " + json.dumps(LINE) + "\n")
+    assert protocol.phases(log) == LINE
+    log.write_text("[ RUN ] X\nSegmentation fault\n")
+    assert protocol.phases(log) is None
+    log.write_text("ordo phases: {cut\n")
+    assert protocol.phases(log) is None
+    assert protocol.phases(tmp_path / "missing.log") is None
+
+
+def test_a_job_returns_each_launch_with_its_exit_code_and_its_phases(tmp_path):
+    j = tmp_path / "journal.jsonl"
+    j.write_text("")
+    fake = tmp_path / "job.sh"
+    fake.write_text(f"#!/bin/sh\necho 'ordo phases: {json.dumps(LINE)}'\ntouch {j}{protocol.DONE}\nexit 0\n")
+    fake.chmod(0o755)
+    launches = run_job([str(fake)], "job", 2, tmp_path, j, {"name": "mpich"}, 2, waivers=_NoWaivers())
+    assert len(launches) == 1 and launches[0]["rc"] == 0 and launches[0]["phases"] == LINE
+    assert launches[0]["seconds"] >= 0
+
+
+def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
+    jobs = [{"launches": [{"seconds": 3.0, "rc": 0, "phases": LINE},
+                          {"seconds": 7.0, "rc": 124, "phases": None}]},
+            {"launches": [{"seconds": 2.7, "rc": 0, "phases": dict(LINE, wall_s=2.5)}]}]
+    s = bench.process_split(jobs)
+    assert s["launches"] == 3 and s["launches_died"] == 1 and s["died_seconds"] == 7.0
+    assert s["seconds"] == 12.7
+    assert s["launcher_seconds"] == round(3.0 + 2.7 - 5.0, 1)  # each launch less its process's wall time
+    assert s["mpi_init_seconds"] == 0.6 and s["tests_seconds"] == 3.8
+    assert s["case_phases_seconds"] == {"reference": 1.2, "call": 1.0, "verdict": 0.8}
+    assert s["tests_outside_case_phases_seconds"] == round(3.8 - 3.0, 1)
+    assert bench.process_split([{"seconds": 1.0}]) is None  # an older run's jobs carry no launches
