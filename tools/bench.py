@@ -283,10 +283,12 @@ def process_split(jobs):
     normal = [launch for launch in launches if isinstance(launch.get("phases"), dict)]
     died = [launch for launch in launches if not isinstance(launch.get("phases"), dict)]
     total = lambda key: sum(float(launch["phases"].get(key) or 0) for launch in normal)  # noqa: E731
-    phases = {}
+    phases, outside = {}, {}
     for launch in normal:
         for k, v in (launch["phases"].get("cases") or {}).items():
             phases[k] = phases.get(k, 0.0) + float(v)
+        for k, v in (launch["phases"].get("outside_cases_by_test") or {}).items():
+            outside[k] = outside.get(k, 0.0) + float(v)
     tests = total("tests_s")
     return {"launches": len(launches), "launches_died": len(died),
             "seconds": round(sum(launch["seconds"] for launch in launches), 1),
@@ -295,7 +297,10 @@ def process_split(jobs):
             "mpi_init_seconds": round(total("mpi_init_s"), 1), "startup_seconds": round(total("startup_s"), 1),
             "tests_seconds": round(tests, 1), "finalize_seconds": round(total("finalize_s"), 1),
             "case_phases_seconds": {k: round(v, 1) for k, v in sorted(phases.items(), key=lambda kv: -kv[1])},
-            "tests_outside_case_phases_seconds": round(tests - sum(phases.values()), 1)}
+            "tests_outside_case_phases_seconds": round(tests - sum(phases.values()), 1),
+            # each launch names its 8 tests with the most such seconds: the sum over launches, the largest
+            "outside_case_phases_by_test": {k: round(v, 1) for k, v in
+                                            sorted(outside.items(), key=lambda kv: -kv[1])[:10]}}
 
 
 def mutant_rows(folder):
@@ -403,6 +408,9 @@ def run(args):
                   f"that died {p['died_seconds']}")
             print("           the tests: " + ", ".join(f"{k} {v}" for k, v in p["case_phases_seconds"].items())
                   + f", outside the cases' phases {p['tests_outside_case_phases_seconds']}")
+            if p.get("outside_case_phases_by_test"):
+                print("           outside the cases' phases, by test: "
+                      + ", ".join(f"{k} {v}" for k, v in p["outside_case_phases_by_test"].items()))
     dest = pathlib.Path(args.json) if args.json else ROOT / "bench" / "results" / "suite.json"
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)

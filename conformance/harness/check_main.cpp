@@ -8,7 +8,10 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "comm_zoo.h"
 #include "harness.h"
@@ -29,6 +32,47 @@ double between(Clock::time_point a, Clock::time_point b) {
 
 void mpi_initialized() { g_mpi_initialized = Clock::now(); }
 
+namespace {
+double phases_sum() {
+  double s = 0;
+  for (int k = 0; k < kPhases; ++k) s += phase_seconds(static_cast<Phase>(k));
+  return s;
+}
+
+// Each test's seconds outside its cases' phases (its own set-up, the cases
+// it generates that the job does not select, GoogleTest), for the phases line.
+class OutsideCases : public ::testing::EmptyTestEventListener {
+ public:
+  void OnTestStart(const ::testing::TestInfo&) override {
+    t0_ = Clock::now();
+    p0_ = phases_sum();
+  }
+  void OnTestEnd(const ::testing::TestInfo& t) override {
+    const double outside = between(t0_, Clock::now()) - (phases_sum() - p0_);
+    by_test_[std::string(t.test_suite_name()) + "." + t.name()] += outside;
+  }
+  // The tests with the most such seconds, as JSON members "<test>":<seconds>.
+  std::string top(std::size_t n) const {
+    std::vector<std::pair<double, std::string>> v;
+    for (const auto& [name, s] : by_test_) v.emplace_back(s, name);
+    std::sort(v.rbegin(), v.rend());
+    std::string out;
+    for (std::size_t i = 0; i < v.size() && i < n && v[i].first >= 0.0005; ++i) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.4f", v[i].first);
+      out += (out.empty() ? "\"" : ",\"") + v[i].second + "\":" + b;
+    }
+    return out;
+  }
+
+ private:
+  Clock::time_point t0_;
+  double p0_ = 0;
+  std::map<std::string, double> by_test_;
+};
+OutsideCases* g_outside = nullptr;
+}  // namespace
+
 void start_checks() {
   if (world_rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
@@ -48,6 +92,10 @@ void start_checks() {
   // not inside the first case that asks for them.
   thresholds();
   build_zoo();
+  if (world_rank() == 0) {
+    g_outside = new OutsideCases;  // owned by GoogleTest's listeners
+    ::testing::UnitTest::GetInstance()->listeners().Append(g_outside);
+  }
   g_checks_started = Clock::now();
 }
 
@@ -124,10 +172,10 @@ int finish_checks(int rc) {
     }
     std::printf(
         "ordo phases: {\"wall_s\":%.4f,\"mpi_init_s\":%.4f,\"startup_s\":%.4f,\"tests_s\":%.4f,"
-        "\"finalize_s\":%.4f,\"cases\":{%s}}\n",
+        "\"finalize_s\":%.4f,\"cases\":{%s},\"outside_cases_by_test\":{%s}}\n",
         between(g_process_start, end), between(g_process_start, g_mpi_initialized),
         between(g_mpi_initialized, g_checks_started), between(g_checks_started, tests_end),
-        between(tests_end, end), cases.c_str());
+        between(tests_end, end), cases.c_str(), g_outside ? g_outside->top(8).c_str() : "");
     std::fflush(stdout);
   }
   return rc;

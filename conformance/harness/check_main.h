@@ -22,11 +22,14 @@ void select_families();
 // frees everything, finalizes MPI and returns rc. With a journal, rank 0 then
 // prints where its process's time went, one line for the runner:
 //   ordo phases: {"wall_s":..,"mpi_init_s":..,"startup_s":..,"tests_s":..,
-//                 "finalize_s":..,"cases":{"<phase>":..}}
+//                 "finalize_s":..,"cases":{"<phase>":..},
+//                 "outside_cases_by_test":{"<test>":..}}
 // wall: from the process's start; mpi_init: to MPI_Init's return; startup:
 // ordo's set-up (its settings, waivers and statistics, the datatype model's
 // check, the library's thresholds, the communicator zoo); tests: the tests,
-// of which "cases" gives each phase of the cases (harness.h, Phase);
+// of which "cases" gives each phase of the cases (harness.h, Phase) and
+// "outside_cases_by_test" the 8 tests with the most seconds outside them
+// (their own set-up, the cases generated that the job does not select);
 // finalize: the zoo freed and MPI_Finalize.
 int finish_checks(int rc);
 

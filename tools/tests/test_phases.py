@@ -12,7 +12,7 @@ import bench
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 LINE = {"wall_s": 2.5, "mpi_init_s": 0.3, "startup_s": 0.2, "tests_s": 1.9, "finalize_s": 0.05,
-        "cases": {"call": 0.5, "reference": 0.6, "verdict": 0.4}}
+        "cases": {"call": 0.5, "reference": 0.6, "verdict": 0.4}, "outside_cases_by_test": {"Crossing.x": 0.3}}
 
 
 class _NoWaivers:
@@ -60,4 +60,5 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
     assert s["mpi_init_seconds"] == 0.6 and s["tests_seconds"] == 3.8
     assert s["case_phases_seconds"] == {"reference": 1.2, "call": 1.0, "verdict": 0.8}
     assert s["tests_outside_case_phases_seconds"] == round(3.8 - 3.0, 1)
+    assert s["outside_case_phases_by_test"] == {"Crossing.x": 0.6}
     assert bench.process_split([{"seconds": 1.0}]) is None  # an older run's jobs carry no launches
