@@ -13,7 +13,9 @@
  * "mutex" and writes a field at offsets that, in tuned's module, lie in its
  * forced-algorithm table, whose bytes tuned never initialised. What happens
  * follows the heap's old contents; MALLOC_PERTURB_ makes it deterministic.
- * MPI_Reduce's fallback (coll_adapt_reduce.c) passes the right module.
+ * MPI_Reduce's fallback (coll_adapt_reduce.c) passes the right module. The
+ * main branch has the same line (8efebee745, 2026-08-21); the fix is to pass
+ * the previous ireduce's module.
  *
  *   mpicc.openmpi adapt_ireduce_noncommutative_wrong_module.c -o repro -lpthread
  *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
