@@ -54,6 +54,10 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     # The erroneous calls through the Fortran bindings (MPI_Allreduce's cases) are among them.
     assert any(r["id"].startswith("Detect.character_in_a_reduction_through_each_fortran_binding")
                for r in records(one) if r["variant"] == "mpich.allreduce.intra.recursive_doubling")
+    # The library's thresholds (MPI_T, read at every launch's start) are kept per variant in the run's cache:
+    # one launch per family reads them from it in all but a variant's first launch.
+    assert len(list((one / "cache").glob("thresholds-*.json"))) >= 2
+    assert len(list((per / "cache").glob("thresholds-*.json"))) >= 2
     # Every record the same (ordo's own comparison), and each variant ran only its routine.
     p = run_ordo("compare", "--records", str(one), str(per))
     assert p.returncode == 0 and "identical records" in p.stdout, p.stdout[-3000:]
