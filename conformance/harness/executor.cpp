@@ -1096,12 +1096,7 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   const int comm_size = z.topology.size_low + z.topology.size_high;
   note_case_comm(local ? "self" : c.comm, comm_size);
   if (const std::string id = known_fatal_waiver(c, comm_size); !id.empty())
-    return record(c,
-                  {S::skip,
-                   "not run (--ordo-avoid-known-fatal): the waiver " + id +
-                       " names a crash or hang of this library here",
-                   ""},
-                  0, 0);
+    return record(c, {S::skip, known_fatal_skip(id), ""}, 0, 0);
   RankResult mine;
   if (z.member)
     mine = run_on_rank(c, options, z);

@@ -613,6 +613,11 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
   return "";
 }
 
+std::string known_fatal_skip(const std::string& id) {
+  return "not run (--ordo-avoid-known-fatal): the waiver " + id +
+         " names a crash or hang of this library here";
+}
+
 void note_case_comm(const std::string& shape, int comm_size) {
   const std::string& maps = shape_node_maps(shape);  // collective on a shape's first case
   if (g_settings.journal.empty() || g_inflight_body.empty()) return;

@@ -205,8 +205,7 @@ TEST(Threads, concurrent_reductions_on_distinct_communicators_from_several_threa
            ""};
     else if (!fatal_id.empty())
       v = {S::skip,
-           t == fatal_case ? "not run (--ordo-avoid-known-fatal): the waiver " + fatal_id +
-                                 " names a crash or hang of this library here"
+           t == fatal_case ? ordo::harness::known_fatal_skip(fatal_id)
                            : "not run: the threaded phase runs these " + std::to_string(threads) +
                                  " cases together, and the waiver " + fatal_id +
                                  " names a crash or hang of this library in thread " +
