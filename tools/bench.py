@@ -276,13 +276,21 @@ def process_split(jobs):
     start-up, the tests (split by the cases' phases: the library's calls,
     the reference, buffers, checking, the verdict across ranks, the journal,
     ...), MPI_Finalize, and the launches that died (a crash, a timeout: the
-    whole launch). None when the run's jobs carry no launches (an older ordo)."""
+    whole launch); a standby launch's MPI_Init and start-up apart (hidden
+    behind another launch). None when the run's jobs carry no launches (an older ordo)."""
     launches = [launch for e in jobs for launch in e.get("launches") or []]
     if not launches:
         return None
     normal = [launch for launch in launches if isinstance(launch.get("phases"), dict)]
     died = [launch for launch in launches if not isinstance(launch.get("phases"), dict)]
-    total = lambda key: sum(float(launch["phases"].get(key) or 0) for launch in normal)  # noqa: E731
+    # A standby launch (runner/job.py) ran its launcher, MPI_Init and start-up
+    # while another launch ran, and its seconds count from its go: those are
+    # counted apart, as hidden, and its wall time from its go on.
+    cold = [launch for launch in normal if not launch.get("standby")]
+    ahead = [launch for launch in normal if launch.get("standby")]
+    total = lambda key, of=normal: sum(float(launch["phases"].get(key) or 0) for launch in of)  # noqa: E731
+    before_go = sum(float(launch["phases"].get(k) or 0) for launch in ahead
+                    for k in ("mpi_init_s", "startup_s", "standby_s"))
     phases, outside = {}, {}
     for launch in normal:
         for k, v in (launch["phases"].get("cases") or {}).items():
@@ -293,8 +301,11 @@ def process_split(jobs):
     return {"launches": len(launches), "launches_died": len(died),
             "seconds": round(sum(launch["seconds"] for launch in launches), 1),
             "died_seconds": round(sum(launch["seconds"] for launch in died), 1),
-            "launcher_seconds": round(sum(launch["seconds"] for launch in normal) - total("wall_s"), 1),
-            "mpi_init_seconds": round(total("mpi_init_s"), 1), "startup_seconds": round(total("startup_s"), 1),
+            "launcher_seconds": round(sum(launch["seconds"] for launch in normal) - total("wall_s") + before_go, 1),
+            "mpi_init_seconds": round(total("mpi_init_s", cold), 1),
+            "startup_seconds": round(total("startup_s", cold), 1),
+            "standby_launches": len(ahead),
+            "standby_hidden_seconds": round(total("mpi_init_s", ahead) + total("startup_s", ahead), 1),
             "tests_seconds": round(tests, 1), "finalize_seconds": round(total("finalize_s"), 1),
             "case_phases_seconds": {k: round(v, 1) for k, v in sorted(phases.items(), key=lambda kv: -kv[1])},
             "tests_outside_case_phases_seconds": round(tests - sum(phases.values()), 1),
@@ -406,6 +417,9 @@ def run(args):
                   f"{p['launcher_seconds']} + MPI_Init {p['mpi_init_seconds']} + ordo start-up {p['startup_seconds']} "
                   f"+ tests {p['tests_seconds']} + MPI_Finalize {p['finalize_seconds']} + {p['launches_died']} launches "
                   f"that died {p['died_seconds']}")
+            if p.get("standby_launches"):
+                print(f"           {p['standby_launches']} of the launches were standby launches (made ready beside "
+                      f"another after a death): their MPI_Init and start-up, {p['standby_hidden_seconds']} s, hidden")
             print("           the tests: " + ", ".join(f"{k} {v}" for k, v in p["case_phases_seconds"].items())
                   + f", outside the cases' phases {p['tests_outside_case_phases_seconds']}")
             if p.get("outside_case_phases_by_test"):

@@ -91,13 +91,13 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
   std::string larger;
   const double s = of_kind.finished ? scale(current.work, of_kind.slowest_work, &larger) : 1;
   const double grace =
-      std::max(settings.hung_floor_s, LimitSettings::kHungFactor * of_kind.slowest_s * s);
+      std::max(LimitSettings::kReportedFloor, LimitSettings::kHungFactor * of_kind.slowest_s * s);
   if (elapsed + grace >= current.seconds) return current;
   CaseLimit l = current;
   l.rule = "reported";
   l.seconds = elapsed + grace;
   l.why = "a process's call returned the error after " + secs(elapsed) +
-          "; the others then had max(" + secs(settings.hung_floor_s) + ", 3 x " +
+          "; the others then had max(" + secs(LimitSettings::kReportedFloor) + ", 3 x " +
           (of_kind.finished
                ? secs(of_kind.slowest_s) + ", the slowest " + kind + " case that finished at " +
                      std::to_string(ranks) + " ranks in this run" + larger + ")"

@@ -57,6 +57,11 @@ struct LimitSettings {
   double hung_floor_s = 2;   // --ordo-hung-case-floor
   static constexpr double kFactor = 10;
   static constexpr double kHungFactor = 3;
+  // Rule "reported": the floor of the others' wait once a process's call
+  // returned the error. What they do then changes no verdict (the case is
+  // reported), only which ranks the record names as not returned; 3 x the
+  // kind's slowest case still covers a machine that is slow to schedule them.
+  static constexpr double kReportedFloor = 0.5;
   // Below this many bytes a case's time is the call's fixed cost, not its data.
   static constexpr double kMinWork = 4096;
 };
@@ -76,10 +81,10 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
 // seconds after the case began: the other processes either return soon (the
 // library passes the error on, or their own arguments were valid) or wait in
 // the collective for processes that will not come (after an error the
-// library need not complete the others' calls). They get what a case of a
-// kind that hung gets (rule hung's max(hung floor, 3 x the slowest case of
-// the kind that finished x S)) from that moment, not the rest of `current`
-// (rule "reported"); `current` when it ends sooner. The verdict does not
+// library need not complete the others' calls). They get max(0.5 s
+// (kReportedFloor), 3 x the slowest case of the kind that finished x S) from
+// that moment, not the rest of `current` (rule "reported"); `current` when it
+// ends sooner. The verdict does not
 // change with it: the case is reported whatever the others do; the record
 // names the ranks that had not returned by then.
 CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::string& kind,

@@ -10,7 +10,8 @@ void mpi_initialized();
 
 // After init() and InitGoogleTest: only rank 0 prints and writes XML; the
 // datatype model is checked against the library (exit 3 on a mismatch); the
-// communicator zoo is built.
+// communicator zoo is built; a standby launch waits for its go (await_go) and
+// ends the process (exit 0) when told to quit.
 void start_checks();
 
 // With --ordo-families (ordo_sweep_checks): narrows GoogleTest's filter to the
@@ -21,12 +22,13 @@ void select_families();
 // Writes the completion marker for the runner (job_protocol.h, kDoneSuffix),
 // frees everything, finalizes MPI and returns rc. With a journal, rank 0 then
 // prints where its process's time went, one line for the runner:
-//   ordo phases: {"wall_s":..,"mpi_init_s":..,"startup_s":..,"tests_s":..,
-//                 "finalize_s":..,"cases":{"<phase>":..},
+//   ordo phases: {"wall_s":..,"mpi_init_s":..,"startup_s":..,"standby_s":..,
+//                 "tests_s":..,"finalize_s":..,"cases":{"<phase>":..},
 //                 "outside_cases_by_test":{"<test>":..}}
 // wall: from the process's start; mpi_init: to MPI_Init's return; startup:
 // ordo's set-up (its settings, waivers and statistics, the datatype model's
-// check, the library's thresholds, the communicator zoo); tests: the tests,
+// check, the library's thresholds, the communicator zoo); standby: a standby
+// launch's wait for its go (await_go; 0 for any other); tests: the tests,
 // of which "cases" gives each phase of the cases (harness.h, Phase) and
 // "outside_cases_by_test" the 8 tests with the most seconds outside them
 // (their own set-up, the cases generated that the job does not select);

@@ -208,6 +208,32 @@ void parse_select(const std::string& text) {
 }
 }  // namespace
 
+bool await_go() {
+  if (g_settings.standby.empty()) return true;
+  // Ready: told to quit now, it ends cleanly at once (before, the runner ends
+  // it by a signal rather than wait for its start-up).
+  if (g_rank == 0) std::ofstream(g_settings.standby + ".ready") << "ready\n";
+  long long skip = -1;
+  while (true) {
+    std::ifstream f(g_settings.standby);
+    std::string word;
+    if (f >> word) {
+      if (word == "quit") return false;
+      if (word == "skip" && (f >> skip) && skip >= 0) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  g_settings.skip = skip;
+  if (!g_settings.case_stats.empty()) {
+    std::ifstream f(g_settings.case_stats);
+    g_case_stats = CaseStats();
+    if (f) g_case_stats.load(Json::parse(f, nullptr, false));
+  }
+  return true;
+}
+
+bool caseless_checks_recorded() { return g_settings.select.empty() && g_settings.survey.empty(); }
+
 bool selected(const ref::Case* c) {
   if (g_settings.select.empty()) return true;
   if (c == nullptr) return false;
@@ -318,6 +344,8 @@ void init(int* argc, char** argv) {
       g_settings.replay_level = lv;
     } else if (const char* sk = val("--ordo-skip=")) {
       g_settings.skip = std::atoll(sk);
+    } else if (const char* sb = val("--ordo-standby=")) {
+      g_settings.standby = sb;
     } else if (const char* ct = val("--ordo-case-timeout=")) {
       g_settings.case_timeout = std::atof(ct);
     } else if (const char* cs = val("--ordo-case-stats=")) {
@@ -381,11 +409,13 @@ void init(int* argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   // The watchdog: a case still in flight after its time limit ends the job
   // (exit code 124); the runner records it as a timeout and resumes after it.
+  // It looks every 10 ms: a case that hangs costs its limit, not up to a tenth
+  // of a second more per relaunch.
   std::thread([] {
     const auto t0 = std::chrono::steady_clock::now();
     const double w0 = MPI_Wtime();
     while (true) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
       const double deadline = g_deadline.load();
       const double now =
           w0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -756,8 +786,8 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   // never returns (it waits in the collective for a process that returned the
   // error), the runner's record of the timeout still knows who reported it.
   // A rank outside the case's communicator returns with no detect at all.
-  // Once this rank's call returned the error, the others get the short limit
-  // of a kind that hung (case_limits.h, reported_limit): a process that waits
+  // Once this rank's call returned the error, the others get a short limit
+  // (case_limits.h, reported_limit): a process that waits
   // in the collective for this one does not cost the rest of the case's
   // limit. The note carries the limit, for the runner's record.
   if (g_level == Level::DETECT && !g_settings.journal.empty() && !g_inflight_body.empty()) {

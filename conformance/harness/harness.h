@@ -32,6 +32,8 @@ struct Settings {
   std::string replay_clause;  // --ordo-clause=SLUG
   std::string replay_level;   // --ordo-level=MUST|SHOULD|DETECT|INFO (the replay executable)
   long long skip = 0;         // --ordo-skip=N: do not run the first N cases (resuming a job)
+  // --ordo-standby=FILE: a launch started ahead of need (await_go).
+  std::string standby;
   std::string survey;  // --ordo-survey=FILE: list each case's routine, mode and comm kind; run none
   double case_timeout = 120;  // --ordo-case-timeout=S: the watchdog's limit per case
   // --ordo-case-stats=FILE: derive each case's limit from what cases of its
@@ -76,6 +78,12 @@ struct Settings {
 // when nothing is selected).
 bool selected(const ref::Case* c);
 
+// Whether this job records case-less checks at all: not in a variant job
+// (--ordo-select) nor in the runner's survey. A case-less check whose body
+// costs time (the library's tools interface, say) returns at once when not:
+// its record would not be kept. Every rank answers alike.
+bool caseless_checks_recorded();
+
 // Called by the main; reads and removes --ordo-* arguments:
 //   --ordo-journal=PATH     append one JSON line per check (rank 0)
 //   --ordo-fresh-journal    truncate the journal first
@@ -92,7 +100,19 @@ bool selected(const ref::Case* c);
 //   --ordo-launcher=NAME    the launcher template of the run (replay commands carry it)
 //   --ordo-survey=FILE      run no case; rank 0 writes "routine mode kind" of each to FILE
 //   --ordo-avoid-known-fatal  skip the cases a crash / timeout waiver names
+//   --ordo-standby=FILE     a standby launch: see await_go
 void init(int* argc, char** argv);
+
+// A standby launch (--ordo-standby=FILE; tools/runner/job.py starts one while
+// a job that already died once runs again, so that its next resumption does
+// not wait for the launcher, MPI_Init and the start-up): after its start-up
+// every rank waits here (rank 0 first writes FILE.ready), sleeping between
+// looks at FILE and calling no MPI function, until the runner writes it
+// whole: "skip N" (go on as if started with --ordo-skip=N; the case
+// statistics are read again, the runner has just brought them up to date)
+// or "quit" (returns false: the caller ends the process without running a
+// test). Without --ordo-standby: true at once.
+bool await_go();
 void finalize();
 
 const Settings& settings();

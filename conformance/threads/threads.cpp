@@ -223,6 +223,9 @@ TEST(Threads, concurrent_reductions_on_distinct_communicators_from_several_threa
 // level of the whole process.
 TEST(Threads, the_tools_interface_initialized_at_a_lower_level_leaves_the_mpi_thread_level) {
   ORDO_CLAUSE("threads.level-pinned", MUST);
+  // A variant job keeps no case-less record: the tools interface's start
+  // (about 0.1 s a launch under Open MPI 4.1.4) is not paid for nothing.
+  if (!ordo::harness::caseless_checks_recorded()) return;
   int before = MPI_THREAD_SINGLE, tools = -1, after = -1;
   MPI_Query_thread(&before);
   if (before == MPI_THREAD_SINGLE) {

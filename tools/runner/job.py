@@ -1,7 +1,17 @@
 """One check executable at one rank count, as a job that survives its
 crashes: when the job dies (a crash, an abort, the watchdog's timeout), the
 case in flight is recorded (runner/protocol.py says which) and the
-executable resumes after it, so that one bad case costs one case."""
+executable resumes after it, so that one bad case costs one case.
+
+A job that died once is likely to die again (a library that hangs in a family
+of cases, a DETECT check whose erroneous calls leave processes waiting): from
+its first resumption on, a standby launch is started beside each launch. It
+runs the launcher, MPI_Init and ordo's start-up while the other launch runs,
+then waits idle (harness.h, await_go) until it is told where to resume (or to
+quit): the next resumption costs what is left of the launch, not a whole one.
+The MPI lock is held for the whole job (launch.holding)."""
+import os
+import signal
 import subprocess
 import time
 
@@ -9,7 +19,80 @@ from reports import records
 from . import protocol
 from .errors import EXIT_INFRA, OrdoError
 from .journal import append_record, journal_offset, last_failed
-from .launch import die_with_parent
+from .launch import die_with_parent, holding, split_lock
+
+# A standby's wait for the end of a launch it was not needed for: it is told
+# to quit and ends with MPI_Finalize; past this, it is ended.
+STANDBY_QUIT_SECONDS = 30
+
+
+class Standby:
+    """A launch started ahead: `cmd` with --ordo-standby=GO, its output in
+    `log`. go(skip) resumes the job in it; quit() ends it unused."""
+
+    def __init__(self, cmd, log, go):
+        self.log, self.go_path = log, go
+        self.ready = go.with_name(go.name + ".ready")  # written by its rank 0 when it waits (harness.h, await_go)
+        go.unlink(missing_ok=True)
+        self.ready.unlink(missing_ok=True)
+        self.f = open(log, "w")
+        self.proc = subprocess.Popen(cmd + [f"--ordo-standby={go}"], stdout=self.f, stderr=subprocess.STDOUT,
+                                     preexec_fn=die_with_parent)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def _say(self, word):
+        tmp = self.go_path.with_name(self.go_path.name + ".tmp")
+        tmp.write_text(word + "\n")
+        os.replace(tmp, self.go_path)  # whole, never half-written
+
+    def go(self, skip):
+        self._say(f"skip {skip}")
+
+    def quit(self):
+        """Ends it unused (it ran no test), and its log with it: told to quit
+        once it is ready (MPI_Finalize), else ended by a signal rather than
+        waited for (`timeout` passes it on to the MPI job)."""
+        if self.alive():
+            if self.ready.exists():
+                self._say("quit")
+                try:
+                    self.proc.wait(timeout=STANDBY_QUIT_SECONDS)
+                except subprocess.TimeoutExpired:
+                    self.proc.terminate()
+            else:
+                self.proc.terminate()
+            self.proc.wait()
+            gone(self.proc.pid)
+        self.close()
+        self.log.unlink(missing_ok=True)
+
+    def close(self):
+        self.f.close()
+        self.go_path.unlink(missing_ok=True)
+        self.ready.unlink(missing_ok=True)
+
+
+def gone(pgid, seconds=5.0):
+    """Waits until no process of the group `pgid` is left (a launch's
+    `timeout` leads its own group: the launcher and the ranks), at most
+    `seconds`, then ends what is left: processes of a job ended by a signal
+    may outlive their launcher by a moment, and must not share the cores
+    with the next job."""
+    end = time.time() + seconds
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        if time.time() > end:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            return
+        time.sleep(0.01)
 
 
 def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="default", skip=0, logdir=None,
@@ -25,7 +108,8 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     statistics, runner/case_limits.py, brought up to date with the journal).
 
     Returns the job's launches: [{"seconds", "rc", "phases"}], phases from the
-    process's own line (protocol.phases; None for a launch that died)."""
+    process's own line (protocol.phases; None for a launch that died); a
+    standby launch has "standby": true and its seconds count from its go."""
     if waivers is None:
         from .waivers import JobWaivers
         waivers = JobWaivers(adapter)
@@ -39,64 +123,95 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     done = protocol.marker(journal, protocol.DONE)
     dead = {"ranks": n, "vendor": adapter["name"], "variant": variant}
     extra = dict(extra_fields or {})
-    while True:
-        protocol.clear(journal)
-        log = logdir / f"{name}-{n}ranks{'' if attempt + clean_restarts == 0 else f'-resume{attempt + clean_restarts}'}.log"
-        cmd = base + [f"--ordo-skip={skip}",
-                      f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{attempt}.xml'}"]
-        if before_launch:
-            before_launch()
-        t0 = time.time()
-        with open(log, "w") as f:
-            proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
-            if on_start:
-                on_start(proc.pid)
-            rc = proc.wait()
-        launches.append({"seconds": round(time.time() - t0, 3), "rc": rc, "phases": protocol.phases(log)})
-        if rc in (0, 1) and done.exists():
-            done.unlink(missing_ok=True)
-            return launches
-        failed = protocol.write_failure(log) or protocol.out_of_space(journal)
-        if failed:
-            # ordo could not write its own records (a full disk): nothing is
-            # charged to the case in flight; the run stops and resumes there.
-            raise OrdoError(f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks); make room (or fix the "
-                            f"folder), then `./ordo run --resume {out}` finishes the run", EXIT_INFRA)
-        after = protocol.restart_after(journal)
-        if after is not None and after > skip:
-            # The harness ended the job on purpose after a case whose waiver
-            # says the library corrupts memory there: already recorded.
-            skip = after
-            clean_restarts += 1
-            continue
-        how = {"timed_out": protocol.timed_out(journal, rc), "rc": rc, "duration_s": time.time() - t0, "log": log,
-               "tail": " / ".join(log.read_text(errors="replace").splitlines()[-4:])}
-        case, recorded = protocol.charged_case(journal, first_record)
-        prior = None if case and not recorded else last_failed(journal, first_record)
-        if case and not recorded:
-            # A DETECT case that timed out: which ranks' calls had returned, and how.
-            notes = protocol.ranks_in_case(journal, case.get("seq")) if case.get("level") == "DETECT" else {}
-            record = waivers.apply({**records.case_died(case, **dead, **how, notes=notes), **extra})
-            append_record(journal, record)
-            skip = case["seq"]
-        elif prior:
-            record = waivers.apply({**records.died_after_failure(prior, **dead, **how), **extra})
-            append_record(journal, record)
-            if done.exists() or not case:
-                return launches
-            skip = case["seq"]
-        else:
-            record = records.job_died(name, attempt=attempt, **dead, **how)
-            append_record(journal, {**record, **extra})
-            if not case or done.exists():
-                return launches
-            skip = case["seq"]
-        attempt += 1
-        # A crash or timeout a waiver names is a known fault and costs its one
-        # case; only the others use up the restart budget (each restart
-        # resumes after a recorded case, so the loop ends either way).
-        if record.get("outcome") != "waived":
-            unexplained += 1
-        if unexplained > max_restarts:
-            append_record(journal, {**records.gave_up(name, max_restarts=max_restarts, **dead), **extra})
-            return launches
+    lock, base = split_lock(base)
+    standby = None
+    with holding(lock):
+        try:
+            while True:
+                protocol.clear(journal)
+                index = attempt + clean_restarts
+                log = logdir / f"{name}-{n}ranks{'' if index == 0 else f'-resume{index}'}.log"
+                cmd = base + [f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"]
+                if before_launch:
+                    before_launch()
+                if standby is not None and not standby.alive():  # it died in its start-up: not used
+                    standby.close()
+                    standby = None
+                t0 = time.time()
+                if standby is not None:
+                    launch, standby = standby, None
+                    launch.go(skip)
+                    proc, f, log = launch.proc, launch.f, launch.log
+                else:
+                    launch = None
+                    f = open(log, "w")
+                    proc = subprocess.Popen(cmd + [f"--ordo-skip={skip}"], stdout=f, stderr=subprocess.STDOUT,
+                                            preexec_fn=die_with_parent)
+                if on_start:
+                    on_start(proc.pid)
+                if index > 0:  # a resumption: the next one, if any, is made ready beside it
+                    nxt = index + 1
+                    standby = Standby(base + [f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{nxt}.xml'}"],
+                                      logdir / f"{name}-{n}ranks-resume{nxt}.log",
+                                      journal.with_name(journal.name + f".standby-{os.getpid()}-{nxt}"))
+                rc = proc.wait()
+                if rc not in (0, 1):
+                    gone(proc.pid)  # a job ended by a signal: none of its processes outlives it
+                if launch is not None:
+                    launch.close()
+                else:
+                    f.close()
+                entry = {"seconds": round(time.time() - t0, 3), "rc": rc, "phases": protocol.phases(log)}
+                if launch is not None:
+                    entry["standby"] = True  # started ahead: its seconds count from its go
+                launches.append(entry)
+                if rc in (0, 1) and done.exists():
+                    done.unlink(missing_ok=True)
+                    return launches
+                failed = protocol.write_failure(log) or protocol.out_of_space(journal)
+                if failed:
+                    # ordo could not write its own records (a full disk): nothing is
+                    # charged to the case in flight; the run stops and resumes there.
+                    raise OrdoError(f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks); make room (or fix the "
+                                    f"folder), then `./ordo run --resume {out}` finishes the run", EXIT_INFRA)
+                after = protocol.restart_after(journal)
+                if after is not None and after > skip:
+                    # The harness ended the job on purpose after a case whose waiver
+                    # says the library corrupts memory there: already recorded.
+                    skip = after
+                    clean_restarts += 1
+                    continue
+                how = {"timed_out": protocol.timed_out(journal, rc), "rc": rc, "duration_s": time.time() - t0,
+                       "log": log, "tail": " / ".join(log.read_text(errors="replace").splitlines()[-4:])}
+                case, recorded = protocol.charged_case(journal, first_record)
+                prior = None if case and not recorded else last_failed(journal, first_record)
+                if case and not recorded:
+                    # A DETECT case that timed out: which ranks' calls had returned, and how.
+                    notes = protocol.ranks_in_case(journal, case.get("seq")) if case.get("level") == "DETECT" else {}
+                    record = waivers.apply({**records.case_died(case, **dead, **how, notes=notes), **extra})
+                    append_record(journal, record)
+                    skip = case["seq"]
+                elif prior:
+                    record = waivers.apply({**records.died_after_failure(prior, **dead, **how), **extra})
+                    append_record(journal, record)
+                    if done.exists() or not case:
+                        return launches
+                    skip = case["seq"]
+                else:
+                    record = records.job_died(name, attempt=attempt, **dead, **how)
+                    append_record(journal, {**record, **extra})
+                    if not case or done.exists():
+                        return launches
+                    skip = case["seq"]
+                attempt += 1
+                # A crash or timeout a waiver names is a known fault and costs its one
+                # case; only the others use up the restart budget (each restart
+                # resumes after a recorded case, so the loop ends either way).
+                if record.get("outcome") != "waived":
+                    unexplained += 1
+                if unexplained > max_restarts:
+                    append_record(journal, {**records.gave_up(name, max_restarts=max_restarts, **dead), **extra})
+                    return launches
+        finally:
+            if standby is not None:
+                standby.quit()

@@ -3,6 +3,8 @@ replay or benchmark executable is built here.
 
     timeout -k 5 T  <launcher and its flags>  <np flag> N  <executable>  --ordo-... flags
 """
+import contextlib
+import fcntl
 import os
 import signal
 
@@ -23,11 +25,36 @@ def mpi_lock():
     """`flock FILE` when ORDO_MPI_LOCK=FILE is set: each launch then waits for
     the machine's one MPI job at a time (the lock is taken per launch, so a
     long run lets other MPI jobs in between its own; the case timeout starts
-    once the lock is held). Unset: nothing. Never set it under a command that
-    holds the same lock itself (a bench's own `flock` wrap): flock would wait
-    for its parent."""
+    once the lock is held). runner/job.py takes it itself for a whole job
+    (split_lock, holding): its relaunches and a standby launch in one hold.
+    Unset: nothing. Never set it under a command that holds the same lock
+    itself (a bench's own `flock` wrap): flock would wait for its parent."""
     lock = os.environ.get("ORDO_MPI_LOCK")
     return ["flock", lock] if lock else []
+
+
+def split_lock(cmd):
+    """(the lock file, the command without its `flock FILE` head) of a
+    job_command; (None, cmd) when it takes no lock."""
+    if len(cmd) >= 2 and cmd[0] == "flock":
+        return cmd[1], list(cmd[2:])
+    return None, list(cmd)
+
+
+@contextlib.contextmanager
+def holding(lock):
+    """The MPI lock (the file `flock` would take; None: none) held by this
+    process for the block: a job's launches, and the standby launch started
+    beside one of them (runner/job.py), all within one hold."""
+    if lock is None:
+        yield
+        return
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def outer_timeout(cmd, seconds):

@@ -139,3 +139,14 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     # measured by `ordo bench --hangs` (bench/results/suite.json), never asserted by a timed test; here the
     # limits that bound it: every hung case after the first cost at most its short limit.
     assert all(r["case_limit"]["seconds"] <= first["case_limit"]["seconds"] for r in rest)
+    # After the first hang every resumption but the first was made ready beside the launch before it (a
+    # standby launch, runner/job.py): it resumed after its go, and nothing of it or of an unused one is left.
+    done = [json.loads(line) for line in (tmp_path / "hang" / "progress.jsonl").read_text().splitlines()]
+    launches = [x for e in done if e["event"] == "done" and e["ranks"] == 4 for x in e.get("launches", [])]
+    assert len(launches) == len(hung_cases) + 1
+    assert not launches[0].get("standby") and not launches[1].get("standby")
+    assert all(x.get("standby") for x in launches[2:])
+    assert all(x["phases"]["standby_s"] >= 0 for x in launches[2:] if x["phases"])
+    assert not list((tmp_path / "hang").glob("journal.jsonl.standby-*"))
+    logs = list((tmp_path / "hang" / "logs").glob("ordo_check_determinism-4ranks*.log"))
+    assert len(logs) == len(launches), sorted(p.name for p in logs)

@@ -11,7 +11,7 @@ import bench
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-LINE = {"wall_s": 2.5, "mpi_init_s": 0.3, "startup_s": 0.2, "tests_s": 1.9, "finalize_s": 0.05,
+LINE = {"wall_s": 2.5, "mpi_init_s": 0.3, "startup_s": 0.2, "standby_s": 0.0, "tests_s": 1.9, "finalize_s": 0.05,
         "cases": {"call": 0.5, "reference": 0.6, "verdict": 0.4}, "outside_cases_by_test": {"Crossing.x": 0.3}}
 
 
@@ -61,4 +61,15 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
     assert s["case_phases_seconds"] == {"reference": 1.2, "call": 1.0, "verdict": 0.8}
     assert s["tests_outside_case_phases_seconds"] == round(3.8 - 3.0, 1)
     assert s["outside_case_phases_by_test"] == {"Crossing.x": 0.6}
+    assert s["standby_launches"] == 0 and s["standby_hidden_seconds"] == 0
     assert bench.process_split([{"seconds": 1.0}]) is None  # an older run's jobs carry no launches
+
+
+def test_a_standby_launchs_start_up_is_counted_apart_and_its_seconds_from_its_go():
+    # Started ahead: 0.3 s MPI_Init, 0.2 s start-up, then 1.5 s idle until its go; 0.55 s from the
+    # go to its end (tests 0.5 s, finalize 0.05 s): the launcher's share is 0.55 - 0.55 = 0.
+    ahead = dict(LINE, wall_s=2.55, standby_s=1.5, tests_s=0.5)
+    s = bench.process_split([{"launches": [{"seconds": 0.55, "rc": 0, "phases": ahead, "standby": True}]}])
+    assert s["standby_launches"] == 1 and s["standby_hidden_seconds"] == 0.5
+    assert s["mpi_init_seconds"] == 0 and s["startup_seconds"] == 0
+    assert s["launcher_seconds"] == 0.0 and s["tests_seconds"] == 0.5

@@ -62,13 +62,15 @@ TEST(CaseLimits, a_kind_that_hung_gets_the_short_limit) {
   EXPECT_DOUBLE_EQ(l.seconds, 2);  // none finished: the hung floor
 }
 
-TEST(CaseLimits, a_detect_case_whose_call_returned_the_error_gives_the_others_the_hung_limit) {
+TEST(CaseLimits, a_detect_case_whose_call_returned_the_error_gives_the_others_a_short_limit) {
   h::CaseLimit six{6, "kind", "max(10 s, ...); a DETECT case: at most 6 s", 4096};
-  // The slowest MPI_Reduce case took 0.1 s: the others get max(2 s, 0.3 s)
-  // from the moment this process's call returned, 0.5 s into the case.
+  // The slowest MPI_Reduce case took 0.1 s: the others get max(0.5 s, 0.3 s)
+  // from the moment this process's call returned, 0.5 s into the case
+  // (whatever the hung floor: the wait changes no verdict).
   auto l = h::reported_limit(six, 0.5, "MPI_Reduce", 3, stats(0.1, 5), settings());
   EXPECT_EQ(l.rule, "reported");
-  EXPECT_DOUBLE_EQ(l.seconds, 2.5);
+  EXPECT_DOUBLE_EQ(l.seconds, 1.0);
+  EXPECT_NE(l.why.find("the others then had max(0.50 s, 3 x 0.10 s"), std::string::npos) << l.why;
   EXPECT_DOUBLE_EQ(l.work, 4096);
   EXPECT_NE(l.why.find("returned the error after 0.50 s"), std::string::npos) << l.why;
   EXPECT_NE(l.why.find("the slowest MPI_Reduce case that finished at 3 ranks"), std::string::npos)
@@ -78,12 +80,12 @@ TEST(CaseLimits, a_detect_case_whose_call_returned_the_error_gives_the_others_th
   l = h::reported_limit(six, 0.5, "MPI_Reduce", 3, stats(1.0, 5), settings());
   EXPECT_DOUBLE_EQ(l.seconds, 3.5);
   // A limit that ends sooner stays.
-  l = h::reported_limit(six, 4.5, "MPI_Reduce", 3, stats(0.1, 5), settings());
+  l = h::reported_limit(six, 5.6, "MPI_Reduce", 3, stats(0.1, 5), settings());
   EXPECT_EQ(l.rule, "kind");
   EXPECT_DOUBLE_EQ(l.seconds, 6);
-  // No case of the kind finished yet: the hung floor.
+  // No case of the kind finished yet: the floor.
   l = h::reported_limit(six, 0, "MPI_Reduce", 3, stats(0, 0), settings());
-  EXPECT_DOUBLE_EQ(l.seconds, 2);
+  EXPECT_DOUBLE_EQ(l.seconds, 0.5);
 }
 
 TEST(CaseLimits, a_case_larger_than_the_one_a_limit_derives_from_gets_a_limit_scaled_by_its_work) {
