@@ -19,7 +19,7 @@ from reports import records
 from . import protocol
 from .errors import EXIT_INFRA, OrdoError
 from .journal import append_record, journal_offset, last_failed
-from .launch import die_with_parent, holding, split_lock
+from .launch import die_with_parent, holding, job_limit, split_lock
 
 # A standby's wait for the end of a launch it was not needed for: it is told
 # to quit and ends with MPI_Finalize; past this, it is ended.
@@ -31,7 +31,7 @@ class Standby:
     `log`. go(skip) resumes the job in it; quit() ends it unused."""
 
     def __init__(self, cmd, log, go):
-        self.log, self.go_path = log, go
+        self.log, self.go_path, self.started = log, go, time.time()
         self.ready = go.with_name(go.name + ".ready")  # written by its rank 0 when it waits (harness.h, await_go)
         go.unlink(missing_ok=True)
         self.ready.unlink(missing_ok=True)
@@ -41,6 +41,12 @@ class Standby:
 
     def alive(self):
         return self.proc.poll() is None
+
+    def usable(self, limit):
+        """Alive, and with most of its `timeout` still ahead: it counts from
+        the standby's start, and a resumption must not find less than half
+        of the job's time limit left (None: no limit)."""
+        return self.alive() and (limit is None or time.time() - self.started < limit / 2)
 
     def _say(self, word):
         tmp = self.go_path.with_name(self.go_path.name + ".tmp")
@@ -53,18 +59,23 @@ class Standby:
     def quit(self):
         """Ends it unused (it ran no test), and its log with it: told to quit
         once it is ready (MPI_Finalize), else ended by a signal rather than
-        waited for (`timeout` passes it on to the MPI job)."""
-        if self.alive():
-            if self.ready.exists():
-                self._say("quit")
-                try:
-                    self.proc.wait(timeout=STANDBY_QUIT_SECONDS)
-                except subprocess.TimeoutExpired:
-                    self.proc.terminate()
-            else:
+        waited for (`timeout` passes it on to the MPI job). One that had
+        ended by itself keeps its log, renamed (...-standby.log): the launch
+        that takes its place writes the name it had."""
+        if not self.alive():
+            self.close()
+            self.log.rename(self.log.with_name(self.log.stem + "-standby.log"))
+            return
+        if self.ready.exists():
+            self._say("quit")
+            try:
+                self.proc.wait(timeout=STANDBY_QUIT_SECONDS)
+            except subprocess.TimeoutExpired:
                 self.proc.terminate()
-            self.proc.wait()
-            gone(self.proc.pid)
+        else:
+            self.proc.terminate()
+        self.proc.wait()
+        gone(self.proc.pid)
         self.close()
         self.log.unlink(missing_ok=True)
 
@@ -124,6 +135,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     dead = {"ranks": n, "vendor": adapter["name"], "variant": variant}
     extra = dict(extra_fields or {})
     lock, base = split_lock(base)
+    limit = job_limit(base)
     standby = None
     with holding(lock):
         try:
@@ -134,8 +146,8 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 cmd = base + [f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"]
                 if before_launch:
                     before_launch()
-                if standby is not None and not standby.alive():  # it died in its start-up: not used
-                    standby.close()
+                if standby is not None and not standby.usable(limit):  # it died, or waited too long: not used
+                    standby.quit()
                     standby = None
                 t0 = time.time()
                 if standby is not None:

@@ -41,6 +41,20 @@ def split_lock(cmd):
     return None, list(cmd)
 
 
+def job_limit(cmd):
+    """The seconds `timeout` allows a job_command (after split_lock); None
+    when it has no `timeout` head."""
+    if not cmd or cmd[0] != "timeout":
+        return None
+    args = cmd[1:]
+    if args[:1] == ["-k"]:
+        args = args[2:]
+    try:
+        return float(args[0])
+    except (IndexError, ValueError):
+        return None
+
+
 @contextlib.contextmanager
 def holding(lock):
     """The MPI lock (the file `flock` would take; None: none) held by this
