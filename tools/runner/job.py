@@ -24,6 +24,9 @@ from .launch import die_with_parent, holding, job_limit, split_lock
 # A standby's wait for the end of a launch it was not needed for: it is told
 # to quit and ends with MPI_Finalize; past this, it is ended.
 STANDBY_QUIT_SECONDS = 30
+# A standby not ready this long after it is needed (its MPI_Init hangs, say) is
+# ended, and the job resumed by a launch of its own.
+STANDBY_READY_SECONDS = 60
 
 
 class Standby:
@@ -43,10 +46,16 @@ class Standby:
         return self.proc.poll() is None
 
     def usable(self, limit):
-        """Alive, and with most of its `timeout` still ahead: it counts from
-        the standby's start, and a resumption must not find less than half
-        of the job's time limit left (None: no limit)."""
-        return self.alive() and (limit is None or time.time() - self.started < limit / 2)
+        """Ready (its start-up done: it waits for its go), after waiting for
+        that as long as it is alive (at most STANDBY_READY_SECONDS), and with
+        most of its `timeout` still ahead: it counts from the standby's
+        start, and a resumption must not find less than half of the job's
+        time limit left (None: no limit). A standby that dies in its start-up
+        is never told to go: the job is resumed by a launch of its own."""
+        end = time.time() + STANDBY_READY_SECONDS
+        while not self.ready.exists() and self.alive() and time.time() < end:
+            time.sleep(0.005)
+        return self.ready.exists() and self.alive() and (limit is None or time.time() - self.started < limit / 2)
 
     def _say(self, word):
         tmp = self.go_path.with_name(self.go_path.name + ".tmp")
@@ -146,7 +155,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 cmd = base + [f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"]
                 if before_launch:
                     before_launch()
-                if standby is not None and not standby.usable(limit):  # it died, or waited too long: not used
+                if standby is not None and not standby.usable(limit):  # not ready, dead, or waited too long
                     standby.quit()
                     standby = None
                 t0 = time.time()
