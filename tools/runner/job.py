@@ -11,6 +11,7 @@ then waits idle (harness.h, await_go) until it is told where to resume (or to
 quit): the next resumption costs what is left of the launch, not a whole one.
 The MPI lock is held for the whole job (launch.holding)."""
 import os
+import pathlib
 import signal
 import subprocess
 import time
@@ -146,13 +147,16 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     lock, base = split_lock(base)
     limit = job_limit(base)
     standby = None
+
+    def xml(index):  # each launch's GoogleTest XML
+        return f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"
     with holding(lock):
         try:
             while True:
                 protocol.clear(journal)
                 index = attempt + clean_restarts
                 log = logdir / f"{name}-{n}ranks{'' if index == 0 else f'-resume{index}'}.log"
-                cmd = base + [f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"]
+                cmd = base + [xml(index)]
                 if before_launch:
                     before_launch()
                 if standby is not None and not standby.usable(limit):  # not ready, dead, or waited too long
@@ -172,9 +176,8 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                     on_start(proc.pid)
                 if index > 0:  # a resumption: the next one, if any, is made ready beside it
                     nxt = index + 1
-                    standby = Standby(base + [f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{nxt}.xml'}"],
-                                      logdir / f"{name}-{n}ranks-resume{nxt}.log",
-                                      journal.with_name(journal.name + f".standby-{os.getpid()}-{nxt}"))
+                    standby = Standby(base + [xml(nxt)], logdir / f"{name}-{n}ranks-resume{nxt}.log",
+                                      pathlib.Path(f"{journal}.standby-{os.getpid()}-{nxt}"))
                 rc = proc.wait()
                 if rc not in (0, 1):
                     gone(proc.pid)  # a job ended by a signal: none of its processes outlives it
