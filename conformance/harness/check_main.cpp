@@ -26,8 +26,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 const Clock::time_point g_process_start = Clock::now();  // static initialisation: before main
 Clock::time_point g_mpi_initialized = g_process_start, g_checks_started = g_process_start;
-Clock::time_point g_ready =
-    g_process_start;  // the start-up's end (a standby then waits for its go)
+// The start-up's end (a standby launch then waits for its go).
+Clock::time_point g_ready = g_process_start;
 double between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
