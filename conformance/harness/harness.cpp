@@ -210,8 +210,8 @@ void parse_select(const std::string& text) {
 
 bool await_go() {
   if (g_settings.standby.empty()) return true;
-  // Ready: told to quit now, it ends cleanly at once (before, the runner ends
-  // it by a signal rather than wait for its start-up).
+  // Ready: the runner tells only a ready standby to go (a quit it may say at
+  // any time; it is read here once the start-up is done).
   if (g_rank == 0) std::ofstream(g_settings.standby + ".ready") << "ready\n";
   long long skip = -1;
   while (true) {

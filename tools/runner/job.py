@@ -22,8 +22,8 @@ from .errors import EXIT_INFRA, OrdoError
 from .journal import append_record, journal_offset, last_failed
 from .launch import die_with_parent, holding, job_limit, split_lock
 
-# A standby's wait for the end of a launch it was not needed for: it is told
-# to quit and ends with MPI_Finalize; past this, it is ended.
+# A standby that is not needed is told to quit and ends with MPI_Finalize once
+# its start-up is done; past this many seconds, it is ended by a signal.
 STANDBY_QUIT_SECONDS = 30
 # A standby not ready this long after it is needed (its MPI_Init hangs, say) is
 # ended, and the job resumed by a launch of its own.
@@ -68,21 +68,21 @@ class Standby:
 
     def quit(self):
         """Ends it unused (it ran no test), and its log with it: told to quit
-        once it is ready (MPI_Finalize), else ended by a signal rather than
-        waited for (`timeout` passes it on to the MPI job). One that had
-        ended by itself keeps its log, renamed (...-standby.log): the launch
-        that takes its place writes the name it had."""
+        (it ends with MPI_Finalize as soon as its start-up is done), ended by
+        a signal only past STANDBY_QUIT_SECONDS: a signal to a launch still
+        starting may end the launcher and leave its ranks (MPICH's hydra puts
+        each rank in a session of its own) waiting for a go that never comes.
+        One that had ended by itself keeps its log, renamed
+        (...-standby.log): the launch that takes its place writes the name
+        it had."""
         if not self.alive():
             self.close()
             self.log.rename(self.log.with_name(self.log.stem + "-standby.log"))
             return
-        if self.ready.exists():
-            self._say("quit")
-            try:
-                self.proc.wait(timeout=STANDBY_QUIT_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.proc.terminate()
-        else:
+        self._say("quit")
+        try:
+            self.proc.wait(timeout=STANDBY_QUIT_SECONDS)
+        except subprocess.TimeoutExpired:
             self.proc.terminate()
         self.proc.wait()
         gone(self.proc.pid)
