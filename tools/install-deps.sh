@@ -36,7 +36,7 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 packages=(
-  cmake g++ gfortran make libgtest-dev librapidcheck-dev nlohmann-json3-dev
+  cmake g++ gfortran make libgtest-dev librapidcheck-dev nlohmann-json3-dev libxxhash-dev
   python3 python3-jsonschema python3-jinja2 python3-pytest
 )
 check_only=0

@@ -101,6 +101,9 @@ def build_parser():
                    help="a variant sweep launches each family's check executable on its own (as the default run "
                         "does) instead of all its families in one launch of ordo_sweep_checks per variant and rank "
                         "count: the same checks and verdicts, more launches (to compare the two)")
+    r.add_argument("--no-expect-cache", action="store_true",
+                   help="plan every case with the reference at every rank, never from the run's expected-result "
+                        "cache (conformance/harness/expect_cache.h): the same verdicts, slower (to compare the two)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     r.set_defaults(func=cmd_run)
 

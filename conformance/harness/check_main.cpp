@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "comm_zoo.h"
+#include "expect_cache.h"
 #include "harness.h"
 #include "job_protocol.h"
 #include "mpi_types.h"
@@ -180,13 +181,16 @@ int finish_checks(int rc) {
                     phase_seconds(static_cast<Phase>(k)));
       cases += b;
     }
+    // Rank 0's use of the expected-result cache (expect_cache.h).
+    const expect_cache::Counts ec = expect_cache::counts();
     std::printf(
         "ordo phases: {\"wall_s\":%.4f,\"mpi_init_s\":%.4f,\"startup_s\":%.4f,\"standby_s\":%.4f,"
-        "\"tests_s\":%.4f,\"finalize_s\":%.4f,\"cases\":{%s},\"outside_cases_by_test\":{%s}}\n",
+        "\"tests_s\":%.4f,\"finalize_s\":%.4f,\"cases\":{%s},\"outside_cases_by_test\":{%s},"
+        "\"expect_cache\":{\"hits\":%lld,\"mismatches\":%lld,\"kept\":%lld}}\n",
         between(g_process_start, end), between(g_process_start, g_mpi_initialized),
         between(g_mpi_initialized, g_ready), between(g_ready, g_checks_started),
         between(g_checks_started, tests_end), between(tests_end, end), cases.c_str(),
-        g_outside ? g_outside->top(8).c_str() : "");
+        g_outside ? g_outside->top(8).c_str() : "", ec.hits, ec.mismatches, ec.kept);
     std::fflush(stdout);
   }
   return rc;

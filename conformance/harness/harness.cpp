@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "build_id.h"
 #include "case_limits.h"
 #include "comm_zoo.h"
 #include "job_protocol.h"
@@ -249,13 +250,13 @@ bool selected(const ref::Case* c) {
 }
 
 namespace {
+// The build (build_id.h: the reference's and the harness's sources, the
+// compiler and the configuration) and the library: every check executable of
+// one build shares an entry (the crossing's covering array is computed once
+// per run and process count, by the first executable that needs it).
 std::string cache_key(const std::string& inputs) {
   static const std::string build = [] {
-    struct stat st {};
-    std::string id = "?";
-    if (stat("/proc/self/exe", &st) == 0)
-      id = std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
-           std::to_string(st.st_mtim.tv_nsec);
+    const std::string id = build_id();
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;
     MPI_Get_library_version(lib, &n);
@@ -360,6 +361,8 @@ void init(int* argc, char** argv) {
       parse_select(se);
     } else if (a == "--ordo-avoid-known-fatal") {
       g_settings.avoid_known_fatal = true;
+    } else if (a == "--ordo-no-expect-cache") {
+      g_settings.no_expect_cache = true;
     } else if (const char* nn = val("--ordo-nodes=")) {
       g_settings.nodes = std::atoi(nn);
     } else if (const char* pl = val("--ordo-placement=")) {

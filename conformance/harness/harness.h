@@ -65,9 +65,12 @@ struct Settings {
   std::string launcher;
   // --ordo-cache-dir=DIR: where a job keeps what it computed that later jobs
   // of the same run may read instead of computing it again (the crossing
-  // check's covering array); each entry names everything it was computed
-  // from, this executable's build included. Empty: nothing is kept.
+  // check's covering array, the thresholds, the digests of expected results:
+  // expect_cache.h); each entry names everything it was computed from, the
+  // build's identity (build_id.h) included. Empty: nothing is kept.
   std::string cache_dir;
+  // --ordo-no-expect-cache: every case planned in full (expect_cache.h).
+  bool no_expect_cache = false;
   // --ordo-families=a,b,...: in ordo_sweep_checks (every family's checks in
   // one executable), run only the tests of these families (the folder of
   // conformance/ that holds a test's source). Empty: every test.

@@ -377,9 +377,27 @@ void validate_case(const Case& c, const Topology& t) {
   }
 }
 
+namespace {
+// full: plan(); erroneous: plan(..., true); buffers: plan_buffers().
+enum class Planning { full, erroneous, buffers };
+RankPlan plan_as(const Case& c, const Topology& t, Role me, Planning planning);
+}  // namespace
+
 RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
-  const bool expect = !erroneous;
-  if (expect) validate_case(c, t);
+  return plan_as(c, t, me, erroneous ? Planning::erroneous : Planning::full);
+}
+
+RankPlan plan_buffers(const Case& c, const Topology& t, Role me) {
+  return plan_as(c, t, me, Planning::buffers);
+}
+
+namespace {
+RankPlan plan_as(const Case& c, const Topology& t, Role me, Planning planning) {
+  const bool expect = planning == Planning::full;
+  // plan_buffers: the buffers of this rank alone; another rank's input or
+  // receive buffer, made only to be reduced, is an empty placeholder.
+  const bool own_only = planning == Planning::buffers;
+  if (planning != Planning::erroneous) validate_case(c, t);
   const Datatype dt = Datatype::parse(c.datatype);
   const Op op = op_for_case(c);
   RankPlan pl;
@@ -397,7 +415,10 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
 
   auto inputs = [&](int group, int size, int count) {
     std::vector<Buffer> v;
-    for (int r = 0; r < size; ++r) v.push_back(make_input(c, dt, count, group, r));
+    for (int r = 0; r < size; ++r)
+      v.push_back(own_only && ((t.inter && group != me.group) || r != me.rank)
+                      ? Buffer(dt, 0)
+                      : make_input(c, dt, count, group, r));
     return v;
   };
 
@@ -491,7 +512,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
     std::vector<Buffer> send_at_root;
     if (root_dt) {
       send_at_root = as_root_layout(send_own);
-      send_at_root[static_cast<std::size_t>(c.root)] = make_input(c, rdt, send_count, 0, c.root);
+      if (!own_only || r == c.root)
+        send_at_root[static_cast<std::size_t>(c.root)] = make_input(c, rdt, send_count, 0, c.root);
     }
     std::vector<Buffer>& send = root_dt ? send_at_root : send_own;
     std::vector<Buffer> recv;
@@ -504,7 +526,7 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
       const Datatype& qdt = root_dt && q == c.root ? rdt : dt;
       // Another rank's receive buffer counts only as its input (in place):
       // this process plans its own result alone (the semantics' `only`).
-      if (q != r && !in_place_here) {
+      if (q != r && (!in_place_here || own_only)) {
         recv.emplace_back(qdt, 0);
         continue;
       }
@@ -534,6 +556,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
         default:
           break;
       }
+    // Exscan's rank 0 has no result (MPI-4.1 6.11.2), reduced or not.
+    if (own_only && c.routine == Routine::exscan) defined[0] = false;
     pl.send_count = send_count;
     pl.recv_count = recv_alloc;
     pl.recv_compare_elements = recv_count;
@@ -611,7 +635,9 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   std::vector<Buffer> recv[2];
   for (int g = 0; g < 2; ++g)
     for (int q = 0; q < sizes[g]; ++q)
-      recv[g].push_back(make_recv_initial(c, dt, count_of(g, q), g, q));
+      recv[g].push_back(own_only && (g != me.group || q != me.rank)
+                            ? Buffer(dt, 0)
+                            : make_recv_initial(c, dt, count_of(g, q), g, q));
   pl.recv_initial = recv[me.group][me.rank];
   if (expect) {
     if (c.routine == Routine::allreduce)  // this rank's part of allreduce_intercomm
@@ -626,6 +652,8 @@ RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous) {
   in_place_input(pl);
   return pl;
 }
+
+}  // namespace
 
 void check_plannable_by_ranges(const Case& c, const Topology& t) {
   auto refuse = [&](const char* why) {

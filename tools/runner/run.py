@@ -31,7 +31,8 @@ from .waivers import JobWaivers, library_release
 
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
                 "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
-                "huge", "nodes", "placement", "case_floor", "hung_case_floor", "launcher", "launch_per_family")
+                "huge", "nodes", "placement", "case_floor", "hung_case_floor", "launcher", "launch_per_family",
+                "no_expect_cache")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -312,6 +313,8 @@ def cmd_run(args):
                     flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
                                                      else [])
                     flags += ordo_flags(waivers=waivers.flag(), cache_dir=out / "cache")
+                    if settings.get("no_expect_cache"):
+                        flags += ["--ordo-no-expect-cache"]
                     if name == SWEEP_EXECUTABLE:
                         flags += ordo_flags(families=",".join(m[len("ordo_check_"):] for m in wanted))
                     flags += placement_mod.flags(nodes, where)

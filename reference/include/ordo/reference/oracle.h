@@ -67,6 +67,13 @@ Buffer make_recv_initial(const Case& c, const Datatype& dt, int count, int group
 // With erroneous = true (DETECT checks) the case is not validated and no
 // expected result is computed: only the buffers the call takes.
 RankPlan plan(const Case& c, const Topology& t, Role me, bool erroneous = false);
+// The same plan as plan(c, t, me) (validated; every field the same) but
+// without recv_expected, made from this rank's own buffers alone: no other
+// rank's input is made and nothing is reduced. For a caller that has the
+// expected result's digest from an earlier plan() of the same case, topology
+// and role (the harness's expected-result cache), and computes plan() only
+// when the library's result does not match it.
+RankPlan plan_buffers(const Case& c, const Topology& t, Role me);
 
 // ---- Cases planned a range of elements at a time ----
 // A huge case (more than 2^31 bytes per buffer: the large-count bindings)
