@@ -88,17 +88,19 @@ Digest key(const ref::Case& c, const ref::Topology& t, ref::Role me) {
   return of(XXH3_128bits(text.data(), text.size()));
 }
 
-Digest digest(const ref::Buffer& b) {
+Digest digest(const ref::Buffer& shape, const std::byte* bytes, std::size_t n) {
   XXH3_state_t* st = XXH3_createState();
   XXH3_128bits_reset(st);
-  const std::string shape =
-      b.type().text() + "|" + std::to_string(b.count()) + "|" + std::to_string(b.origin()) + "|";
-  XXH3_128bits_update(st, shape.data(), shape.size());
-  if (!b.storage().empty()) XXH3_128bits_update(st, b.storage().data(), b.storage().size());
+  const std::string text = shape.type().text() + "|" + std::to_string(shape.count()) + "|" +
+                           std::to_string(shape.origin()) + "|" + std::to_string(n) + "|";
+  XXH3_128bits_update(st, text.data(), text.size());
+  if (n > 0) XXH3_128bits_update(st, bytes, n);
   const Digest d = of(XXH3_128bits_digest(st));
   XXH3_freeState(st);
   return d;
 }
+
+Digest digest(const ref::Buffer& b) { return digest(b, b.storage().data(), b.storage().size()); }
 
 std::optional<Digest> get(const Digest& k) {
   Store& s = store();

@@ -6,7 +6,9 @@
 // phase of a case). The reference's answer does not depend on the variant:
 // the first plan() of a case at a role keeps a digest of that rank's expected
 // receive buffer (XXH3, 128 bits, over its bytes, holes included) in the
-// run's cache folder; a later launch of the same build that meets the same
+// run's cache folder (an exact case's: an inexact floating-point result is
+// judged within an error bound, and a library's order of evaluation gives
+// other bits); a later launch of the same build that meets the same
 // case, topology and role plans from its own buffers (ref::plan_buffers) and,
 // after the call, takes the library's receive buffer as the expected result
 // when its digest is the reference's. Any other result is judged exactly as
@@ -41,6 +43,9 @@ bool enabled();
 Digest key(const ref::Case& c, const ref::Topology& t, ref::Role me);
 // The digest of a buffer's bytes (its whole storage, holes included) and shape.
 Digest digest(const ref::Buffer& b);
+// The same digest of n bytes laid out as `shape` (a library's receive buffer
+// read in place: the digest of the buffer its contents would make).
+Digest digest(const ref::Buffer& shape, const std::byte* bytes, std::size_t n);
 std::optional<Digest> get(const Digest& key);
 void put(const Digest& key, const Digest& expected);
 
