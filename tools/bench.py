@@ -298,7 +298,10 @@ def process_split(jobs):
         for k, v in (launch["phases"].get("outside_cases_by_test") or {}).items():
             outside[k] = outside.get(k, 0.0) + float(v)
     tests = total("tests_s")
-    return {"launches": len(launches), "launches_died": len(died),
+    # Rank 0's use of the expected-result cache (conformance/harness/expect_cache.h).
+    cache = {k: sum(int((launch["phases"].get("expect_cache") or {}).get(k) or 0) for launch in normal)
+             for k in ("hits", "mismatches", "kept")}
+    return {"launches": len(launches), "launches_died": len(died), "expect_cache_rank0": cache,
             "seconds": round(sum(launch["seconds"] for launch in launches), 1),
             "died_seconds": round(sum(launch["seconds"] for launch in died), 1),
             "launcher_seconds": round(sum(launch["seconds"] for launch in normal) - total("wall_s") + before_go, 1),
@@ -420,6 +423,10 @@ def run(args):
             if p.get("standby_launches"):
                 print(f"           {p['standby_launches']} of the launches were standby launches (made ready beside "
                       f"another after a death): their MPI_Init and start-up, {p['standby_hidden_seconds']} s, hidden")
+            ec = p.get("expect_cache_rank0") or {}
+            if any(ec.values()):
+                print(f"           expected-result cache (rank 0): {ec['hits']} results matched a kept digest, "
+                      f"{ec['mismatches']} judged against the full plan, {ec['kept']} digests kept")
             print("           the tests: " + ", ".join(f"{k} {v}" for k, v in p["case_phases_seconds"].items())
                   + f", outside the cases' phases {p['tests_outside_case_phases_seconds']}")
             if p.get("outside_case_phases_by_test"):

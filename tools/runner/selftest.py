@@ -137,7 +137,7 @@ def cmd_test(args):
     rc = subprocess.call(["pyflakes3"] + [str(p) for p in python_files()], cwd=str(ROOT))
     results.append(("pyflakes3", rc, time.time() - t0))
     t0 = time.time()  # after the builds: the reliability tests run real jobs in them
-    py = [sys.executable, "-m", "pytest", "-q", "-rs", str(ROOT / "tools" / "tests")]
+    py = [sys.executable, "-m", "pytest", "-q", "-rs", "--durations=15", str(ROOT / "tools" / "tests")]
     print("ordo: python tests", flush=True)
     rc = subprocess.call(py, cwd=str(ROOT))
     results.append(("pytest tools/tests", rc, time.time() - t0))

@@ -62,7 +62,13 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
     assert s["tests_outside_case_phases_seconds"] == round(3.8 - 3.0, 1)
     assert s["outside_case_phases_by_test"] == {"Crossing.x": 0.6}
     assert s["standby_launches"] == 0 and s["standby_hidden_seconds"] == 0
+    assert s["expect_cache_rank0"] == {"hits": 0, "mismatches": 0, "kept": 0}  # a line without it: none
     assert bench.process_split([{"seconds": 1.0}]) is None  # an older run's jobs carry no launches
+    cached = dict(LINE, expect_cache={"hits": 5, "mismatches": 1, "kept": 0})
+    kept = dict(LINE, expect_cache={"hits": 0, "mismatches": 0, "kept": 7})
+    s = bench.process_split([{"launches": [{"seconds": 3.0, "rc": 0, "phases": cached},
+                                           {"seconds": 3.0, "rc": 0, "phases": kept}]}])
+    assert s["expect_cache_rank0"] == {"hits": 5, "mismatches": 1, "kept": 7}
 
 
 def test_a_standby_launchs_start_up_is_counted_apart_and_its_seconds_from_its_go():
