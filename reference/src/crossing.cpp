@@ -370,6 +370,12 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   // Greedy: take an uncovered tuple, and of the valid rows that hold it (a
   // sample), the one that covers the most uncovered tuples.
   std::size_t pos = 0;  // the valid rows before pos hold covered tuples only
+  // The valid rows' values packed a byte each (every dimension has fewer
+  // than 256 values): the search for the rows that hold a tuple reads them
+  // in one pass, not a vector per row.
+  std::vector<std::uint8_t> packed(valid.size() * kDims);
+  for (std::size_t i = 0; i < valid.size(); ++i)
+    for (int d = 0; d < kDims; ++d) packed[i * kDims + d] = static_cast<std::uint8_t>(valid[i][d]);
   while (!uncovered.empty()) {
     // The first uncovered tuple in the order of the valid rows (deterministic).
     const Row* first = nullptr;
@@ -384,10 +390,11 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
       if (first) break;
     }
     std::vector<const Row*> holders;
-    for (const Row& r : valid) {
+    for (std::size_t i = 0; i < valid.size(); ++i) {
+      const std::uint8_t* r = &packed[i * kDims];
       bool holds = true;
       for (int d : first_set) holds = holds && r[d] == (*first)[d];
-      if (holds) holders.push_back(&r);
+      if (holds) holders.push_back(&valid[i]);
     }
     std::shuffle(holders.begin(), holders.end(), rng);
     if (holders.size() > 64) holders.resize(64);
