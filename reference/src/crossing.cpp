@@ -318,18 +318,20 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   // (concurrency_conflict): the row with one call is realized in full, the
   // others are that case with the concurrency set.
   static_assert(kConcurrency == kDims - 1, "concurrency is the last dimension");
+  // (The row's case is `single` itself, its concurrency set in place: no
+  // copy of a case per row of the space.)
   std::optional<Case> single;
   for (;;) {
-    std::optional<Case> c;
+    bool ok = false;
     if (row[kConcurrency] == 0) {
-      single = c = realize(row, cached, seed, &why);
+      single = realize(row, cached, seed, &why);
+      ok = single.has_value();
     } else if (single) {
-      c = single;
-      c->concurrency = dims[kConcurrency].values[static_cast<std::size_t>(row[kConcurrency])];
-      if (!concurrency_conflict(*c).empty()) c.reset();
+      single->concurrency = dims[kConcurrency].values[static_cast<std::size_t>(row[kConcurrency])];
+      ok = concurrency_conflict(*single).empty();
     }
-    if (c) {
-      std::optional<std::string> lacks = available ? available(*c) : std::nullopt;
+    if (ok) {
+      std::optional<std::string> lacks = available ? available(*single) : std::nullopt;
       if (lacks)
         unavailable.emplace_back(row, *lacks);
       else
