@@ -450,7 +450,7 @@ std::optional<LocalVerdict> judge_call(
     return fail("bytes outside the receive buffer were written (guard bytes changed, " + where(z) +
                 ")");
   if (recv && plan.recv_significant && plan.result_defined && plan.recv_expected) {
-    ref::Buffer expected = *plan.recv_expected;
+    const ref::Buffer& expected = *plan.recv_expected;
     ref::Buffer observed = recv->contents(expected);
     const int m = plan.recv_compare_elements;
     if (m < expected.count()) ref::copy_elements(observed, m, expected, m, expected.count() - m);
