@@ -939,10 +939,7 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
       OutstandingCall& o = others.emplace_back();
       o.c = c;
       o.c.seed = start_seed(c.seed, i);
-      {
-        PhaseTimer timer(Phase::reference);
-        o.planned = plan_case(o.c, z);
-      }
+      o.planned = plan_case(o.c, z);  // inside the call's time, as the call's own plan was
       if (o.planned.plan.send) {
         o.send.emplace(*o.planned.plan.send);
         o.send_origin = o.planned.plan.send->origin();
@@ -999,7 +996,13 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
         routine + " (" + std::to_string(unknown_datatype_calls()) + " calls, " + where(z) + ")");
     return out;
   }
+  // with_expected() times itself (the digest as checking, a full plan as the
+  // reference): the check phase pauses meanwhile, so no second is counted twice.
+  phase.reset();
   with_expected(&planned, c, z, recv);
+  for (OutstandingCall& o : others)
+    if (o.rc == MPI_SUCCESS) with_expected(&o.planned, o.c, z, o.recv);
+  phase.emplace(Phase::check);
   if (auto bad = judge_call(c, z, plan, send, send_before, send_origin, arg, recv, &out.observed)) {
     if (outstanding)
       bad->message =
@@ -1022,7 +1025,6 @@ RankResult first_call(const ref::Case& c, const CaseOptions& options, const ZooC
       return out;
     }
     static const std::optional<GuardedBuffer> no_arg;
-    with_expected(&o.planned, o.c, z, o.recv);
     if (auto bad = judge_call(o.c, z, o.planned.plan, o.send, o.send_before, o.send_origin, no_arg,
                               o.recv, nullptr)) {
       bad->message = what + bad->message;
