@@ -89,15 +89,15 @@ Digest key(const ref::Case& c, const ref::Topology& t, ref::Role me) {
 }
 
 Digest digest(const ref::Buffer& shape, const std::byte* bytes, std::size_t n) {
-  XXH3_state_t* st = XXH3_createState();
+  XXH3_state_t st_buf;  // complete with XXH_INLINE_ALL: no allocation per digest
+  XXH3_INITSTATE(&st_buf);
+  XXH3_state_t* st = &st_buf;
   XXH3_128bits_reset(st);
   const std::string text = shape.type().text() + "|" + std::to_string(shape.count()) + "|" +
                            std::to_string(shape.origin()) + "|" + std::to_string(n) + "|";
   XXH3_128bits_update(st, text.data(), text.size());
   if (n > 0) XXH3_128bits_update(st, bytes, n);
-  const Digest d = of(XXH3_128bits_digest(st));
-  XXH3_freeState(st);
-  return d;
+  return of(XXH3_128bits_digest(st));
 }
 
 Digest digest(const ref::Buffer& b) { return digest(b, b.storage().data(), b.storage().size()); }

@@ -11,29 +11,13 @@
 
 #include "ordo/reference/datatype.h"
 #include "ordo/reference/json.h"
+#include "zoo_shapes.h"
 
 using namespace ordo::ref;
 namespace x = ordo::ref::crossing;
+using ordo::ref::test::zoo_at;
 
 namespace {
-
-// The zoo's shapes at p processes (conformance/harness/comm_zoo.h), with
-// odd-even as its smaller communicator.
-x::ShapeTopology zoo_at(int p) {
-  return [p](const std::string& s) -> std::optional<Topology> {
-    if (s == "world" || s == "dup" || s == "reversed") return Topology{false, p, 0};
-    if (s == "self") return Topology{false, 1, 0};
-    if (s == "odd-even" && p >= 2) return Topology{false, p / 2, 0};
-    if (s == "inter-1-n" && p >= 2) return Topology{true, 1, p - 1};
-    if (s == "inter-n-1" && p >= 3) return Topology{true, p - 1, 1};
-    if (s == "inter-halves" && p >= 4) return Topology{true, p / 2, p - p / 2};
-    if (s == "cart" || s == "session") return Topology{false, p, 0};
-    if ((s == "merged") && p >= 2) return Topology{false, p, 0};
-    if (s == "create-group" && p >= 2) return Topology{false, p - 1, 0};
-    if (s == "inter-permuted" && p >= 2) return Topology{true, (p + 1) / 2, p / 2};
-    return std::nullopt;
-  };
-}
 
 int index_of(int dim, const std::string& value) {
   const auto& v = x::dimensions()[static_cast<std::size_t>(dim)].values;

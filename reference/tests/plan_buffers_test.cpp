@@ -14,27 +14,13 @@
 #include "ordo/reference/crossing.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/oracle.h"
+#include "zoo_shapes.h"
 
 using namespace ordo::ref;
 namespace x = ordo::ref::crossing;
+using ordo::ref::test::zoo_at;
 
 namespace {
-
-x::ShapeTopology shapes_at(int p) {
-  return [p](const std::string& s) -> std::optional<Topology> {
-    if (s == "world" || s == "dup" || s == "reversed" || s == "cart" || s == "session")
-      return Topology{false, p, 0};
-    if (s == "self") return Topology{false, 1, 0};
-    if (s == "odd-even" && p >= 2) return Topology{false, p / 2, 0};
-    if (s == "merged" && p >= 2) return Topology{false, p, 0};
-    if (s == "create-group" && p >= 2) return Topology{false, p - 1, 0};
-    if (s == "inter-1-n" && p >= 2) return Topology{true, 1, p - 1};
-    if (s == "inter-n-1" && p >= 3) return Topology{true, p - 1, 1};
-    if (s == "inter-halves" && p >= 4) return Topology{true, p / 2, p - p / 2};
-    if (s == "inter-permuted" && p >= 2) return Topology{true, (p + 1) / 2, p / 2};
-    return std::nullopt;
-  };
-}
 
 void expect_same_buffer(const std::optional<Buffer>& got, const std::optional<Buffer>& want,
                         const char* what) {
@@ -88,7 +74,7 @@ TEST(PlanBuffers, every_role_of_every_case_of_the_crossed_space_has_the_plans_bu
   std::mt19937 random(17);
   const auto& dims = x::dimensions();
   for (int p = 1; p <= 5; ++p) {
-    const x::ShapeTopology shapes = shapes_at(p);
+    const x::ShapeTopology shapes = zoo_at(p);
     // Rows drawn at random (a value of every dimension), the valid ones kept.
     for (int draw = 0; draw < 20000; ++draw) {
       x::Row row;
