@@ -125,8 +125,16 @@ def render(report, report_link="report.html"):
                          f"{text(w.get('reason', 'no reason recorded'), 300)} ({text(w.get('upstream', ''), 200)})")
         lines.append("")
     skipped = summary["outcomes"].get("skip", 0)
-    if skipped:
-        lines.append(f"{skipped} checks skipped (routine or feature absent); see the full report.")
+    held = sum(1 for r in report["records"]
+               if r["outcome"] == "skip" and (r.get("message") or "").startswith(rec.HELD_BACK))
+    if held:
+        lines.append(f"{held} checks not run because the cases of their routine on their communicator kept "
+                     f"hanging in this run (each record names the hangs; `ordo run --run-hung-kinds` runs "
+                     f"them).")
+        lines.append("")
+    if skipped - held:
+        lines.append(f"{skipped - held} checks skipped (a routine, feature or shape absent, or a known crash "
+                     f"or hang); the full report has each reason.")
         lines.append("")
     lines.append(f"<sub>Full report: {text(report_link)} · {report.get('stored_as') or report['schema']} · generated "
                  f"{text(report['generated']['at'])}</sub>")

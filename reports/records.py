@@ -29,6 +29,10 @@ LEVELS = ("MUST", "SHOULD", "DETECT", "INFO")
 OUTCOMES = ("pass", "fail", "crash", "timeout", "skip", "waived", "corrupt")
 # The outcomes that are findings: a check that did not pass and is not waived.
 BAD = ("fail", "crash", "timeout", "corrupt")
+# How the message of a case the harness held back begins: its routine on its
+# communicator kept hanging in the run (conformance/harness/case_limits.h,
+# kHeldBack; `ordo run --run-hung-kinds` runs every case).
+HELD_BACK = "not run (it keeps hanging)"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 

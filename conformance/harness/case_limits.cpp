@@ -106,8 +106,47 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
   return l;
 }
 
+std::string hang_key(const std::string& routine, const std::string& comm, long long count) {
+  return routine + " on " + comm + (count == 0 ? " with count 0" : "");
+}
+
+long long hold_back_count(long long hung) {
+  if (hung < kHoldBackAfter) return 0;
+  return 1LL << std::min<long long>(hung - kHoldBackAfter, 20);
+}
+
+std::string CaseStats::hold_back(const std::string& key, int ranks) {
+  const auto it = streaks_.find(key);
+  if (it == streaks_.end()) return "";
+  HangStreak& s = it->second;
+  const long long n = hold_back_count(s.hung);
+  if (s.skipped >= n) return "";  // 0: not held back yet; else this one runs: does it still hang?
+  s.skipped++;
+  return std::string(kHeldBack) + ": the last " + std::to_string(s.hung) + " " + key +
+         " cases that ran at " + std::to_string(ranks) +
+         " ranks in this run hung (the last: " + s.last +
+         "), none finished between; ordo runs 1 of every " + std::to_string(n + 1) +
+         " further ones until one finishes (`ordo run --run-hung-kinds` runs every case)";
+}
+
+const HangStreak* CaseStats::streak(const std::string& key) const {
+  const auto it = streaks_.find(key);
+  return it == streaks_.end() ? nullptr : &it->second;
+}
+
 void CaseStats::load(const Json& doc) {
-  if (!doc.is_object() || !doc.contains("kinds") || !doc["kinds"].is_object()) return;
+  if (!doc.is_object()) return;
+  if (doc.contains("hang_streaks") && doc["hang_streaks"].is_object()) {
+    for (const auto& [key, s] : doc["hang_streaks"].items()) {
+      if (!s.is_object()) continue;
+      HangStreak h;
+      h.hung = s.value("hung", 0LL);
+      h.skipped = s.value("skipped", 0LL);
+      h.last = s.value("last", std::string());
+      if (h.hung > 0) streaks_[key] = h;
+    }
+  }
+  if (!doc.contains("kinds") || !doc["kinds"].is_object()) return;
   for (const auto& [kind, s] : doc["kinds"].items()) {
     if (!s.is_object()) continue;
     KindStats k;

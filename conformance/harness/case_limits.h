@@ -90,20 +90,58 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
 CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::string& kind,
                          int ranks, const KindStats& of_kind, const LimitSettings& settings);
 
+// Cases that keep hanging (issue #17: a run against a library that hangs in
+// a family of cases within twice its clean time). Every hang costs a limit
+// and a relaunch of the job: a family of thousands of hanging cases cannot be
+// run one by one in that time. So the cases of one hang key (the record's
+// routine on one communicator shape, count 0 apart, at the job's rank count
+// and variant) that hung kHoldBackAfter times one after the other, none of
+// the key finishing between, are held back: not run, each recorded as a skip
+// that names the hangs (HeldBack::message). One further case is still run
+// after 1, 2, 4, 8, ... held back: if it finishes, the key runs again as
+// before; if it hangs too, it is recorded as `timeout` like every case that
+// hung. `ordo run --run-hung-kinds` runs every case (the runner then hands on
+// no streaks).
+std::string hang_key(const std::string& routine, const std::string& comm, long long count);
+
+struct HangStreak {
+  long long hung = 0;     // cases of the key that hung one after the other, none finished between
+  long long skipped = 0;  // cases of the key held back since the last one that hung
+  std::string last;       // the id of the last one that hung
+};
+
+constexpr long long kHoldBackAfter = 2;
+
+// The number of cases held back before the next one of the key runs, after
+// `hung` hangs in a row: 0 below kHoldBackAfter, then 1, 2, 4, ... (at most 2^20).
+long long hold_back_count(long long hung);
+
 // The statistics the runner hands a job (--ordo-case-stats=FILE, written by
 // tools/runner/case_limits.py) joined with what this process saw itself.
 class CaseStats {
  public:
   // {"kinds": {"MPI_Reduce": {"slowest_s": .., "slowest_work": .., "finished": .., "hung": ..},
-  // ...}}
+  // ...}, "hang_streaks": {"MPI_Reduce on world": {"hung": .., "skipped": .., "last": ..}, ...}}
   void load(const Json& doc);
   void finished(const std::string& kind, double seconds, double work = 0);
   const KindStats& of(const std::string& kind) const;
   const KindStats& any() const { return any_; }
 
+  // A case of `key` at `ranks` processes: "" to run it, else it is held back
+  // (counted as such) and this is its skip's message.
+  std::string hold_back(const std::string& key, int ranks);
+  // A case of `key` ran to its verdict (any outcome but a skip): the key's
+  // streak of hangs ends.
+  void ran(const std::string& key) { streaks_.erase(key); }
+  const HangStreak* streak(const std::string& key) const;
+
  private:
   std::map<std::string, KindStats> kinds_;
+  std::map<std::string, HangStreak> streaks_;
   KindStats any_;
 };
+
+// How the message of a held-back case begins (tools/runner/case_limits.py reads it).
+constexpr const char* kHeldBack = "not run (it keeps hanging)";
 
 }  // namespace ordo::harness

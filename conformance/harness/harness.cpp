@@ -48,6 +48,7 @@ std::atomic<double> g_limit_s{0};   // the limit of the case in flight (for the 
 CaseStats g_case_stats;             // --ordo-case-stats: what cases of each kind took
 CaseLimit g_case_limit;             // the limit of the case in flight and why
 std::string g_case_kind;            // its kind (case_limits.h)
+std::string g_case_hang_key;        // its hang key (case_limits.h, hang_key)
 double g_case_t0 = 0;               // when it began (MPI_Wtime)
 
 std::string g_test;
@@ -646,6 +647,11 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
   return "";
 }
 
+std::string held_back(const ref::Case& c) {
+  if (g_settings.case_stats.empty()) return "";
+  return g_case_stats.hold_back(hang_key(record_routine(c), c.comm, c.count), g_size);
+}
+
 std::string known_fatal_skip(const std::string& id) {
   return "not run (--ordo-avoid-known-fatal): the waiver " + id +
          " names a crash or hang of this library here";
@@ -717,6 +723,7 @@ bool begin_case(const ref::Case* c) {
   // (its calls move a few elements: an answer takes milliseconds, also at 8
   // processes on 2 cores and under the sanitizers).
   g_case_kind = c ? record_routine(*c) : g_test;
+  g_case_hang_key = c ? hang_key(g_case_kind, c->comm, c->count) : std::string();
   if (g_settings.case_stats.empty()) {
     g_case_limit = {g_settings.case_timeout, "fixed", "the case timeout"};
   } else {
@@ -770,8 +777,10 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
   // (every rank keeps its own statistics; the limits differ by little).
   struct Finished {
     ~Finished() {
-      if (!g_settings.case_stats.empty() && *outcome != Outcome::skip)
+      if (!g_settings.case_stats.empty() && *outcome != Outcome::skip) {
         g_case_stats.finished(g_case_kind, MPI_Wtime() - g_case_t0, g_case_limit.work);
+        if (!g_case_hang_key.empty()) g_case_stats.ran(g_case_hang_key);
+      }
     }
     const Outcome* outcome;
   } finished{&outcome};

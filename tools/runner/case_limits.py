@@ -9,11 +9,18 @@ and recorded as `timeout`, with the limit that applied and why.
 A case's kind: the MPI routine its record names (or the check's name for a
 case-less check), at one rank count. Cases that finished count for every
 variant; cases that hung count for their own variant only (another
-algorithm may not hang there)."""
+algorithm may not hang there).
+
+Cases that keep hanging (case_limits.h, hang_key): the cases of one routine
+on one communicator shape (count 0 apart) at one rank count and variant that
+hung twice in a row are held back by the harness, each recorded as a skip
+that names the hangs, and one in 1, 2, 4, ... of them still runs; a case of
+the key that finishes ends the streak. The runner hands on each key's streak
+(`hang_streaks`), unless `ordo run --run-hung-kinds` asked for every case."""
 import json
 import os
 
-from reports.records import read_journal
+from reports.records import HELD_BACK, read_journal
 
 # How a timeout record of the runner begins (reports/records.py, case_died):
 # that case hung; a job that died outside a case is not charged to a kind.
@@ -24,6 +31,18 @@ def kind_of(record):
     return (record.get("routine") or record.get("test")) if record.get("case") else record.get("test")
 
 
+def hang_key(record):
+    """The case's hang key (case_limits.h, hang_key), None for a case-less check."""
+    case = record.get("case")
+    if not isinstance(case, dict) or not record.get("routine"):
+        return None
+    return f"{record['routine']} on {case.get('comm')}" + (" with count 0" if case.get("count") == 0 else "")
+
+
+def held_back(record):
+    return record.get("outcome") == "skip" and (record.get("message") or "").startswith(HELD_BACK)
+
+
 def hung(record):
     message = record.get("message") or ""
     return record.get("outcome") in ("timeout", "waived") and message.startswith(HUNG_MESSAGE)
@@ -32,11 +51,13 @@ def hung(record):
 class CaseStats:
     """The journal's statistics per (rank count, kind), read incrementally."""
 
-    def __init__(self, journal):
+    def __init__(self, journal, hold_back=True):
         self.journal = journal
+        self.hold_back = hold_back  # False: --run-hung-kinds, no streaks handed on
         self.offset = 0
         self.finished = {}  # (ranks, kind) -> [slowest seconds, its work, count]
         self.hung = {}      # (ranks, variant, kind) -> count
+        self.streaks = {}   # (ranks, variant, hang key) -> {"hung", "skipped", "last"}
 
     def update(self):
         try:
@@ -53,6 +74,16 @@ class CaseStats:
         ranks, kind = r.get("ranks"), kind_of(r)
         if not isinstance(ranks, int) or not kind:
             return
+        hkey = hang_key(r)
+        skey = (ranks, r.get("variant") or "default", hkey)
+        if hkey and hung(r):
+            streak = self.streaks.setdefault(skey, {"hung": 0, "skipped": 0, "last": ""})
+            streak.update(hung=streak["hung"] + 1, skipped=0, last=r.get("id") or "")
+        elif hkey and held_back(r):
+            if skey in self.streaks:
+                self.streaks[skey]["skipped"] += 1
+        elif hkey and r.get("outcome") != "skip":
+            self.streaks.pop(skey, None)  # a case of the key ran to its verdict
         if hung(r):
             key = (ranks, r.get("variant") or "default", kind)
             self.hung[key] = self.hung.get(key, 0) + 1
@@ -75,7 +106,10 @@ class CaseStats:
         for (n, v, kind), count in self.hung.items():
             if n == ranks and v == variant:
                 kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})["hung"] = count
-        return {"schema": "ordo.case-stats/1", "ranks": ranks, "variant": variant, "kinds": kinds}
+        streaks = {key: dict(s) for (n, v, key), s in self.streaks.items()
+                   if self.hold_back and n == ranks and v == variant}
+        return {"schema": "ordo.case-stats/1", "ranks": ranks, "variant": variant, "kinds": kinds,
+                "hang_streaks": streaks}
 
     def write(self, path, ranks, variant):
         """Brought up to date with the journal, then written for the next launch."""

@@ -32,7 +32,7 @@ from .waivers import JobWaivers, library_release
 RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
                 "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
                 "huge", "nodes", "placement", "case_floor", "hung_case_floor", "launcher", "launch_per_family",
-                "no_expect_cache")
+                "no_expect_cache", "run_hung_kinds")
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -198,7 +198,9 @@ def cmd_run(args):
         if "done" in j and j["done"].get("seen") is not None:
             seen[(j["done"]["ranks"], j["done"]["executable"])] = [tuple(x) for x in j["done"]["seen"]]
     per_variant = {}
-    case_stats = CaseStats(journal)  # the derived case limits' statistics (runner/case_limits.py)
+    # The derived case limits' statistics and the streaks of cases that keep hanging (runner/case_limits.py);
+    # a run from before --run-hung-kinds ran every case: its resumption does too.
+    case_stats = CaseStats(journal, hold_back=not settings.get("run_hung_kinds", True))
     for variant in chosen:
         vname = variant["name"]
         venv = dict(user_env)

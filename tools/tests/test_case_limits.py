@@ -8,12 +8,15 @@ import json
 import time
 
 from conftest import journal_records as records, needs_build, run_ordo
-from runner.case_limits import HUNG_MESSAGE, CaseStats, hung, kind_of
+from reports.records import HELD_BACK
+from runner.case_limits import HUNG_MESSAGE, CaseStats, hang_key, held_back, hung, kind_of
 
 
-def rec(routine="MPI_Reduce", ranks=4, variant="default", outcome="pass", seconds=0.01, message="", case=True):
+def rec(routine="MPI_Reduce", ranks=4, variant="default", outcome="pass", seconds=0.01, message="", case=True,
+        comm="world", count=5, id="Reduce.x#0"):
     r = {"routine": routine, "test": "Reduce.x", "ranks": ranks, "variant": variant, "outcome": outcome,
-         "message": message, "case": {"routine": "reduce"} if case else None}
+         "message": message, "case": {"routine": "reduce", "comm": comm, "count": count} if case else None,
+         "id": id}
     if seconds is not None:
         r["case_seconds"] = seconds
     return r
@@ -60,6 +63,44 @@ def test_the_statistics_keep_the_work_of_the_slowest_case_for_the_harness_to_sca
         "slowest_s": 0.9, "slowest_work": 786432.0, "finished": 3, "hung": 0}
 
 
+def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank_count_and_variant(tmp_path):
+    """The harness holds back a key's cases after two hangs in a row (case_limits.h); the runner keeps each
+    key's streak from the journal: hangs in a row, cases held back since the last, the last one's id."""
+    def timeout(**kw):
+        return rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE + " of 0.50 s", **kw)
+
+    def skipped(**kw):
+        return rec(outcome="skip", seconds=0, message=HELD_BACK + ": the last 2 ...", **kw)
+    journal = tmp_path / "journal.jsonl"
+    lines = [timeout(id="R#1"), timeout(id="R#2"), skipped(id="R#3"), timeout(id="R#4"), skipped(id="R#5"),
+             timeout(comm="dup", id="R#6"), rec(comm="dup", id="R#7"),  # dup: a case finished, its streak ends
+             timeout(count=0, id="R#8"),  # count 0 is a key of its own
+             timeout(variant="v", id="R#9"), timeout(ranks=3, id="R#10"),
+             rec(outcome="skip", message="communicator shape x needs more ranks", comm="dup"),  # not a verdict
+             rec(routine="MPI_Scan", outcome="crash", seconds=None, message="this case ended the job")]
+    journal.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    stats = CaseStats(journal)
+    stats.update()
+    doc = stats.for_job(4, "default")
+    assert doc["hang_streaks"] == {
+        "MPI_Reduce on world": {"hung": 3, "skipped": 1, "last": "R#4"},
+        "MPI_Reduce on world with count 0": {"hung": 1, "skipped": 0, "last": "R#8"}}
+    assert stats.for_job(4, "v")["hang_streaks"] == {"MPI_Reduce on world": {"hung": 1, "skipped": 0,
+                                                                              "last": "R#9"}}
+    assert list(stats.for_job(3, "default")["hang_streaks"]) == ["MPI_Reduce on world"]
+    # A case of the key that ran to its verdict (pass, fail, crash, ...) ends the streak.
+    with open(journal, "a") as f:
+        f.write(json.dumps(rec(outcome="fail", message="expected 1, observed 2")) + "\n")
+    stats.update()
+    assert list(stats.for_job(4, "default")["hang_streaks"]) == ["MPI_Reduce on world with count 0"]
+    # --run-hung-kinds: no streak is handed on, every case runs.
+    everything = CaseStats(journal, hold_back=False)
+    everything.update()
+    assert everything.for_job(4, "default")["hang_streaks"] == {}
+    assert everything.for_job(4, "default")["kinds"]["MPI_Reduce"]["hung"] == 5
+    assert hang_key(rec(case=False)) is None and held_back(skipped()) and not held_back(rec(outcome="skip"))
+
+
 def test_a_kind_is_the_records_routine_and_only_a_case_that_overran_is_a_hang():
     assert kind_of(rec()) == "MPI_Reduce" and kind_of(rec(case=False)) == "Reduce.x"
     assert hung(rec(outcome="timeout", message=HUNG_MESSAGE + " ..."))
@@ -104,11 +145,14 @@ def timed(out, *extra):
     return p, time.time() - t0
 
 
+HANG = ("--env", "ORDO_MUTANT=hang-reduce-at-4-ranks")
+
+
 def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and_keeps_the_others(tmp_path):
     needs_build("mutants")
     clean, t_clean = timed(tmp_path / "clean")
     assert clean.returncode == 0, clean.stdout[-3000:] + clean.stderr
-    hanging, t_hang = timed(tmp_path / "hang", "--env", "ORDO_MUTANT=hang-reduce-at-4-ranks")
+    hanging, t_hang = timed(tmp_path / "hang", *HANG)
     assert hanging.returncode == 1, hanging.stdout[-3000:] + hanging.stderr
     print(f"clean run {t_clean:.1f} s, hanging run {t_hang:.1f} s")
     a = {(r["ranks"], r["id"]): r for r in records(tmp_path / "clean")}
@@ -116,18 +160,39 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     assert len(a) == len(records(tmp_path / "clean")) and len(b) == len(records(tmp_path / "hang"))
     assert set(a) == set(b), "a case was dropped or added"
     hung_cases = sorted((r for r in b.values() if r["outcome"] == "timeout"), key=lambda r: r["seq"])
-    # Every hung case is an MPI_Reduce at 4 ranks on a communicator of 4 processes, recorded with the limit that
-    # applied; every other case has the outcome of the clean run.
-    assert len(hung_cases) >= 3
+    held = sorted((r for r in b.values() if held_back(r)), key=lambda r: r["seq"])
+    # Each MPI_Reduce case that the clean run finished at 4 ranks in a 4-process communicator hangs.
+    expected = {k for k, r in a.items() if k[0] == 4 and r.get("routine") == "MPI_Reduce" and r["comm_size"] == 4
+                and r["case"].get("count", 0) > 0 and not r["case"]["comm"].startswith("inter")}
+    # Every hung case is one of them, recorded with the limit that applied; so is every case held back after
+    # two of its key hung in a row; every other case has the outcome of the clean run.
+    assert len(hung_cases) >= 3 and held
     for r in hung_cases:
         assert r["ranks"] == 4 and r["case"]["routine"] == "reduce" and r["message"].startswith(HUNG_MESSAGE)
         assert r["case_limit"]["seconds"] > 0 and r["case_limit"]["why"]
-    assert {k: r["outcome"] for k, r in b.items() if r["outcome"] != "timeout"} == \
-        {k: a[k]["outcome"] for k, r in b.items() if r["outcome"] != "timeout"}
-    # Each MPI_Reduce case that the clean run finished at 4 ranks in a 4-process communicator hung.
-    expected = {k for k, r in a.items() if k[0] == 4 and r.get("routine") == "MPI_Reduce" and r["comm_size"] == 4
-                and r["case"].get("count", 0) > 0 and not r["case"]["comm"].startswith("inter")}
-    assert expected and expected <= {(r["ranks"], r["id"]) for r in hung_cases}
+    assert {(r["ranks"], r["id"]) for r in hung_cases + held} == expected
+    assert {k: r["outcome"] for k, r in b.items() if k not in expected} == \
+        {k: a[k]["outcome"] for k, r in b.items() if k not in expected}
+    # Per key, in order: two hangs, then 1 held back, a hang, 2 held back, a hang, 4 held back, ...; each held-back
+    # case names the last hang of its key.
+    by_key = {}
+    for r in sorted(hung_cases + held, key=lambda r: r["seq"]):
+        by_key.setdefault(hang_key(r), []).append(r)
+    for key, rs in by_key.items():
+        hangs, skipped, last = 0, 0, None
+        for r in rs:
+            if r["outcome"] == "timeout":
+                assert hangs < 2 or skipped == 2 ** (hangs - 2), (key, r["id"], hangs, skipped)
+                hangs, skipped, last = hangs + 1, 0, r["id"]
+            else:
+                assert hangs >= 2 and skipped < 2 ** (hangs - 2), (key, r["id"])
+                assert f"the last {hangs} {key} cases that ran at 4 ranks in this run hung (the last: {last})" \
+                    in r["message"], r["message"]
+                skipped += 1
+    # The reports say why they were not run.
+    summary = (tmp_path / "hang" / "summary.md").read_text()
+    assert f"{len(held)} checks not run because the cases of their routine on their communicator kept hanging" \
+        in summary
     # The first hang had the limit derived from the finished cases; the next ones the shorter one of a hung kind.
     first, rest = hung_cases[0], hung_cases[1:]
     assert first["case_limit"]["rule"] in ("kind", "any")
@@ -150,3 +215,10 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     assert not list((tmp_path / "hang").glob("journal.jsonl.standby-*"))
     logs = list((tmp_path / "hang" / "logs").glob("ordo_check_determinism-4ranks*.log"))
     assert len(logs) == len(launches), sorted(p.name for p in logs)
+    # `--run-hung-kinds` runs every case: each of those hangs and is recorded as `timeout` (4 ranks only: the
+    # hangs are there).
+    every, _ = timed(tmp_path / "every", *HANG, "--ranks", "4", "--run-hung-kinds")
+    assert every.returncode == 1, every.stdout[-3000:] + every.stderr
+    c = {(r["ranks"], r["id"]): r for r in records(tmp_path / "every")}
+    assert {k for k, r in c.items() if r["outcome"] == "timeout"} == expected
+    assert not [r for r in c.values() if held_back(r)]
