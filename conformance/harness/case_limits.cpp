@@ -44,7 +44,8 @@ double case_work(long long count, double type_size, bool scattering, int group_s
 }
 
 CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kind,
-                     const KindStats& any, const LimitSettings& settings, double work) {
+                     const KindStats& any, const LimitSettings& settings, double work,
+                     const KindStats& fewer, int fewer_ranks) {
   CaseLimit l;
   l.work = work;
   const std::string at = " at " + std::to_string(ranks) + " ranks";
@@ -73,6 +74,18 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
     l.why = "no " + kind + " case finished yet" + at + ": max(" + secs(settings.floor_s) +
             ", 10 x " + secs(any.slowest_s) + ", the slowest case that finished" + at +
             " in this run, of " + any.slowest_kind + larger + ")";
+  } else if (fewer.finished > 0 && fewer_ranks > 0 && fewer_ranks < ranks) {
+    l.rule = "fewer";
+    const double s = scale(work, fewer.slowest_work, &larger);
+    const double r = static_cast<double>(ranks) / fewer_ranks;
+    l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * fewer.slowest_s * s * r);
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f", r);
+    l.why = "no case finished yet" + at + ": max(" + secs(settings.floor_s) + ", 10 x " +
+            secs(fewer.slowest_s) + ", the slowest case that finished at " +
+            std::to_string(fewer_ranks) + " ranks in this run, of " + fewer.slowest_kind + larger +
+            " x " + ratio + " (" + std::to_string(ranks) + " ranks against " +
+            std::to_string(fewer_ranks) + "))";
   } else {
     l.rule = "default";
     l.seconds = settings.case_timeout;
@@ -106,8 +119,10 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
   return l;
 }
 
-std::string hang_key(const std::string& routine, const std::string& comm, long long count) {
-  return routine + " on " + comm + (count == 0 ? " with count 0" : "");
+std::string hang_key(const std::string& routine, const std::string& comm, long long count,
+                     const std::string& binding) {
+  return routine + (binding.empty() || binding == "c" ? "" : " (" + binding + ")") + " on " + comm +
+         (count == 0 ? " with count 0" : "");
 }
 
 long long hold_back_count(long long hung) {
@@ -136,6 +151,14 @@ const HangStreak* CaseStats::streak(const std::string& key) const {
 
 void CaseStats::load(const Json& doc) {
   if (!doc.is_object()) return;
+  if (doc.contains("fewer") && doc["fewer"].is_object()) {
+    const Json& f = doc["fewer"];
+    fewer_.slowest_s = f.value("slowest_s", 0.0);
+    fewer_.slowest_work = f.value("slowest_work", 0.0);
+    fewer_.slowest_kind = f.value("kind", std::string());
+    fewer_.finished = f.value("finished", 0LL);
+    fewer_ranks_ = f.value("ranks", 0);
+  }
   if (doc.contains("hang_streaks") && doc["hang_streaks"].is_object()) {
     for (const auto& [key, s] : doc["hang_streaks"].items()) {
       if (!s.is_object()) continue;

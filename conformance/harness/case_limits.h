@@ -13,7 +13,11 @@
 //            max(floor, 10 x the slowest of them x S)
 //   any      no case of this kind finished yet, others did:
 //            max(floor, 10 x the slowest of those x S)
-//   default  no case finished yet at this rank count: the --case-timeout
+//   fewer    no case finished yet at this rank count, cases did at m fewer
+//            ranks (the most that did): max(floor, 10 x the slowest of those
+//            x S x ranks / m); the first case of a rank count that hangs
+//            does not cost the whole --case-timeout
+//   default  no case finished yet in this run: the --case-timeout
 // S scales for a case larger than the one the limit derives from: its work
 // (case_work: the bytes a process sends, at least kMinWork) over that slowest
 // case's work, or 1 when it is not larger. A kind spans count 0 to 65536 x
@@ -41,7 +45,7 @@ struct KindStats {
 
 struct CaseLimit {
   double seconds = 0;
-  std::string rule;  // hung | kind | any | default
+  std::string rule;  // hung | kind | any | fewer | default
   std::string why;   // one sentence with the figures
   double work = 0;   // the case's work (case_work), which later limits scale by
   Json to_json() const {
@@ -74,8 +78,10 @@ double case_work(long long count, double type_size, bool scattering, int group_s
 
 // The limit of a case of `kind` at `ranks` processes, given the statistics
 // of its kind and of every kind at this rank count.
+// `fewer`: the slowest case that finished at `fewer_ranks` (< ranks; 0: none).
 CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kind,
-                     const KindStats& any, const LimitSettings& settings, double work = 0);
+                     const KindStats& any, const LimitSettings& settings, double work = 0,
+                     const KindStats& fewer = {}, int fewer_ranks = 0);
 
 // A DETECT case in which this process's call returned the error `elapsed`
 // seconds after the case began: the other processes either return soon (the
@@ -94,15 +100,17 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
 // a family of cases within twice its clean time). Every hang costs a limit
 // and a relaunch of the job: a family of thousands of hanging cases cannot be
 // run one by one in that time. So the cases of one hang key (the record's
-// routine on one communicator shape, count 0 apart, at the job's rank count
-// and variant) that hung kHoldBackAfter times one after the other, none of
-// the key finishing between, are held back: not run, each recorded as a skip
-// that names the hangs (HeldBack::message). One further case is still run
+// routine through one language binding on one communicator shape, count 0
+// apart, at the job's rank count and variant) that hung kHoldBackAfter times
+// one after the other, none of the key finishing between, are held back: not
+// run, each recorded as a skip that names the hangs (CaseStats::hold_back).
+// One further case is still run
 // after 1, 2, 4, 8, ... held back: if it finishes, the key runs again as
 // before; if it hangs too, it is recorded as `timeout` like every case that
 // hung. `ordo run --run-hung-kinds` runs every case (the runner then hands on
 // no streaks).
-std::string hang_key(const std::string& routine, const std::string& comm, long long count);
+std::string hang_key(const std::string& routine, const std::string& comm, long long count,
+                     const std::string& binding = "c");
 
 struct HangStreak {
   long long hung = 0;     // cases of the key that hung one after the other, none finished between
@@ -126,6 +134,10 @@ class CaseStats {
   void finished(const std::string& kind, double seconds, double work = 0);
   const KindStats& of(const std::string& kind) const;
   const KindStats& any() const { return any_; }
+  // The slowest case that finished at the most ranks below this job's (the
+  // runner's "fewer"), and that rank count (0: none).
+  const KindStats& fewer() const { return fewer_; }
+  int fewer_ranks() const { return fewer_ranks_; }
 
   // A case of `key` at `ranks` processes: "" to run it, else it is held back
   // (counted as such) and this is its skip's message.
@@ -139,6 +151,8 @@ class CaseStats {
   std::map<std::string, KindStats> kinds_;
   std::map<std::string, HangStreak> streaks_;
   KindStats any_;
+  KindStats fewer_;
+  int fewer_ranks_ = 0;
 };
 
 // How the message of a held-back case begins (tools/runner/case_limits.py reads it).

@@ -649,7 +649,7 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
 
 std::string held_back(const ref::Case& c) {
   if (g_settings.case_stats.empty()) return "";
-  return g_case_stats.hold_back(hang_key(record_routine(c), c.comm, c.count), g_size);
+  return g_case_stats.hold_back(hang_key(record_routine(c), c.comm, c.count, c.binding), g_size);
 }
 
 std::string known_fatal_skip(const std::string& id) {
@@ -723,12 +723,13 @@ bool begin_case(const ref::Case* c) {
   // (its calls move a few elements: an answer takes milliseconds, also at 8
   // processes on 2 cores and under the sanitizers).
   g_case_kind = c ? record_routine(*c) : g_test;
-  g_case_hang_key = c ? hang_key(g_case_kind, c->comm, c->count) : std::string();
+  g_case_hang_key = c ? hang_key(g_case_kind, c->comm, c->count, c->binding) : std::string();
   if (g_settings.case_stats.empty()) {
     g_case_limit = {g_settings.case_timeout, "fixed", "the case timeout"};
   } else {
     g_case_limit = case_limit(g_case_kind, g_size, g_case_stats.of(g_case_kind), g_case_stats.any(),
-                              limit_settings(), c ? work_of(*c) : 0);
+                              limit_settings(), c ? work_of(*c) : 0, g_case_stats.fewer(),
+                              g_case_stats.fewer_ranks());
   }
   if (g_level == Level::DETECT && g_case_limit.seconds > kDetectCaseSeconds) {
     g_case_limit.seconds = kDetectCaseSeconds;

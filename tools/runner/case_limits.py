@@ -36,7 +36,9 @@ def hang_key(record):
     case = record.get("case")
     if not isinstance(case, dict) or not record.get("routine"):
         return None
-    return f"{record['routine']} on {case.get('comm')}" + (" with count 0" if case.get("count") == 0 else "")
+    binding = case.get("binding") or "c"
+    return (record["routine"] + ("" if binding == "c" else f" ({binding})") + f" on {case.get('comm')}" +
+            (" with count 0" if case.get("count") == 0 else ""))
 
 
 def held_back(record):
@@ -108,8 +110,18 @@ class CaseStats:
                 kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})["hung"] = count
         streaks = {key: dict(s) for (n, v, key), s in self.streaks.items()
                    if self.hold_back and n == ranks and v == variant}
-        return {"schema": "ordo.case-stats/1", "ranks": ranks, "variant": variant, "kinds": kinds,
-                "hang_streaks": streaks}
+        doc = {"schema": "ordo.case-stats/1", "ranks": ranks, "variant": variant, "kinds": kinds,
+               "hang_streaks": streaks}
+        # The slowest case at the most ranks below these that has one: the limit of a rank count's first
+        # cases (rule "fewer"), before any of its own finished.
+        fewer = [n for (n, _kind) in self.finished if n < ranks]
+        if fewer:
+            m = max(fewer)
+            kind, (slowest, work, _count) = max(((k, row) for (n, k), row in self.finished.items() if n == m),
+                                                key=lambda kv: (kv[1][0], kv[0]))
+            doc["fewer"] = {"ranks": m, "kind": kind, "slowest_s": round(slowest, 6), "slowest_work": work,
+                            "finished": sum(row[2] for (n, _k), row in self.finished.items() if n == m)}
+        return doc
 
     def write(self, path, ranks, variant):
         """Brought up to date with the journal, then written for the next launch."""

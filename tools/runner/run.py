@@ -270,10 +270,16 @@ def cmd_run(args):
                 t0 = time.time()
                 launches = None
                 if exe is None:
+                    # The property phase's cases get the derived limits and the held-back cases of the checks
+                    # (runner/case_limits.py): a library that hangs must not cost its per-case limit in every
+                    # generated case of a hanging kind.
+                    stats_path = out / "case-stats.json"
+
                     def job(base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw):
                         return run_job(base, jname, jn, jout, jjournal, jadapter, max_restarts, variant=vname,
                                        skip=skip, logdir=logdir, on_start=on_start, waivers=waivers,
-                                       extra_fields=placement_fields(nodes, where, run, n))
+                                       extra_fields=placement_fields(nodes, where, run, n),
+                                       before_launch=lambda: case_stats.write(stats_path, n, vname))
                     share = budget
                     if budget.endswith("s"):  # seconds in all: shared over the rank counts with properties
                         share = f"{float(budget[:-1]) / max(1, sum(1 for m in ranks if m >= 2)):.1f}s"
@@ -287,7 +293,11 @@ def cmd_run(args):
                                         extra_args=([] if settings.get("run_known_fatal", True)
                                                     else ["--ordo-avoid-known-fatal"]) +
                                         placement_mod.flags(nodes, where) +
-                                        ordo_flags(launcher=settings.get("launcher")))
+                                        ordo_flags(launcher=settings.get("launcher")) +
+                                        ordo_flags(case_stats=stats_path,
+                                                   case_floor=settings.get("case_floor", DEFAULT_CASE_FLOOR),
+                                                   hung_case_floor=settings.get("hung_case_floor",
+                                                                                DEFAULT_HUNG_FLOOR)))
                     except FileNotFoundError as e:
                         raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
                     except OSError as e:  # the reproducer folder

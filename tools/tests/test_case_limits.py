@@ -41,6 +41,11 @@ def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_an
     assert stats.for_job(4, "v")["kinds"]["MPI_Reduce"]["hung"] == 1  # its own hang, the others' timings
     assert stats.for_job(3, "default")["kinds"] == {"MPI_Reduce": {"slowest_s": 9.0, "slowest_work": 0.0,
                                                                    "finished": 1, "hung": 0}}
+    # A rank count's first cases are bounded by the slowest case at the most ranks below it that has one.
+    assert "fewer" not in stats.for_job(3, "default")
+    assert stats.for_job(4, "default")["fewer"] == {"ranks": 3, "kind": "MPI_Reduce", "slowest_s": 9.0,
+                                                    "slowest_work": 0.0, "finished": 1}
+    assert stats.for_job(8, "default")["fewer"]["ranks"] == 4
     # Read incrementally: a line appended later counts once.
     with open(journal, "a") as f:
         f.write(json.dumps(rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE)) + "\n")

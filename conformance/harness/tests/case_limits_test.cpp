@@ -41,6 +41,34 @@ TEST(CaseLimits, a_kind_that_finished_gets_ten_times_its_slowest_case_above_the_
       << l.why;
 }
 
+TEST(CaseLimits, the_first_cases_of_a_rank_count_are_bounded_by_the_slowest_case_at_fewer_ranks) {
+  h::KindStats fewer = stats(1.5, 40);
+  fewer.slowest_kind = "MPI_Allreduce";
+  auto l = h::case_limit("MPI_Reduce", 4, {}, {}, settings(60), 0, fewer, 3);
+  EXPECT_EQ(l.rule, "fewer");
+  EXPECT_NEAR(l.seconds, 10 * 1.5 * 4.0 / 3.0, 1e-9);
+  EXPECT_NE(l.why.find("the slowest case that finished at 3 ranks in this run, of MPI_Allreduce"),
+            std::string::npos)
+      << l.why;
+  EXPECT_DOUBLE_EQ(
+      h::case_limit("MPI_Reduce", 4, {}, {}, settings(60), 0, stats(0.01, 9), 3).seconds,
+      10);  // the floor
+  // Not from as many ranks or more, and not over the case timeout.
+  EXPECT_EQ(h::case_limit("MPI_Reduce", 4, {}, {}, settings(60), 0, fewer, 4).rule, "default");
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 8, {}, {}, settings(60), 0, stats(5, 9), 2).seconds,
+                   60);
+  // A case of this rank count that finished decides instead.
+  EXPECT_EQ(h::case_limit("MPI_Reduce", 4, {}, stats(0.1, 1), settings(60), 0, fewer, 3).rule,
+            "any");
+  h::CaseStats s;
+  s.load(
+      h::Json::parse(R"({"kinds": {}, "fewer": {"ranks": 3, "kind": "MPI_Scan", "slowest_s": 0.25,
+                             "slowest_work": 4096, "finished": 7}})"));
+  EXPECT_EQ(s.fewer_ranks(), 3);
+  EXPECT_EQ(s.fewer().slowest_kind, "MPI_Scan");
+  EXPECT_DOUBLE_EQ(s.fewer().slowest_s, 0.25);
+}
+
 TEST(CaseLimits, a_kind_not_seen_yet_is_bounded_by_the_slowest_case_of_any_kind) {
   h::KindStats any = stats(1.5, 9);
   any.slowest_kind = "MPI_Allreduce";
@@ -155,11 +183,14 @@ TEST(CaseLimits, the_runners_statistics_join_a_processs_own) {
   EXPECT_EQ(empty.any().finished, 0);
 }
 
-TEST(CaseLimits, a_hang_key_is_the_routine_on_a_communicator_with_count_zero_apart) {
+TEST(CaseLimits, a_hang_key_is_the_routine_and_binding_on_a_communicator_with_count_zero_apart) {
   EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 5), "MPI_Reduce on world");
   EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 0), "MPI_Reduce on world with count 0");
   EXPECT_NE(h::hang_key("MPI_Ireduce", "world", 5), h::hang_key("MPI_Reduce", "world", 5));
   EXPECT_NE(h::hang_key("MPI_Reduce", "dup", 5), h::hang_key("MPI_Reduce", "world", 5));
+  // A Fortran binding is a path of its own.
+  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 5, "c"), "MPI_Reduce on world");
+  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 0, "f08"), "MPI_Reduce (f08) on world with count 0");
 }
 
 TEST(CaseLimits, cases_that_keep_hanging_are_held_back_and_one_in_1_2_4_of_them_still_runs) {
