@@ -86,9 +86,9 @@ def build_parser():
                         "(default: each is recorded as a skip naming its waiver, so that a known hang does not "
                         "cost the case time limit)")
     r.add_argument("--run-hung-kinds", action="store_true",
-                   help="run every case of a routine on a communicator whose cases keep hanging in this run "
-                        "(default: after two such cases hung one after the other, the further ones are recorded "
-                        "as skips that name the hangs, and 1 in 2, 3, 5, 9, ... of them still runs)")
+                   help="run every case of a routine on communicators of a size whose cases keep hanging in this "
+                        "run (default: after two such cases hung one after the other, the further ones are "
+                        "recorded as skips that name the hangs, and 1 in 2, 5, 17, ... of them still runs)")
     r.add_argument("--sanitize", action="store_true",
                    help="use the AddressSanitizer/UBSan build of ordo's own code (build/<vendor>-sanitize/)")
     r.add_argument("--nodes", type=int, metavar="N",

@@ -119,15 +119,15 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
   return l;
 }
 
-std::string hang_key(const std::string& routine, const std::string& comm, long long count,
-                     const std::string& binding) {
-  return routine + (binding.empty() || binding == "c" ? "" : " (" + binding + ")") + " on " + comm +
-         (count == 0 ? " with count 0" : "");
+std::string hang_key(const std::string& routine, const std::string& comm, int comm_size,
+                     long long count) {
+  return routine + " on " + (comm.rfind("inter", 0) == 0 ? "intercommunicators" : "communicators") +
+         " of " + std::to_string(comm_size) + " processes" + (count == 0 ? ", count 0" : "");
 }
 
 long long hold_back_count(long long hung) {
   if (hung < kHoldBackAfter) return 0;
-  return 1LL << std::min<long long>(hung - kHoldBackAfter, 20);
+  return 1LL << std::min<long long>(2 * (hung - kHoldBackAfter), 40);
 }
 
 std::string CaseStats::hold_back(const std::string& key, int ranks) {
@@ -137,9 +137,8 @@ std::string CaseStats::hold_back(const std::string& key, int ranks) {
   const long long n = hold_back_count(s.hung);
   if (s.skipped >= n) return "";  // 0: not held back yet; else this one runs: does it still hang?
   s.skipped++;
-  return std::string(kHeldBack) + ": the last " + std::to_string(s.hung) + " " + key +
-         " cases that ran at " + std::to_string(ranks) +
-         " ranks in this run hung (the last: " + s.last +
+  return std::string(kHeldBack) + ": the last " + std::to_string(s.hung) + " cases of " + key +
+         " that ran at " + std::to_string(ranks) + " ranks in this run hung (the last: " + s.last +
          "), none finished between; ordo runs 1 of every " + std::to_string(n + 1) +
          " further ones until one finishes (`ordo run --run-hung-kinds` runs every case)";
 }

@@ -100,17 +100,17 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
 // a family of cases within twice its clean time). Every hang costs a limit
 // and a relaunch of the job: a family of thousands of hanging cases cannot be
 // run one by one in that time. So the cases of one hang key (the record's
-// routine through one language binding on one communicator shape, count 0
-// apart, at the job's rank count and variant) that hung kHoldBackAfter times
-// one after the other, none of the key finishing between, are held back: not
-// run, each recorded as a skip that names the hangs (CaseStats::hold_back).
-// One further case is still run
-// after 1, 2, 4, 8, ... held back: if it finishes, the key runs again as
+// routine, whichever language binding, on an intra- or intercommunicator of
+// one size, count 0 apart, at the job's rank count and variant: a library
+// chooses its algorithm by these) that hung kHoldBackAfter times one after
+// the other, none of the key finishing between, are held back: not run, each
+// recorded as a skip that names the hangs (CaseStats::hold_back). One further
+// case is still run after 1, 4, 16, 64, ... held back: if it finishes, the key runs again as
 // before; if it hangs too, it is recorded as `timeout` like every case that
 // hung. `ordo run --run-hung-kinds` runs every case (the runner then hands on
 // no streaks).
-std::string hang_key(const std::string& routine, const std::string& comm, long long count,
-                     const std::string& binding = "c");
+std::string hang_key(const std::string& routine, const std::string& comm, int comm_size,
+                     long long count);
 
 struct HangStreak {
   long long hung = 0;     // cases of the key that hung one after the other, none finished between
@@ -121,7 +121,7 @@ struct HangStreak {
 constexpr long long kHoldBackAfter = 2;
 
 // The number of cases held back before the next one of the key runs, after
-// `hung` hangs in a row: 0 below kHoldBackAfter, then 1, 2, 4, ... (at most 2^20).
+// `hung` hangs in a row: 0 below kHoldBackAfter, then 1, 4, 16, ... (at most 2^40).
 long long hold_back_count(long long hung);
 
 // The statistics the runner hands a job (--ordo-case-stats=FILE, written by

@@ -1182,7 +1182,8 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   note_case_comm(local ? "self" : c.comm, comm_size);
   if (const std::string id = known_fatal_waiver(c, comm_size); !id.empty())
     return record(c, {S::skip, known_fatal_skip(id), ""}, 0, 0);
-  if (std::string why = held_back(c); !why.empty()) return record(c, {S::skip, why, ""}, 0, 0);
+  if (std::string why = held_back(c, comm_size); !why.empty())
+    return record(c, {S::skip, why, ""}, 0, comm_size);
   RankResult mine;
   if (z.member)
     mine = run_on_rank(c, options, z);

@@ -647,9 +647,11 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
   return "";
 }
 
-std::string held_back(const ref::Case& c) {
+std::string held_back(const ref::Case& c, int comm_size) {
+  // The case's hang key: a case of it that runs to its verdict ends its streak (record_impl).
+  g_case_hang_key = hang_key(record_routine(c), c.comm, comm_size, c.count);
   if (g_settings.case_stats.empty()) return "";
-  return g_case_stats.hold_back(hang_key(record_routine(c), c.comm, c.count, c.binding), g_size);
+  return g_case_stats.hold_back(g_case_hang_key, g_size);
 }
 
 std::string known_fatal_skip(const std::string& id) {
@@ -723,7 +725,7 @@ bool begin_case(const ref::Case* c) {
   // (its calls move a few elements: an answer takes milliseconds, also at 8
   // processes on 2 cores and under the sanitizers).
   g_case_kind = c ? record_routine(*c) : g_test;
-  g_case_hang_key = c ? hang_key(g_case_kind, c->comm, c->count, c->binding) : std::string();
+  g_case_hang_key.clear();  // known once the case's communicator is (held_back)
   if (g_settings.case_stats.empty()) {
     g_case_limit = {g_settings.case_timeout, "fixed", "the case timeout"};
   } else {

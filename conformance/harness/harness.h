@@ -201,7 +201,9 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size);
 std::string known_fatal_skip(const std::string& id);
 // A case of a hang key (case_limits.h) whose cases keep hanging in this run
 // and variant: its skip's message, "" to run it (every rank decides alike).
-std::string held_back(const ref::Case& c);
+// comm_size: the size of the case's communicator (both groups of an
+// intercommunicator).
+std::string held_back(const ref::Case& c, int comm_size);
 // Adds the size of the case's communicator and, under virtual nodes, the node
 // map of each of its groups (comm_node_maps) to the in-flight note of the case
 // begun (once the communicator is known), so that the runner's record of a

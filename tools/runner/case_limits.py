@@ -12,9 +12,10 @@ variant; cases that hung count for their own variant only (another
 algorithm may not hang there).
 
 Cases that keep hanging (case_limits.h, hang_key): the cases of one routine
-on one communicator shape (count 0 apart) at one rank count and variant that
-hung twice in a row are held back by the harness, each recorded as a skip
-that names the hangs, and one in 1, 2, 4, ... of them still runs; a case of
+on intra- or intercommunicators of one size (count 0 apart) at one rank
+count and variant that hung twice in a row are held back by the harness,
+each recorded as a skip that names the hangs, and one in 1, 4, 16, ... of
+them still runs; a case of
 the key that finishes ends the streak. The runner hands on each key's streak
 (`hang_streaks`), unless `ordo run --run-hung-kinds` asked for every case."""
 import json
@@ -34,11 +35,11 @@ def kind_of(record):
 def hang_key(record):
     """The case's hang key (case_limits.h, hang_key), None for a case-less check."""
     case = record.get("case")
-    if not isinstance(case, dict) or not record.get("routine"):
+    if not isinstance(case, dict) or not record.get("routine") or not isinstance(record.get("comm_size"), int):
         return None
-    binding = case.get("binding") or "c"
-    return (record["routine"] + ("" if binding == "c" else f" ({binding})") + f" on {case.get('comm')}" +
-            (" with count 0" if case.get("count") == 0 else ""))
+    inter = str(case.get("comm") or "").startswith("inter")
+    return (f"{record['routine']} on {'intercommunicators' if inter else 'communicators'} of "
+            f"{record['comm_size']} processes" + (", count 0" if case.get("count") == 0 else ""))
 
 
 def held_back(record):

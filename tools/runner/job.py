@@ -229,9 +229,15 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                     skip = case["seq"]
                 attempt += 1
                 # A crash or timeout a waiver names is a known fault and costs its one
-                # case; only the others use up the restart budget (each restart
-                # resumes after a recorded case, so the loop ends either way).
-                if record.get("outcome") != "waived":
+                # case; so does a further hang of a kind that already hung (its short
+                # limit, rule "hung": the harness holds back the cases of a key that
+                # keeps hanging, runner/case_limits.py, so their number grows with the
+                # logarithm of the family's). Only the others use up the restart
+                # budget (each restart resumes after a recorded case, so the loop ends
+                # either way).
+                hung_again = (record.get("outcome") == "timeout" and
+                              (record.get("case_limit") or {}).get("rule") == "hung")
+                if record.get("outcome") != "waived" and not hung_again:
                     unexplained += 1
                 if unexplained > max_restarts:
                     append_record(journal, {**records.gave_up(name, max_restarts=max_restarts, **dead), **extra})

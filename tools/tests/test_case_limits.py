@@ -13,10 +13,10 @@ from runner.case_limits import HUNG_MESSAGE, CaseStats, hang_key, held_back, hun
 
 
 def rec(routine="MPI_Reduce", ranks=4, variant="default", outcome="pass", seconds=0.01, message="", case=True,
-        comm="world", count=5, id="Reduce.x#0"):
+        comm="world", count=5, id="Reduce.x#0", comm_size=4):
     r = {"routine": routine, "test": "Reduce.x", "ranks": ranks, "variant": variant, "outcome": outcome,
          "message": message, "case": {"routine": "reduce", "comm": comm, "count": count} if case else None,
-         "id": id}
+         "id": id, "comm_size": comm_size}
     if seconds is not None:
         r["case_seconds"] = seconds
     return r
@@ -78,31 +78,35 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
         return rec(outcome="skip", seconds=0, message=HELD_BACK + ": the last 2 ...", **kw)
     journal = tmp_path / "journal.jsonl"
     lines = [timeout(id="R#1"), timeout(id="R#2"), skipped(id="R#3"), timeout(id="R#4"), skipped(id="R#5"),
-             timeout(comm="dup", id="R#6"), rec(comm="dup", id="R#7"),  # dup: a case finished, its streak ends
+             timeout(comm="odd-even", comm_size=2, id="R#6"),  # two processes: a key of its own, and ...
+             rec(comm="odd-even", comm_size=2, id="R#7"),  # ... a case of it finished: its streak ends
              timeout(count=0, id="R#8"),  # count 0 is a key of its own
              timeout(variant="v", id="R#9"), timeout(ranks=3, id="R#10"),
+             timeout(comm="inter:1,3", id="R#11"),  # an intercommunicator: a key of its own
              rec(outcome="skip", message="communicator shape x needs more ranks", comm="dup"),  # not a verdict
              rec(routine="MPI_Scan", outcome="crash", seconds=None, message="this case ended the job")]
     journal.write_text("".join(json.dumps(r) + "\n" for r in lines))
     stats = CaseStats(journal)
     stats.update()
     doc = stats.for_job(4, "default")
+    four, zero = "MPI_Reduce on communicators of 4 processes", "MPI_Reduce on communicators of 4 processes, count 0"
     assert doc["hang_streaks"] == {
-        "MPI_Reduce on world": {"hung": 3, "skipped": 1, "last": "R#4"},
-        "MPI_Reduce on world with count 0": {"hung": 1, "skipped": 0, "last": "R#8"}}
-    assert stats.for_job(4, "v")["hang_streaks"] == {"MPI_Reduce on world": {"hung": 1, "skipped": 0,
-                                                                              "last": "R#9"}}
-    assert list(stats.for_job(3, "default")["hang_streaks"]) == ["MPI_Reduce on world"]
+        four: {"hung": 3, "skipped": 1, "last": "R#4"},
+        zero: {"hung": 1, "skipped": 0, "last": "R#8"},
+        "MPI_Reduce on intercommunicators of 4 processes": {"hung": 1, "skipped": 0, "last": "R#11"}}
+    assert stats.for_job(4, "v")["hang_streaks"] == {four: {"hung": 1, "skipped": 0, "last": "R#9"}}
+    assert list(stats.for_job(3, "default")["hang_streaks"]) == [four]
     # A case of the key that ran to its verdict (pass, fail, crash, ...) ends the streak.
     with open(journal, "a") as f:
         f.write(json.dumps(rec(outcome="fail", message="expected 1, observed 2")) + "\n")
     stats.update()
-    assert list(stats.for_job(4, "default")["hang_streaks"]) == ["MPI_Reduce on world with count 0"]
+    assert sorted(stats.for_job(4, "default")["hang_streaks"]) == [
+        zero, "MPI_Reduce on intercommunicators of 4 processes"]
     # --run-hung-kinds: no streak is handed on, every case runs.
     everything = CaseStats(journal, hold_back=False)
     everything.update()
     assert everything.for_job(4, "default")["hang_streaks"] == {}
-    assert everything.for_job(4, "default")["kinds"]["MPI_Reduce"]["hung"] == 5
+    assert everything.for_job(4, "default")["kinds"]["MPI_Reduce"]["hung"] == 6
     assert hang_key(rec(case=False)) is None and held_back(skipped()) and not held_back(rec(outcome="skip"))
 
 
@@ -178,8 +182,8 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     assert {(r["ranks"], r["id"]) for r in hung_cases + held} == expected
     assert {k: r["outcome"] for k, r in b.items() if k not in expected} == \
         {k: a[k]["outcome"] for k, r in b.items() if k not in expected}
-    # Per key, in order: two hangs, then 1 held back, a hang, 2 held back, a hang, 4 held back, ...; each held-back
-    # case names the last hang of its key.
+    # Per key, in order: two hangs, then 1 held back, a hang, 4 held back, a hang, 16 held back, ...; each
+    # held-back case names the last hang of its key.
     by_key = {}
     for r in sorted(hung_cases + held, key=lambda r: r["seq"]):
         by_key.setdefault(hang_key(r), []).append(r)
@@ -187,11 +191,11 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
         hangs, skipped, last = 0, 0, None
         for r in rs:
             if r["outcome"] == "timeout":
-                assert hangs < 2 or skipped == 2 ** (hangs - 2), (key, r["id"], hangs, skipped)
+                assert hangs < 2 or skipped == 4 ** (hangs - 2), (key, r["id"], hangs, skipped)
                 hangs, skipped, last = hangs + 1, 0, r["id"]
             else:
-                assert hangs >= 2 and skipped < 2 ** (hangs - 2), (key, r["id"])
-                assert f"the last {hangs} {key} cases that ran at 4 ranks in this run hung (the last: {last})" \
+                assert hangs >= 2 and skipped < 4 ** (hangs - 2), (key, r["id"])
+                assert f"the last {hangs} cases of {key} that ran at 4 ranks in this run hung (the last: {last})" \
                     in r["message"], r["message"]
                 skipped += 1
     # The reports say why they were not run.

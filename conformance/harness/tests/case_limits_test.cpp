@@ -183,48 +183,52 @@ TEST(CaseLimits, the_runners_statistics_join_a_processs_own) {
   EXPECT_EQ(empty.any().finished, 0);
 }
 
-TEST(CaseLimits, a_hang_key_is_the_routine_and_binding_on_a_communicator_with_count_zero_apart) {
-  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 5), "MPI_Reduce on world");
-  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 0), "MPI_Reduce on world with count 0");
-  EXPECT_NE(h::hang_key("MPI_Ireduce", "world", 5), h::hang_key("MPI_Reduce", "world", 5));
-  EXPECT_NE(h::hang_key("MPI_Reduce", "dup", 5), h::hang_key("MPI_Reduce", "world", 5));
-  // A Fortran binding is a path of its own.
-  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 5, "c"), "MPI_Reduce on world");
-  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 0, "f08"), "MPI_Reduce (f08) on world with count 0");
+TEST(CaseLimits, a_hang_key_is_the_routine_on_communicators_of_one_size_with_count_zero_apart) {
+  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 4, 5), "MPI_Reduce on communicators of 4 processes");
+  EXPECT_EQ(h::hang_key("MPI_Reduce", "reversed", 4, 7), h::hang_key("MPI_Reduce", "world", 4, 5));
+  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 4, 0),
+            "MPI_Reduce on communicators of 4 processes, count 0");
+  EXPECT_EQ(h::hang_key("MPI_Reduce", "inter:1,3", 4, 5),
+            "MPI_Reduce on intercommunicators of 4 processes");
+  EXPECT_NE(h::hang_key("MPI_Ireduce", "world", 4, 5), h::hang_key("MPI_Reduce", "world", 4, 5));
+  EXPECT_NE(h::hang_key("MPI_Reduce", "odd-even", 2, 5), h::hang_key("MPI_Reduce", "world", 4, 5));
 }
 
-TEST(CaseLimits, cases_that_keep_hanging_are_held_back_and_one_in_1_2_4_of_them_still_runs) {
+TEST(CaseLimits, cases_that_keep_hanging_are_held_back_and_one_in_1_4_16_of_them_still_runs) {
   EXPECT_EQ(h::hold_back_count(0), 0);
   EXPECT_EQ(h::hold_back_count(1), 0);  // one hang: every case still runs
   EXPECT_EQ(h::hold_back_count(2), 1);
-  EXPECT_EQ(h::hold_back_count(3), 2);
-  EXPECT_EQ(h::hold_back_count(5), 8);
-  EXPECT_EQ(h::hold_back_count(1000), 1 << 20);  // bounded
+  EXPECT_EQ(h::hold_back_count(3), 4);
+  EXPECT_EQ(h::hold_back_count(4), 16);
+  EXPECT_EQ(h::hold_back_count(1000), 1LL << 40);  // bounded
   h::CaseStats s;
   s.load(h::Json::parse(R"({"kinds": {}, "hang_streaks": {
-      "MPI_Reduce on world": {"hung": 2, "skipped": 0, "last": "Determinism.x#7"},
-      "MPI_Scan on dup": {"hung": 1, "skipped": 0, "last": "Determinism.x#3"},
-      "MPI_Ireduce on world": {"hung": 3, "skipped": 1, "last": "Determinism.x#9"}}})"));
+      "MPI_Reduce on communicators of 4 processes": {"hung": 2, "skipped": 0, "last": "Determinism.x#7"},
+      "MPI_Scan on communicators of 4 processes": {"hung": 1, "skipped": 0, "last": "Determinism.x#3"},
+      "MPI_Ireduce on communicators of 4 processes": {"hung": 3, "skipped": 2, "last": "D.x#9"}}})"));
+  const std::string reduce = "MPI_Reduce on communicators of 4 processes";
   // Two hangs in a row: the next case is held back, the one after it runs.
-  const std::string why = s.hold_back("MPI_Reduce on world", 4);
+  const std::string why = s.hold_back(reduce, 4);
   EXPECT_EQ(why.rfind(h::kHeldBack, 0), 0u) << why;
-  EXPECT_NE(why.find("the last 2 MPI_Reduce on world cases that ran at 4 ranks in this run hung "
-                     "(the last: Determinism.x#7)"),
+  EXPECT_NE(why.find("the last 2 cases of MPI_Reduce on communicators of 4 processes that ran at 4 "
+                     "ranks in this run hung (the last: Determinism.x#7)"),
             std::string::npos)
       << why;
   EXPECT_NE(why.find("1 of every 2"), std::string::npos) << why;
   EXPECT_NE(why.find("--run-hung-kinds"), std::string::npos) << why;
-  EXPECT_EQ(s.streak("MPI_Reduce on world")->skipped, 1);
-  EXPECT_EQ(s.hold_back("MPI_Reduce on world", 4), "");  // the sample: does it still hang?
-  // One hang is not a streak; another key, or count 0, is not held back by it.
-  EXPECT_EQ(s.hold_back("MPI_Scan on dup", 4), "");
-  EXPECT_EQ(s.hold_back("MPI_Reduce on world with count 0", 4), "");
-  EXPECT_EQ(s.hold_back("MPI_Reduce on dup", 4), "");
-  // Three hangs: two held back (one already, by an earlier launch), then one runs.
-  EXPECT_NE(s.hold_back("MPI_Ireduce on world", 4), "");
-  EXPECT_EQ(s.hold_back("MPI_Ireduce on world", 4), "");
+  EXPECT_EQ(s.streak(reduce)->skipped, 1);
+  EXPECT_EQ(s.hold_back(reduce, 4), "");  // the sample: does it still hang?
+  // One hang is not a streak; another key is not held back by it.
+  EXPECT_EQ(s.hold_back("MPI_Scan on communicators of 4 processes", 4), "");
+  EXPECT_EQ(s.hold_back("MPI_Reduce on communicators of 4 processes, count 0", 4), "");
+  EXPECT_EQ(s.hold_back("MPI_Reduce on communicators of 2 processes", 4), "");
+  // Three hangs: four held back (two already, by an earlier launch), then one runs.
+  const std::string ireduce = "MPI_Ireduce on communicators of 4 processes";
+  EXPECT_NE(s.hold_back(ireduce, 4), "");
+  EXPECT_NE(s.hold_back(ireduce, 4), "");
+  EXPECT_EQ(s.hold_back(ireduce, 4), "");
   // A case of the key that ran to its verdict ends the streak: the next one runs.
-  s.ran("MPI_Ireduce on world");
-  EXPECT_EQ(s.streak("MPI_Ireduce on world"), nullptr);
-  EXPECT_EQ(s.hold_back("MPI_Ireduce on world", 4), "");
+  s.ran(ireduce);
+  EXPECT_EQ(s.streak(ireduce), nullptr);
+  EXPECT_EQ(s.hold_back(ireduce, 4), "");
 }
