@@ -130,7 +130,7 @@ long long hold_back_count(long long hung) {
   return 1LL << std::min<long long>(2 * (hung - kHoldBackAfter), 40);
 }
 
-std::string CaseStats::hold_back(const std::string& key, int ranks) {
+std::string CaseStats::hold_back(const std::string& key) {
   const auto it = streaks_.find(key);
   if (it == streaks_.end()) return "";
   HangStreak& s = it->second;
@@ -138,7 +138,7 @@ std::string CaseStats::hold_back(const std::string& key, int ranks) {
   if (s.skipped >= n) return "";  // 0: not held back yet; else this one runs: does it still hang?
   s.skipped++;
   return std::string(kHeldBack) + ": the last " + std::to_string(s.hung) + " cases of " + key +
-         " that ran at " + std::to_string(ranks) + " ranks in this run hung (the last: " + s.last +
+         " that ran in this run hung (the last: " + s.last +
          "), none finished between; ordo runs 1 of every " + std::to_string(n + 1) +
          " further ones until one finishes (`ordo run --run-hung-kinds` runs every case)";
 }

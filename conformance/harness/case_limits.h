@@ -101,8 +101,8 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
 // and a relaunch of the job: a family of thousands of hanging cases cannot be
 // run one by one in that time. So the cases of one hang key (the record's
 // routine, whichever language binding, on an intra- or intercommunicator of
-// one size, count 0 apart, at the job's rank count and variant: a library
-// chooses its algorithm by these) that hung kHoldBackAfter times one after
+// one size, count 0 apart, under one variant, at any rank count: a library
+// chooses its algorithm by these, not by the world's size) that hung kHoldBackAfter times one after
 // the other, none of the key finishing between, are held back: not run, each
 // recorded as a skip that names the hangs (CaseStats::hold_back). One further
 // case is still run after 1, 4, 16, 64, ... held back: if it finishes, the key runs again as
@@ -115,7 +115,7 @@ std::string hang_key(const std::string& routine, const std::string& comm, int co
 struct HangStreak {
   long long hung = 0;     // cases of the key that hung one after the other, none finished between
   long long skipped = 0;  // cases of the key held back since the last one that hung
-  std::string last;       // the id of the last one that hung
+  std::string last;       // the last one that hung: its id and rank count ("R.x#3 at 4 ranks")
 };
 
 constexpr long long kHoldBackAfter = 2;
@@ -139,9 +139,9 @@ class CaseStats {
   const KindStats& fewer() const { return fewer_; }
   int fewer_ranks() const { return fewer_ranks_; }
 
-  // A case of `key` at `ranks` processes: "" to run it, else it is held back
-  // (counted as such) and this is its skip's message.
-  std::string hold_back(const std::string& key, int ranks);
+  // A case of `key`: "" to run it, else it is held back (counted as such)
+  // and this is its skip's message.
+  std::string hold_back(const std::string& key);
   // A case of `key` ran to its verdict (any outcome but a skip): the key's
   // streak of hangs ends.
   void ran(const std::string& key) { streaks_.erase(key); }

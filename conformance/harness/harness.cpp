@@ -651,7 +651,7 @@ std::string held_back(const ref::Case& c, int comm_size) {
   // The case's hang key: a case of it that runs to its verdict ends its streak (record_impl).
   g_case_hang_key = hang_key(record_routine(c), c.comm, comm_size, c.count);
   if (g_settings.case_stats.empty()) return "";
-  return g_case_stats.hold_back(g_case_hang_key, g_size);
+  return g_case_stats.hold_back(g_case_hang_key);
 }
 
 std::string known_fatal_skip(const std::string& id) {

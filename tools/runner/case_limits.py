@@ -12,8 +12,9 @@ variant; cases that hung count for their own variant only (another
 algorithm may not hang there).
 
 Cases that keep hanging (case_limits.h, hang_key): the cases of one routine
-on intra- or intercommunicators of one size (count 0 apart) at one rank
-count and variant that hung twice in a row are held back by the harness,
+on intra- or intercommunicators of one size (count 0 apart) under one
+variant, at any rank count (the communicator decides, not the world), that
+hung twice in a row are held back by the harness,
 each recorded as a skip that names the hangs, and one in 1, 4, 16, ... of
 them still runs; a case of
 the key that finishes ends the streak. The runner hands on each key's streak
@@ -60,7 +61,7 @@ class CaseStats:
         self.offset = 0
         self.finished = {}  # (ranks, kind) -> [slowest seconds, its work, count]
         self.hung = {}      # (ranks, variant, kind) -> count
-        self.streaks = {}   # (ranks, variant, hang key) -> {"hung", "skipped", "last"}
+        self.streaks = {}   # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
 
     def update(self):
         try:
@@ -78,10 +79,10 @@ class CaseStats:
         if not isinstance(ranks, int) or not kind:
             return
         hkey = hang_key(r)
-        skey = (ranks, r.get("variant") or "default", hkey)
+        skey = (r.get("variant") or "default", hkey)
         if hkey and hung(r):
             streak = self.streaks.setdefault(skey, {"hung": 0, "skipped": 0, "last": ""})
-            streak.update(hung=streak["hung"] + 1, skipped=0, last=r.get("id") or "")
+            streak.update(hung=streak["hung"] + 1, skipped=0, last=f"{r.get('id') or '?'} at {ranks} ranks")
         elif hkey and held_back(r):
             if skey in self.streaks:
                 self.streaks[skey]["skipped"] += 1
@@ -109,8 +110,7 @@ class CaseStats:
         for (n, v, kind), count in self.hung.items():
             if n == ranks and v == variant:
                 kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})["hung"] = count
-        streaks = {key: dict(s) for (n, v, key), s in self.streaks.items()
-                   if self.hold_back and n == ranks and v == variant}
+        streaks = {key: dict(s) for (v, key), s in self.streaks.items() if self.hold_back and v == variant}
         doc = {"schema": "ordo.case-stats/1", "ranks": ranks, "variant": variant, "kinds": kinds,
                "hang_streaks": streaks}
         # The slowest case at the most ranks below these that has one: the limit of a rank count's first

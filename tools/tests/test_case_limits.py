@@ -70,7 +70,8 @@ def test_the_statistics_keep_the_work_of_the_slowest_case_for_the_harness_to_sca
 
 def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank_count_and_variant(tmp_path):
     """The harness holds back a key's cases after two hangs in a row (case_limits.h); the runner keeps each
-    key's streak from the journal: hangs in a row, cases held back since the last, the last one's id."""
+    key's streak from the journal, per variant across rank counts (a communicator of 4 processes is one in a
+    world of 4 or of 5): hangs in a row, cases held back since the last, the last one's id and rank count."""
     def timeout(**kw):
         return rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE + " of 0.50 s", **kw)
 
@@ -91,11 +92,15 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
     doc = stats.for_job(4, "default")
     four, zero = "MPI_Reduce on communicators of 4 processes", "MPI_Reduce on communicators of 4 processes, count 0"
     assert doc["hang_streaks"] == {
-        four: {"hung": 3, "skipped": 1, "last": "R#4"},
-        zero: {"hung": 1, "skipped": 0, "last": "R#8"},
-        "MPI_Reduce on intercommunicators of 4 processes": {"hung": 1, "skipped": 0, "last": "R#11"}}
-    assert stats.for_job(4, "v")["hang_streaks"] == {four: {"hung": 1, "skipped": 0, "last": "R#9"}}
-    assert list(stats.for_job(3, "default")["hang_streaks"]) == [four]
+        four: {"hung": 4, "skipped": 0, "last": "R#10 at 3 ranks"},  # R#10 at 3 ranks continues the streak
+        zero: {"hung": 1, "skipped": 0, "last": "R#8 at 4 ranks"},
+        "MPI_Reduce on intercommunicators of 4 processes": {"hung": 1, "skipped": 0, "last": "R#11 at 4 ranks"}}
+    assert stats.for_job(4, "v")["hang_streaks"] == {four: {"hung": 1, "skipped": 0, "last": "R#9 at 4 ranks"}}
+    assert stats.for_job(5, "default")["hang_streaks"] == doc["hang_streaks"]
+    # Before R#10, the held-back cases since the last hang counted.
+    early = CaseStats(journal)
+    early.add(lines[0]), early.add(lines[1]), early.add(lines[2])
+    assert early.for_job(4, "default")["hang_streaks"][four] == {"hung": 2, "skipped": 1, "last": "R#2 at 4 ranks"}
     # A case of the key that ran to its verdict (pass, fail, crash, ...) ends the streak.
     with open(journal, "a") as f:
         f.write(json.dumps(rec(outcome="fail", message="expected 1, observed 2")) + "\n")
@@ -195,7 +200,7 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
                 hangs, skipped, last = hangs + 1, 0, r["id"]
             else:
                 assert hangs >= 2 and skipped < 4 ** (hangs - 2), (key, r["id"])
-                assert f"the last {hangs} cases of {key} that ran at 4 ranks in this run hung (the last: {last})" \
+                assert f"the last {hangs} cases of {key} that ran in this run hung (the last: {last} at 4 ranks)" \
                     in r["message"], r["message"]
                 skipped += 1
     # The reports say why they were not run.
