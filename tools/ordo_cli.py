@@ -64,9 +64,9 @@ def build_parser():
     r.add_argument("--case-floor", type=float, default=10,
                    help="the derived case limit: at least this many seconds, else 10 x the slowest case of its "
                         "kind (the MPI routine) at the rank count (default: 10)")
-    r.add_argument("--hung-case-floor", type=float, default=2,
+    r.add_argument("--hung-case-floor", type=float, default=1,
                    help="once cases of a kind hung at a rank count: at least this many seconds, else 3 x the "
-                        "slowest case of the kind that finished (default: 2)")
+                        "slowest case of the kind that finished (default: 1)")
     r.add_argument("--max-restarts", type=int, default=50,
                    help="resumptions of one executable after crashes or timeouts (default: 50)")
     r.add_argument("--plain-launch", action="store_true", help="do not apply the adapter's launch settings")

@@ -120,9 +120,10 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
 }
 
 std::string hang_key(const std::string& routine, const std::string& comm, int comm_size,
-                     long long count) {
+                     long long count, bool erroneous) {
   return routine + " on " + (comm.rfind("inter", 0) == 0 ? "intercommunicators" : "communicators") +
-         " of " + std::to_string(comm_size) + " processes" + (count == 0 ? ", count 0" : "");
+         " of " + std::to_string(comm_size) + " processes" + (count == 0 ? ", count 0" : "") +
+         (erroneous ? ", erroneous calls" : "");
 }
 
 long long hold_back_count(long long hung) {

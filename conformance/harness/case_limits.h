@@ -58,7 +58,7 @@ struct CaseLimit {
 struct LimitSettings {
   double case_timeout = 60;  // --ordo-case-timeout: the upper bound
   double floor_s = 10;       // --ordo-case-floor
-  double hung_floor_s = 2;   // --ordo-hung-case-floor
+  double hung_floor_s = 1;   // --ordo-hung-case-floor
   static constexpr double kFactor = 10;
   static constexpr double kHungFactor = 3;
   // Rule "reported": the floor of the others' wait once a process's call
@@ -101,7 +101,8 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
 // and a relaunch of the job: a family of thousands of hanging cases cannot be
 // run one by one in that time. So the cases of one hang key (the record's
 // routine, whichever language binding, on an intra- or intercommunicator of
-// one size, count 0 apart, under one variant, at any rank count: a library
+// one size, count 0 and erroneous calls apart, under one variant, at any rank
+// count: a library
 // chooses its algorithm by these, not by the world's size) that hung kHoldBackAfter times one after
 // the other, none of the key finishing between, are held back: not run, each
 // recorded as a skip that names the hangs (CaseStats::hold_back). One further
@@ -109,8 +110,10 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
 // before; if it hangs too, it is recorded as `timeout` like every case that
 // hung. `ordo run --run-hung-kinds` runs every case (the runner then hands on
 // no streaks).
+// erroneous: a DETECT check's case (an erroneous call takes the library's
+// argument checks, not its algorithm).
 std::string hang_key(const std::string& routine, const std::string& comm, int comm_size,
-                     long long count);
+                     long long count, bool erroneous = false);
 
 struct HangStreak {
   long long hung = 0;     // cases of the key that hung one after the other, none finished between

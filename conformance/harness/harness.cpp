@@ -649,7 +649,8 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
 
 std::string held_back(const ref::Case& c, int comm_size) {
   // The case's hang key: a case of it that runs to its verdict ends its streak (record_impl).
-  g_case_hang_key = hang_key(record_routine(c), c.comm, comm_size, c.count);
+  g_case_hang_key =
+      hang_key(record_routine(c), c.comm, comm_size, c.count, g_level == Level::DETECT);
   if (g_settings.case_stats.empty()) return "";
   return g_case_stats.hold_back(g_case_hang_key);
 }

@@ -41,7 +41,7 @@ struct Settings {
   // joined with this process's own. Empty: every case gets case_timeout.
   std::string case_stats;
   double case_floor = 10;      // --ordo-case-floor=S: the derived limit's floor
-  double hung_case_floor = 2;  // --ordo-hung-case-floor=S: the floor once a kind hung
+  double hung_case_floor = 1;  // --ordo-hung-case-floor=S: the floor once a kind hung
   // --ordo-select=ROUTINE:MODE+MODE:COMM;... : run only the cases one of
   // these targets matches (an algorithm variant of one routine); '*' matches
   // anything, COMM is intra, inter or *. Empty: every case.

@@ -12,13 +12,13 @@ variant; cases that hung count for their own variant only (another
 algorithm may not hang there).
 
 Cases that keep hanging (case_limits.h, hang_key): the cases of one routine
-on intra- or intercommunicators of one size (count 0 apart) under one
-variant, at any rank count (the communicator decides, not the world), that
-hung twice in a row are held back by the harness,
-each recorded as a skip that names the hangs, and one in 1, 4, 16, ... of
-them still runs; a case of
-the key that finishes ends the streak. The runner hands on each key's streak
-(`hang_streaks`), unless `ordo run --run-hung-kinds` asked for every case."""
+on intra- or intercommunicators of one size (count 0 and erroneous calls
+apart) under one variant, at any rank count (the communicator decides, not
+the world), that hung twice in a row are held back by the harness, each
+recorded as a skip that names the hangs, and one in 1, 4, 16, ... of them
+still runs; a case of the key that finishes ends the streak. The runner
+hands on each key's streak (`hang_streaks`), unless `ordo run
+--run-hung-kinds` asked for every case."""
 import json
 import os
 
@@ -40,7 +40,8 @@ def hang_key(record):
         return None
     inter = str(case.get("comm") or "").startswith("inter")
     return (f"{record['routine']} on {'intercommunicators' if inter else 'communicators'} of "
-            f"{record['comm_size']} processes" + (", count 0" if case.get("count") == 0 else ""))
+            f"{record['comm_size']} processes" + (", count 0" if case.get("count") == 0 else "") +
+            (", erroneous calls" if record.get("level") == "DETECT" else ""))
 
 
 def held_back(record):

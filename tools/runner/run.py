@@ -52,7 +52,7 @@ OWN_LAUNCH = ("ordo_check_threads",)
 # The floors of the derived case limits (`--case-floor`, `--hung-case-floor`;
 # conformance/harness/case_limits.h): a case gets at least DEFAULT_CASE_FLOOR
 # seconds, or DEFAULT_HUNG_FLOOR once cases of its kind hung in this run.
-DEFAULT_CASE_FLOOR, DEFAULT_HUNG_FLOOR = 10.0, 2.0
+DEFAULT_CASE_FLOOR, DEFAULT_HUNG_FLOOR = 10.0, 1.0
 
 
 def cmd_run(args):

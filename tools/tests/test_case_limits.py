@@ -113,6 +113,7 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
     assert everything.for_job(4, "default")["hang_streaks"] == {}
     assert everything.for_job(4, "default")["kinds"]["MPI_Reduce"]["hung"] == 6
     assert hang_key(rec(case=False)) is None and held_back(skipped()) and not held_back(rec(outcome="skip"))
+    assert hang_key(dict(rec(), level="DETECT")) == four + ", erroneous calls"  # the argument checks' path
 
 
 def test_a_kind_is_the_records_routine_and_only_a_case_that_overran_is_a_hang():

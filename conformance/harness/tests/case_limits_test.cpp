@@ -192,6 +192,9 @@ TEST(CaseLimits, a_hang_key_is_the_routine_on_communicators_of_one_size_with_cou
             "MPI_Reduce on intercommunicators of 4 processes");
   EXPECT_NE(h::hang_key("MPI_Ireduce", "world", 4, 5), h::hang_key("MPI_Reduce", "world", 4, 5));
   EXPECT_NE(h::hang_key("MPI_Reduce", "odd-even", 2, 5), h::hang_key("MPI_Reduce", "world", 4, 5));
+  // An erroneous call (a DETECT check's) takes the argument checks, not the algorithm.
+  EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 4, 5, true),
+            "MPI_Reduce on communicators of 4 processes, erroneous calls");
 }
 
 TEST(CaseLimits, cases_that_keep_hanging_are_held_back_and_one_in_1_4_16_of_them_still_runs) {
