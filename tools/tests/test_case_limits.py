@@ -237,3 +237,26 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     c = {(r["ranks"], r["id"]): r for r in records(tmp_path / "every")}
     assert {k for k, r in c.items() if r["outcome"] == "timeout"} == expected
     assert not [r for r in c.values() if held_back(r)]
+
+
+def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_keep_hanging(tmp_path):
+    """Before, each generated case of a kind that hangs cost the property phase's whole per-case limit
+    (60 s by default): 15 such cases at 4 processes took 15 minutes."""
+    needs_build("mutants")
+    # The huge check (its cases are skips without --huge) first: the property phase meets the hangs first.
+    p = run_ordo("run", "--vendor", "mutants", "--ranks", "4", "--filter", "huge", "--property-budget", "300",
+                 "--case-timeout", "5", "--case-floor", "2", "--hung-case-floor", "0.5", *HANG,
+                 "--out", str(tmp_path / "o"), timeout=900)
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr
+    props = [r for r in records(tmp_path / "o") if r["test"].startswith("Properties.") and r.get("seq")]
+    hung_cases = [r for r in props if r["outcome"] == "timeout"]
+    held = [r for r in props if held_back(r)]
+    assert hung_cases and held, ([r["outcome"] for r in props][:50])
+    # Each timeout had a derived limit: the first of each routine from the cases that finished (their floor, 2 s
+    # here), the next ones the short limit of a kind that hung; never the whole case timeout.
+    assert all(r["case_limit"]["rule"] in ("any", "kind", "fewer", "hung") and r["case_limit"]["seconds"] <= 2
+               for r in hung_cases), [r["case_limit"] for r in hung_cases]
+    assert any(r["case_limit"]["rule"] == "hung" for r in hung_cases)
+    assert {hang_key(r) for r in held} <= {hang_key(r) for r in hung_cases}
+    assert all(r["routine"] in ("MPI_Reduce", "MPI_Ireduce", "MPI_Reduce_init") and r["comm_size"] == 4
+               for r in hung_cases + held)
