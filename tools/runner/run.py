@@ -201,6 +201,9 @@ def cmd_run(args):
     # The derived case limits' statistics and the streaks of cases that keep hanging (runner/case_limits.py);
     # a run from before --run-hung-kinds ran every case: its resumption does too.
     case_stats = CaseStats(journal, hold_back=not settings.get("run_hung_kinds", True))
+    stats_path = out / "case-stats.json"  # rewritten before each launch (before_launch)
+    limit_flags = ordo_flags(case_stats=stats_path, case_floor=settings.get("case_floor", DEFAULT_CASE_FLOOR),
+                             hung_case_floor=settings.get("hung_case_floor", DEFAULT_HUNG_FLOOR))
     for variant in chosen:
         vname = variant["name"]
         venv = dict(user_env)
@@ -273,8 +276,6 @@ def cmd_run(args):
                     # The property phase's cases get the derived limits and the held-back cases of the checks
                     # (runner/case_limits.py): a library that hangs must not cost its per-case limit in every
                     # generated case of a hanging kind.
-                    stats_path = out / "case-stats.json"
-
                     def job(base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw):
                         return run_job(base, jname, jn, jout, jjournal, jadapter, max_restarts, variant=vname,
                                        skip=skip, logdir=logdir, on_start=on_start, waivers=waivers,
@@ -293,11 +294,7 @@ def cmd_run(args):
                                         extra_args=([] if settings.get("run_known_fatal", True)
                                                     else ["--ordo-avoid-known-fatal"]) +
                                         placement_mod.flags(nodes, where) +
-                                        ordo_flags(launcher=settings.get("launcher")) +
-                                        ordo_flags(case_stats=stats_path,
-                                                   case_floor=settings.get("case_floor", DEFAULT_CASE_FLOOR),
-                                                   hung_case_floor=settings.get("hung_case_floor",
-                                                                                DEFAULT_HUNG_FLOOR)))
+                                        ordo_flags(launcher=settings.get("launcher")) + limit_flags)
                     except FileNotFoundError as e:
                         raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
                     except OSError as e:  # the reproducer folder
@@ -315,10 +312,7 @@ def cmd_run(args):
                     if not (settings.get("huge") and name == HUGE_EXECUTABLE):
                         # Derived case limits (runner/case_limits.py): what cases of each kind took in this
                         # run, brought up to date before each launch (after a hang, its kind's short limit).
-                        stats_path = out / "case-stats.json"
-                        flags += ordo_flags(case_stats=stats_path,
-                                            case_floor=settings.get("case_floor", DEFAULT_CASE_FLOOR),
-                                            hung_case_floor=settings.get("hung_case_floor", DEFAULT_HUNG_FLOOR))
+                        flags += limit_flags
 
                         def before_launch(path=stats_path, jn=n, jv=vname):
                             case_stats.write(path, jn, jv)
