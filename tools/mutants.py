@@ -148,7 +148,7 @@ def cmd_mutants(args):
     if (out / "mutants.json").exists():
         raise OrdoError(f"{out} already holds a mutant run; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    bdir, _ = build(adapter, reference_tests=False)
+    bdir, _ = build(adapter, reference_tests=False, extras=False)  # checks only
     known = library_mutants(bdir)
     listed = {m["name"] for m in load_catalogue()}
     if known != listed:

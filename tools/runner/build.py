@@ -23,9 +23,11 @@ def run_logged(cmd, log, cwd=None):
         return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd)
 
 
-def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=False, sanitize=False):
+def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=False, sanitize=False, extras=None):
     """Configures and builds build/<vendor>/ (sanitize: build/<vendor>-sanitize/,
-    ordo's own code with ASan and UBSan, cmake/OrdoSanitize.cmake)."""
+    ordo's own code with ASan and UBSan, cmake/OrdoSanitize.cmake). extras:
+    the benchmark programs and the reference MPI's own tests (ORDO_EXTRAS);
+    None keeps the build's setting (on in a new build)."""
     require_tools(adapter)
     bdir = build_dir_for(adapter, sanitize)
     bdir.mkdir(parents=True, exist_ok=True)
@@ -46,6 +48,8 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
     ]
     if reference_tests or not (bdir / "CMakeCache.txt").exists():  # `ordo run` keeps a test build's setting
         configure.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
+    if extras is not None:
+        configure.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
     if not quiet:
         print(f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
               flush=True)

@@ -45,7 +45,7 @@ def sanitize_step():
     clean (exit 0) and no log holds a sanitizer report."""
     adapter = load_adapter(SANITIZE_VENDOR)
     require_tools(adapter)
-    bdir, _ = build(adapter, reference_tests=False, sanitize=True)
+    bdir, _ = build(adapter, reference_tests=False, sanitize=True, extras=False)  # checks only
     out = bdir / "selftest-run"
     shutil.rmtree(out, ignore_errors=True)
     log = bdir / "ordo-selftest-run.log"
@@ -111,7 +111,7 @@ def cmd_test(args):
     for a in adapters:
         require_tools(a)
     for i, a in enumerate(adapters):
-        bdir, _ = build(a, reference_tests=(i == 0))
+        bdir, _ = build(a, reference_tests=(i == 0), extras=True)
         t0 = time.time()
         log = bdir / "ordo-ctest.log"
         cmd = ["ctest", "--test-dir", str(bdir), "--output-on-failure", "-j", "2", "--timeout", "600"]
