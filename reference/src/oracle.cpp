@@ -1,5 +1,6 @@
 #include "ordo/reference/oracle.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -27,8 +28,13 @@ std::uint64_t hash_prefix(std::uint64_t seed, int group, int rank) {
   return mix(h ^ static_cast<std::uint64_t>(rank + 7));
 }
 
-std::uint64_t hash_leaf(std::uint64_t prefix, int element, int leaf) {
-  return mix(mix(prefix ^ static_cast<std::uint64_t>(element)) ^ static_cast<std::uint64_t>(leaf));
+// A leaf's hash, mix(mix(prefix ^ element) ^ leaf), in two steps: the
+// element's part once for all its leaves.
+std::uint64_t element_hash(std::uint64_t prefix, int element) {
+  return mix(prefix ^ static_cast<std::uint64_t>(element));
+}
+std::uint64_t leaf_hash(std::uint64_t element_part, int leaf) {
+  return mix(element_part ^ static_cast<std::uint64_t>(leaf));
 }
 
 template <class T>
@@ -49,9 +55,30 @@ T pick(std::uint64_t u, std::initializer_list<T> xs) {
   return *(xs.begin() + u % xs.size());
 }
 
+// c ? a : b without a branch: the condition is a hash bit, taken at random,
+// which a branch would mispredict about every third value.
+std::uint64_t select(bool c, std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t mask = 0 - static_cast<std::uint64_t>(c);
+  return (a & mask) | (b & ~mask);
+}
+
+// 2^e for e in [-32, 32]: x * two_to(e) is std::ldexp(x, e) exactly while
+// the result is normal, as every use below is (|x| >= 2^-53 or 0, e >= -23),
+// and it costs a multiplication instead of a library call per value.
+double two_to(int e) {
+  static const auto table = [] {
+    std::array<double, 65> t{};
+    for (int i = 0; i < 65; ++i) t[static_cast<std::size_t>(i)] = std::ldexp(1.0, i - 32);
+    return t;
+  }();
+  return table[static_cast<std::size_t>(e + 32)];
+}
+
 // Writes one scalar chosen for `op` so that every order of evaluation gives
-// the same exact result (integers in range, small dyadic floats).
-void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool exact) {
+// the same exact result (integers in range, small dyadic floats). Inlined
+// into fill_single's loops, where `s` is a constant and the switch goes.
+[[gnu::always_inline]] inline void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u,
+                                              std::byte* p, bool exact) {
   const bool arith = op == PredefinedOp::SUM || op == PredefinedOp::PROD;
   const bool logical =
       op == PredefinedOp::LAND || op == PredefinedOp::LOR || op == PredefinedOp::LXOR;
@@ -65,34 +92,33 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
       return static_cast<long long>(u % (2 * r + 1)) - static_cast<long long>(r);
     }
     // MAX/MIN/bitwise: every bit pattern, and often the type's edges.
-    if (((u >> 56) & 7) < 3) {
-      const long long lo =
-          bits == 64 ? std::numeric_limits<long long>::min() : -(1LL << (bits - 1));
-      const long long hi =
-          bits == 64 ? std::numeric_limits<long long>::max() : (1LL << (bits - 1)) - 1;
-      return pick<long long>(u >> 48, {lo, hi, 0, -1, 1, lo + 1, hi - 1});
-    }
-    return static_cast<long long>(u);
+    const long long lo = bits == 64 ? std::numeric_limits<long long>::min() : -(1LL << (bits - 1));
+    const long long hi =
+        bits == 64 ? std::numeric_limits<long long>::max() : (1LL << (bits - 1)) - 1;
+    return static_cast<long long>(select(
+        ((u >> 56) & 7) < 3,
+        static_cast<std::uint64_t>(pick<long long>(u >> 48, {lo, hi, 0, -1, 1, lo + 1, hi - 1})),
+        u));
   };
   // Unsigned: every bit pattern (arithmetic wraps), often the edges and the
   // values whose signed reading is negative.
   auto uint = [&](int bits) -> std::uint64_t {
     const std::uint64_t max = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
     if (logical) return pick<std::uint64_t>(u, {0, 1, max, 2});
-    if (((u >> 56) & 7) < 3)
-      return pick<std::uint64_t>(u >> 48, {0, max, 1, max - 1, (max >> 1) + 1, max >> 1});
-    return u & max;
+    return select(((u >> 56) & 7) < 3,
+                  pick<std::uint64_t>(u >> 48, {0, max, 1, max - 1, (max >> 1) + 1, max >> 1}),
+                  u & max);
   };
   auto real = [&]() -> double {
     if (!exact) {  // full mantissas over 40 binades: rounding depends on the order
       const double m = static_cast<double>(static_cast<std::int64_t>(u >> 11)) / 9007199254740992.0;
-      return std::ldexp(m, static_cast<int>((u >> 3) % 41) - 20);
+      return m * two_to(static_cast<int>((u >> 3) % 41) - 20);
     }
     if (op == PredefinedOp::PROD) return pick<double>(u, {1.0, -1.0, 2.0, -2.0, 0.5, -0.5});
     if (op == PredefinedOp::SUM)
       return static_cast<double>(static_cast<long long>(u % 2049) - 1024);
-    return std::ldexp(static_cast<double>(static_cast<std::int32_t>(u)),
-                      -static_cast<int>((u >> 40) % 24));
+    return static_cast<double>(static_cast<std::int32_t>(u)) *
+           two_to(-static_cast<int>((u >> 40) % 24));
   };
   // MAX / MIN on floating point: also the extremes of the type.
   const bool float_edge =
@@ -122,10 +148,20 @@ void put_scalar(Scalar s, PredefinedOp op, std::uint64_t u, std::byte* p, bool e
       return put<std::uint32_t>(p, static_cast<std::uint32_t>(uint(32)));
     case Scalar::u64:
       return put<std::uint64_t>(p, uint(64));
-    case Scalar::f32:
-      return put<float>(p, float_edge ? edge(float{}) : static_cast<float>(real()));
-    case Scalar::f64:
-      return put<double>(p, float_edge ? edge(double{}) : real());
+    case Scalar::f32: {
+      const float a = edge(float{}), b = static_cast<float>(real());
+      std::uint32_t ab, bb;  // selected by their bits: without a branch (see select)
+      std::memcpy(&ab, &a, 4);
+      std::memcpy(&bb, &b, 4);
+      return put<std::uint32_t>(p, static_cast<std::uint32_t>(select(float_edge, ab, bb)));
+    }
+    case Scalar::f64: {
+      const double a = edge(double{}), b = real();
+      std::uint64_t ab, bb;
+      std::memcpy(&ab, &a, 8);
+      std::memcpy(&bb, &b, 8);
+      return put<std::uint64_t>(p, select(float_edge, ab, bb));
+    }
     case Scalar::f80: {
       return put_f80(p, float_edge ? edge(static_cast<long double>(0)) : real());
     }
@@ -210,6 +246,45 @@ void put_leaf(Basic b, PredefinedOp op, std::uint64_t u, std::byte* p, bool exac
   }
 }
 
+// The inputs of a datatype of one scalar leaf (the common case): the same
+// values as put_leaf gives element by element, with the scalar's switch
+// resolved once per buffer rather than once per value.
+template <Scalar S>
+void fill_scalar(Buffer& b, int count, std::ptrdiff_t disp, PredefinedOp op, std::uint64_t prefix,
+                 int first, bool exact) {
+  for (int k = 0; k < count; ++k)
+    put_scalar(S, op, leaf_hash(element_hash(prefix, first + k), 0), b.element(k) + disp, exact);
+}
+
+void fill_single(Scalar s, Buffer& b, int count, std::ptrdiff_t disp, PredefinedOp op,
+                 std::uint64_t prefix, int first, bool exact) {
+  switch (s) {
+#define ORDO_FILL(S) \
+  case Scalar::S:    \
+    return fill_scalar<Scalar::S>(b, count, disp, op, prefix, first, exact);
+    ORDO_FILL(i8)
+    ORDO_FILL(i16)
+    ORDO_FILL(i32)
+    ORDO_FILL(i64)
+    ORDO_FILL(u8)
+    ORDO_FILL(u16)
+    ORDO_FILL(u32)
+    ORDO_FILL(u64)
+    ORDO_FILL(f32)
+    ORDO_FILL(f64)
+    ORDO_FILL(f80)
+    ORDO_FILL(c_bool)
+    ORDO_FILL(f_logical)
+    ORDO_FILL(cf32)
+    ORDO_FILL(cf64)
+    ORDO_FILL(cf80)
+    ORDO_FILL(byte)
+    ORDO_FILL(ch8)
+    ORDO_FILL(wch)
+#undef ORDO_FILL
+  }
+}
+
 bool allows_in_place(Routine r) {
   return r != Routine::reduce_local && r != Routine::reduce_locals;
 }
@@ -235,19 +310,30 @@ Buffer make_input(const Case& c, const Datatype& dt, int count, int group, int r
     const bool tracer = witness::is_tracer(c.op);
     for (int k = 0; k < count; ++k) {
       std::byte* element = b.element(k);
+      const std::uint64_t at = element_hash(prefix, first + k);
       for (std::size_t j = 0; j < tm.size(); ++j) {
-        const std::int32_t v =
-            tracer ? (j % 4 < 2 ? rank : witness::kNoFault)
-                   : static_cast<std::int32_t>(hash_leaf(prefix, first + k, static_cast<int>(j)));
+        const std::int32_t v = tracer
+                                   ? (j % 4 < 2 ? rank : witness::kNoFault)
+                                   : static_cast<std::int32_t>(leaf_hash(at, static_cast<int>(j)));
         std::memcpy(element + tm[j].disp, &v, 4);
       }
     }
     return b;
   }
   const PredefinedOp op = op_from_name(c.op).value_or(PredefinedOp::SUM);
-  b.for_each_leaf([&](int k, int leaf, Basic t, std::byte* p) {
-    put_leaf(t, op, hash_leaf(prefix, first + k, leaf), p, c.exact);
-  });
+  const auto& tm = dt.typemap();
+  if (count > 0 && tm.size() == 1 && info(tm[0].type).group != TypeGroup::pair) {
+    fill_single(info(tm[0].type).scalar, b, count, tm[0].disp, op, prefix, first, c.exact);
+    return b;
+  }
+  // Element by element, leaf by leaf, in typemap order (where leaves or
+  // elements overlap, the later one's value stays).
+  for (int k = 0; k < count; ++k) {
+    std::byte* element = b.element(k);
+    const std::uint64_t at = element_hash(prefix, first + k);
+    for (std::size_t j = 0; j < tm.size(); ++j)
+      put_leaf(tm[j].type, op, leaf_hash(at, static_cast<int>(j)), element + tm[j].disp, c.exact);
+  }
   return b;
 }
 
