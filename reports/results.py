@@ -78,8 +78,10 @@ def replay_command(record):
     if record.get("case"):  # a case that ended its job: the runner records it without a replay command
         case = json.dumps(record["case"], separators=(",", ":"))
         level = " --level DETECT" if record.get("level") == "DETECT" else ""  # an erroneous call
+        variant = record.get("variant") or "default"
+        variant = "" if variant == "default" else f" --variant {shlex.quote(variant)}"  # its algorithm's settings
         return (f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')}"
-                f"{level} --case {shlex.quote(case)}")
+                f"{variant}{level} --case {shlex.quote(case)}")
     if record.get("clause") == "harness.job":
         return (f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')} "
                 f"--filter {record.get('test')}")

@@ -137,6 +137,9 @@ def build_parser():
     rp.add_argument("--level", choices=["MUST", "SHOULD", "DETECT", "INFO"],
                     help="the level to judge the case at (a record's own with --record; default MUST): "
                          "DETECT for an erroneous call")
+    rp.add_argument("--variant", metavar="NAME",
+                    help="under an algorithm variant's settings (`ordo list variants`); with --record, the record's "
+                         "own variant unless given, and the record of that variant when several share the id")
     rp.add_argument("--env", action="append", metavar="K=V")
     rp.add_argument("--timeout", type=int, default=120)
     rp.add_argument("--plain-launch", action="store_true")

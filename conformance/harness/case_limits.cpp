@@ -43,6 +43,14 @@ double case_work(long long count, double type_size, bool scattering, int group_s
   return std::max(w, LimitSettings::kMinWork);
 }
 
+std::string case_kind(const std::string& routine, const std::string& op,
+                      const std::string& datatype) {
+  std::string kind = routine;
+  if (op.rfind("MPI_", 0) != 0) kind += " with a user op";
+  if (datatype.rfind("MPI_", 0) != 0) kind += " on a derived datatype";
+  return kind;
+}
+
 CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kind,
                      const KindStats& any, const LimitSettings& settings, double work,
                      const KindStats& fewer, int fewer_ranks) {

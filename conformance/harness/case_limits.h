@@ -4,8 +4,14 @@
 // case). Plain C++ over JSON, no MPI: its test runs without mpiexec.
 //
 // A case's kind is the MPI routine its record names (MPI_Reduce,
-// MPI_Ireduce, MPI_Reduce_init, ...), or the check's subject for a case-less
-// check, at the job's rank count. The rules, first that applies:
+// MPI_Ireduce, MPI_Reduce_init, ...), with "with a user op" when its op is
+// a user function and "on a derived datatype" when its datatype is derived
+// (case_kind; a library calls a user function and packs a derived datatype
+// per pipeline chunk, so such a case can take tens of times longer per byte
+// than a predefined op on a basic type: MPICH 4.0.2's forced tsp_tree
+// Reduce_init with 256-byte chunks took 12 s for a 1 MiB witness.multiset
+// case alone, 0.57 s for 512 KiB of MPI_SUM on MPI_DOUBLE), or the check's
+// subject for a case-less check, at the job's rank count. The rules, first that applies:
 //   hung     cases of this kind already timed out at this rank count (in
 //            this run and variant): max(hung floor, 3 x the slowest case of
 //            the kind that finished x S)
@@ -75,6 +81,12 @@ struct LimitSettings {
 // whose count is one block; x 3 for three calls outstanding at once), at
 // least LimitSettings::kMinWork. An estimate for scaling, not a cost model.
 double case_work(long long count, double type_size, bool scattering, int group_size, int calls);
+
+// The kind of a case of `routine` (the record's routine name) with `op` and
+// `datatype` (the case's own texts): predefined ops and basic datatypes are
+// the ones named MPI_*. tools/runner/case_limits.py kind_of gives the same.
+std::string case_kind(const std::string& routine, const std::string& op,
+                      const std::string& datatype);
 
 // The limit of a case of `kind` at `ranks` processes, given the statistics
 // of its kind and of every kind at this rank count.

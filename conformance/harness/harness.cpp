@@ -536,6 +536,9 @@ std::string replay_command(const ref::Case& c) {
          (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) +
          (g_settings.launcher.empty() ? std::string() : " --launcher " + g_settings.launcher) +
          " --ranks " + std::to_string(g_size) +
+         (g_settings.variant.empty() || g_settings.variant == "default"
+              ? std::string()
+              : " --variant " + g_settings.variant) +
          (g_settings.nodes > 0 ? " --nodes " + std::to_string(g_settings.nodes) + " --placement " +
                                      g_settings.placement
                                : std::string()) +
@@ -725,7 +728,7 @@ bool begin_case(const ref::Case* c) {
   // others waiting in the collective: such a case gets a shorter limit
   // (its calls move a few elements: an answer takes milliseconds, also at 8
   // processes on 2 cores and under the sanitizers).
-  g_case_kind = c ? record_routine(*c) : g_test;
+  g_case_kind = c ? case_kind(record_routine(*c), c->op, c->datatype) : g_test;
   g_case_hang_key.clear();  // known once the case's communicator is (held_back)
   if (g_settings.case_stats.empty()) {
     g_case_limit = {g_settings.case_timeout, "fixed", "the case timeout"};

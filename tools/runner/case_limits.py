@@ -30,7 +30,18 @@ HUNG_MESSAGE = "this case did not finish within the case time limit"
 
 
 def kind_of(record):
-    return (record.get("routine") or record.get("test")) if record.get("case") else record.get("test")
+    """The case's kind (case_limits.h, case_kind): its routine, with a user op
+    and on a derived datatype apart; a case-less check's test."""
+    case = record.get("case")
+    if not case:
+        return record.get("test")
+    kind = record.get("routine") or record.get("test")
+    op, datatype = str(case.get("op") or "MPI_"), str(case.get("datatype") or "MPI_")  # every case has both
+    if not op.startswith("MPI_"):
+        kind += " with a user op"
+    if not datatype.startswith("MPI_"):
+        kind += " on a derived datatype"
+    return kind
 
 
 def hang_key(record):

@@ -5,6 +5,7 @@ import subprocess
 
 from reports.records import read_journal
 from . import placement as placement_mod
+from . import variants as variants_mod
 from .adapters import launch_env, launcher_prefix, load_adapter, require_launcher, with_launcher
 from .arguments import parse_env, parse_ranks
 from .build import build
@@ -20,11 +21,16 @@ def cmd_replay(args):
     clause = args.clause or "replay"
     level = getattr(args, "level", None)
     nodes, where = getattr(args, "nodes", None), getattr(args, "placement", None)
+    variant = getattr(args, "variant", None)
     if args.record:
         path, _, rid = args.record.rpartition(":")
         records = [r for r in read_journal(pathlib.Path(path)) if r.get("id") == rid]
+        if variant:  # a sweep's journal holds one record of an id per variant and rank count
+            records = [r for r in records if (r.get("variant") or "default") == variant]
         if not records or not records[0].get("case"):
-            raise OrdoError(f"no record with a case and id '{rid}' in {path}")
+            raise OrdoError(f"no record with a case and id '{rid}'{f' under variant {variant}' if variant else ''} "
+                            f"in {path}")
+        variant = variant or records[0].get("variant")
         case_json = json.dumps(records[0]["case"])
         clause = records[0].get("clause", clause)
         level = level or records[0].get("level")
@@ -41,6 +47,14 @@ def cmd_replay(args):
     except ValueError as e:
         raise OrdoError(f"--case is not a JSON object: {e}")
     user_env = parse_env(args.env)
+    if variant and variant != "default":  # the variant's settings, as `ordo run` sets them (run.py)
+        try:
+            chosen = variants_mod.select(adapter, variant, variants_mod.discover(adapter))[0]
+        except variants_mod.VariantError as e:
+            raise OrdoError(str(e))
+        user_env = variants_mod.launch_settings(adapter, chosen, user_env)
+        print(f"ordo: replay under variant {variant}: "
+              + " ".join(f"{k}={v}" for k, v in sorted(user_env.items())), flush=True)
     launcher = getattr(args, "launcher", None)
     if launcher and nodes is not None:
         raise OrdoError(f"--nodes with --launcher {launcher}: the virtual nodes are made through the adapter's own "

@@ -192,7 +192,6 @@ def cmd_run(args):
     lib = (run.get("library_version") or "?").splitlines()[0] if run.get("library_version") else "?"
     print(f"ordo: {adapter['name']} ({lib}), ranks {','.join(map(str, ranks))}, "
           f"variants {len(chosen)}, output {out}", flush=True)
-    common = (adapter.get("algorithm_variants") or {}).get("common_env", {})
     seen = {}  # (n, executable) -> what the default variant ran: [routine, mode, kind]
     for key, j in jobs.items():
         if "done" in j and j["done"].get("seen") is not None:
@@ -206,9 +205,7 @@ def cmd_run(args):
                              hung_case_floor=settings.get("hung_case_floor", DEFAULT_HUNG_FLOOR))
     for variant in chosen:
         vname = variant["name"]
-        venv = dict(user_env)
-        if vname != "default":
-            venv = {**common, **((variant.get("fallback") or {}).get("env") or {}), **variant["env"], **user_env}
+        venv = variants_mod.launch_settings(adapter, variant, user_env)
         pattern = (variant.get("fallback") or {}).get("pattern")
         logdir = out / "logs" if vname == "default" else out / "logs" / vname
         vrow = per_variant.setdefault(vname, {"variant": vname, "seconds": 0.0, "fallback_jobs": [],

@@ -424,6 +424,16 @@ def finish(adapter, found):
     return out
 
 
+def launch_settings(adapter, variant, user_env):
+    """The environment a variant's jobs are launched with: the section's
+    common settings, the fallback's, the variant's own, then the user's
+    --env; the default variant's is the user's only."""
+    if variant["name"] == "default":
+        return dict(user_env)
+    common = (adapter.get("algorithm_variants") or {}).get("common_env", {})
+    return {**common, **((variant.get("fallback") or {}).get("env") or {}), **variant["env"], **user_env}
+
+
 def select(adapter, spec, discovered):
     """The variants of `--variants SPEC`: "default", "all" (default first),
     or a comma-separated list of names and glob patterns, in the given order

@@ -118,6 +118,12 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
 
 def test_a_kind_is_the_records_routine_and_only_a_case_that_overran_is_a_hang():
     assert kind_of(rec()) == "MPI_Reduce" and kind_of(rec(case=False)) == "Reduce.x"
+    # a user function and a derived datatype are kinds of their own (as case_limits.cpp case_kind)
+    user = dict(rec(routine="MPI_Reduce_init"), case={"op": "witness.multiset", "datatype": "contiguous(4,MPI_INT)"})
+    assert kind_of(user) == "MPI_Reduce_init with a user op on a derived datatype"
+    assert kind_of(dict(rec(), case={"op": "MPI_SUM", "datatype": "vector(2,1,3,MPI_INT)"})) == \
+        "MPI_Reduce on a derived datatype"
+    assert kind_of(dict(rec(), case={"op": "MPI_SUM", "datatype": "MPI_DOUBLE"})) == "MPI_Reduce"
     assert hung(rec(outcome="timeout", message=HUNG_MESSAGE + " ..."))
     assert hung(rec(outcome="waived", message=HUNG_MESSAGE + " ... | waived until 2027-01-01: known"))
     assert not hung(rec(outcome="timeout", message="the job ended (exit code 124) outside any case"))

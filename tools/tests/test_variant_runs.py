@@ -27,6 +27,36 @@ def test_an_mpich_variant_runs_only_its_routine_and_reports_a_fallback(tmp_path)
     assert run_json["variant_details"][0]["env"]["MPIR_CVAR_REDUCE_INTRA_ALGORITHM"] == "smp"
 
 
+def test_a_variants_record_is_replayed_under_that_variants_settings(tmp_path):
+    """A sweep's failure reproduces only under its algorithm: the record's replay
+    command names the variant, and `ordo replay --record` sets the variant's
+    settings (the record's own variant, or the one --variant picks)."""
+    needs_build("mpich")
+    out = tmp_path / "out"
+    p = run_ordo("run", "--vendor", "mpich", "--variants", "default,mpich.reduce.intra.smp", "--filter", "values",
+                 "--only", "Reduce.*", "--ranks", "2", "--property-budget", "0", "--out", str(out))
+    assert p.returncode in (0, 1), p.stdout[-3000:] + p.stderr
+    recs = [r for r in records(out) if r.get("case") and r.get("replay")]
+    smp = [r for r in recs if r["variant"] == "mpich.reduce.intra.smp" and r["outcome"] == "pass"]
+    assert smp, p.stdout[-3000:]
+    assert all(" --variant mpich.reduce.intra.smp " in r["replay"] for r in smp)
+    assert all("--variant" not in r["replay"] for r in recs if r["variant"] == "default")
+    rid = smp[0]["id"]
+    assert any(r["id"] == rid and r["variant"] == "default" for r in recs)  # the id names a record of each
+    p = run_ordo("replay", "--vendor", "mpich", "--record", f"{out / 'journal.jsonl'}:{rid}",
+                 "--variant", "mpich.reduce.intra.smp", "--timeout", "60")
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    assert "replay under variant mpich.reduce.intra.smp:" in p.stdout
+    assert "MPIR_CVAR_REDUCE_INTRA_ALGORITHM=smp" in p.stdout
+    p = run_ordo("replay", "--vendor", "mpich", "--record", f"{out / 'journal.jsonl'}:{rid}", "--variant", "default",
+                 "--timeout", "60")
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    assert "replay under variant" not in p.stdout
+    p = run_ordo("replay", "--vendor", "mpich", "--record", f"{out / 'journal.jsonl'}:{rid}",
+                 "--variant", "mpich.no.such.variant")
+    assert p.returncode != 0 and "under variant mpich.no.such.variant" in p.stderr
+
+
 def test_the_sweep_table_names_every_variant_and_its_failing_checks(tmp_path):
     needs_build("openmpi")
     out = tmp_path / "out"

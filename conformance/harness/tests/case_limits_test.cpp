@@ -183,6 +183,17 @@ TEST(CaseLimits, the_runners_statistics_join_a_processs_own) {
   EXPECT_EQ(empty.any().finished, 0);
 }
 
+// A user function and a derived datatype cost a library per pipeline chunk:
+// their cases are kinds of their own (the Python twin: test_case_limits.py).
+TEST(CaseLimits, a_kind_is_the_routine_with_user_ops_and_derived_datatypes_apart) {
+  EXPECT_EQ(h::case_kind("MPI_Reduce", "MPI_SUM", "MPI_DOUBLE"), "MPI_Reduce");
+  EXPECT_EQ(h::case_kind("MPI_Reduce_init", "witness.multiset", "contiguous(4,MPI_INT)"),
+            "MPI_Reduce_init with a user op on a derived datatype");
+  EXPECT_EQ(h::case_kind("MPI_Reduce", "MPI_SUM", "vector(2,1,3,MPI_INT)"),
+            "MPI_Reduce on a derived datatype");
+  EXPECT_EQ(h::case_kind("MPI_Allreduce", "user.sum", "MPI_INT"), "MPI_Allreduce with a user op");
+}
+
 TEST(CaseLimits, a_hang_key_is_the_routine_on_communicators_of_one_size_with_count_zero_apart) {
   EXPECT_EQ(h::hang_key("MPI_Reduce", "world", 4, 5), "MPI_Reduce on communicators of 4 processes");
   EXPECT_EQ(h::hang_key("MPI_Reduce", "reversed", 4, 7), h::hang_key("MPI_Reduce", "world", 4, 5));
