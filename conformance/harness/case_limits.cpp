@@ -21,17 +21,32 @@ std::string bytes(double b) {
   return t;
 }
 
+// Whether a case of `kind` has a user op or a derived datatype that the case
+// of `basis_kind` a limit derives from had not (case_kind's words).
+bool unlike(const std::string& kind, const std::string& basis_kind) {
+  for (const char* words : {" with a user op", " on a derived datatype"})
+    if (kind.find(words) != std::string::npos && basis_kind.find(words) == std::string::npos)
+      return true;
+  return false;
+}
+
 // How much larger this case is than the one a limit derives from (>= 1), and
-// the words that say so ("" when it is not larger).
-double scale(double work, double basis_work, std::string* words) {
+// the words that say so ("" when it is not larger). A case with a user op or
+// a derived datatype its basis had not (rules any and fewer) counts its work
+// LimitSettings::kUnlikeFactor times.
+double scale(double work, double basis_work, std::string* words, bool unlike_basis = false) {
   const double w = std::max(work, LimitSettings::kMinWork);
   const double b = std::max(basis_work, LimitSettings::kMinWork);
-  if (work <= 0 || w <= b) return 1;
+  const double f = unlike_basis ? LimitSettings::kUnlikeFactor : 1;
+  if (work <= 0 || w * f <= b) return 1;
   char t[48];
-  std::snprintf(t, sizeof t, "%.1f", w / b);
-  *words = " x " + std::string(t) + " (this case's " + bytes(w) + " against that case's " +
-           bytes(b) + ")";
-  return w / b;
+  std::snprintf(t, sizeof t, "%.1f", w * f / b);
+  char factor[64] = "";
+  if (unlike_basis) std::snprintf(factor, sizeof factor, "%.0f x ", LimitSettings::kUnlikeFactor);
+  *words = " x " + std::string(t) + " (" + factor + "this case's " + bytes(w) +
+           (unlike_basis ? ", for a user op or derived datatype that case had not," : "") +
+           " against that case's " + bytes(b) + ")";
+  return w * f / b;
 }
 
 }  // namespace
@@ -77,14 +92,14 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
             ", the slowest " + kind + " case that finished" + at + " in this run" + larger + ")";
   } else if (any.finished > 0) {
     l.rule = "any";
-    const double s = scale(work, any.slowest_work, &larger);
+    const double s = scale(work, any.slowest_work, &larger, unlike(kind, any.slowest_kind));
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * any.slowest_s * s);
     l.why = "no " + kind + " case finished yet" + at + ": max(" + secs(settings.floor_s) +
             ", 10 x " + secs(any.slowest_s) + ", the slowest case that finished" + at +
             " in this run, of " + any.slowest_kind + larger + ")";
   } else if (fewer.finished > 0 && fewer_ranks > 0 && fewer_ranks < ranks) {
     l.rule = "fewer";
-    const double s = scale(work, fewer.slowest_work, &larger);
+    const double s = scale(work, fewer.slowest_work, &larger, unlike(kind, fewer.slowest_kind));
     const double r = static_cast<double>(ranks) / fewer_ranks;
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * fewer.slowest_s * s * r);
     char ratio[32];
@@ -108,7 +123,7 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
 }
 
 CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::string& kind,
-                         int ranks, const KindStats& of_kind, const LimitSettings& settings) {
+                         int ranks, const KindStats& of_kind) {
   std::string larger;
   const double s = of_kind.finished ? scale(current.work, of_kind.slowest_work, &larger) : 1;
   const double grace =

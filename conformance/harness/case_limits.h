@@ -26,7 +26,9 @@
 //   default  no case finished yet in this run: the --case-timeout
 // S scales for a case larger than the one the limit derives from: its work
 // (case_work: the bytes a process sends, at least kMinWork) over that slowest
-// case's work, or 1 when it is not larger. A kind spans count 0 to 65536 x
+// case's work, or 1 when it is not larger; under rules any and fewer, the work
+// of a case with a user op or a derived datatype that case had not counts
+// kUnlikeFactor (20) times. A kind spans count 0 to 65536 x
 // three calls, and its first heavy case must not be judged by a limit learnt
 // from light ones (a 10 s limit after a 0.5 s case timed out a case that
 // takes 9-13 s under load, and a timeout charged to the library that way is a
@@ -74,6 +76,14 @@ struct LimitSettings {
   static constexpr double kReportedFloor = 0.5;
   // Below this many bytes a case's time is the call's fixed cost, not its data.
   static constexpr double kMinWork = 4096;
+  // Rules any and fewer: a case with a user op or a derived datatype that the
+  // case its limit derives from had not counts its work this many times (a
+  // library calls the function and packs the type per pipeline chunk: 10.7 x
+  // per byte measured, 12.2 s for 1 MiB of witness.multiset on
+  // contiguous(4,MPI_INT) against 0.57 s for 512 KiB of MPI_SUM on
+  // MPI_DOUBLE, MPICH 4.0.2's forced tsp_tree Reduce_init with 256-byte
+  // chunks at 8 ranks; twice that). A light case stays at the floor.
+  static constexpr double kUnlikeFactor = 20;
 };
 
 // A case's work for the limits: the bytes of data one process sends in it
@@ -106,7 +116,7 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
 // change with it: the case is reported whatever the others do; the record
 // names the ranks that had not returned by then.
 CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::string& kind,
-                         int ranks, const KindStats& of_kind, const LimitSettings& settings);
+                         int ranks, const KindStats& of_kind);
 
 // Cases that keep hanging (issue #17: a run against a library that hangs in
 // a family of cases within twice its clean time). Every hang costs a limit

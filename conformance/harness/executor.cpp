@@ -557,7 +557,10 @@ struct CallState {
   CallState(const CallState&) = delete;
   CallState& operator=(const CallState&) = delete;
   ~CallState() {
-    if (kept != MPI_REQUEST_NULL) MPI_Request_free(&kept);
+    if (kept != MPI_REQUEST_NULL) {
+      PhaseTimer timer(Phase::call);  // the library's
+      MPI_Request_free(&kept);
+    }
   }
 };
 
@@ -583,6 +586,9 @@ std::optional<LocalVerdict> restart(const ref::Case& c, const ZooComm& z, int st
     return plan_case(next, z);
   }();
   const ref::RankPlan& plan = planned.plan;
+  // Each step in its phase, as the first start's are (a restart's call is the
+  // library's, not time outside the cases' phases).
+  std::optional<PhaseTimer> phase(std::in_place, Phase::buffers);
   if (st->send && plan.send) st->send->refill(*plan.send);
   if (st->recv && plan.recv_initial) st->recv->refill(*plan.recv_initial);
   const std::vector<std::byte> send_before = st->send ? st->send->raw() : std::vector<std::byte>{};
@@ -590,11 +596,14 @@ std::optional<LocalVerdict> restart(const ref::Case& c, const ZooComm& z, int st
       "start " + std::to_string(start + 1) + " of " + std::to_string(kPersistentStarts) +
       " of the persistent request, with new input (seed " + std::to_string(next.seed) + "): ";
   g_complete_by_test = c.concurrency == "test";
+  phase.emplace(Phase::call);
   int rc = MPI_Start(&st->kept);
   if (rc == MPI_SUCCESS) rc = complete(&st->kept);
+  phase.reset();
   if (rc != MPI_SUCCESS)
     return fail(what + "MPI_Start/MPI_Wait returned " + error_string(rc) + " (" + where(z) + ")");
-  with_expected(&planned, next, z, st->recv);
+  with_expected(&planned, next, z, st->recv);  // times itself
+  phase.emplace(Phase::check);
   if (auto bad = judge_call(next, z, plan, st->send, send_before, st->send_origin, st->arg,
                             st->recv, nullptr)) {
     bad->message = what + bad->message;

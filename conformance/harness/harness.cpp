@@ -814,7 +814,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
     std::string limit;
     if (mine.detect == "reported") {
       const CaseLimit r = reported_limit(g_case_limit, MPI_Wtime() - g_case_t0, g_case_kind, g_size,
-                                         g_case_stats.of(g_case_kind), limit_settings());
+                                         g_case_stats.of(g_case_kind));
       if (r.rule == "reported") {
         g_limit_s.store(r.seconds);
         g_deadline.store(g_case_t0 + r.seconds);

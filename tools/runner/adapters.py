@@ -135,12 +135,22 @@ def launch_env(adapter, build, user_env, plain_launch, sanitize=None):
     env = dict(adapter.get("env", {}))
     if not plain_launch:
         for setting in adapter.get("launch_settings", []):
-            env.update(setting.get("env", {}))
+            if setting_applies(adapter, setting):
+                env.update(setting.get("env", {}))
     env.update(user_env)
     env = {k: expand(v, build) for k, v in env.items()}
     if sanitize is None:
         sanitize = is_sanitize_build(build)
     return sanitize_env(env) if sanitize else env
+
+
+def setting_applies(adapter, setting):
+    """A launch setting applies unless it names a probe (`unchanged`): such a
+    setting applies only once build.probe_launch_settings has seen the library
+    report the same thing with and without it, in this ordo process."""
+    if "unchanged" not in setting:
+        return True
+    return bool((adapter.get("_probed") or {}).get(setting["name"], {}).get("applied"))
 
 
 def launcher_prefix(adapter, build, env):

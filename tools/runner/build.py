@@ -4,6 +4,7 @@ version string and the suite's git state."""
 import json
 import pathlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -32,35 +33,104 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
     bdir = build_dir_for(adapter, sanitize)
     bdir.mkdir(parents=True, exist_ok=True)
     log = bdir / "ordo-build.log"
-    env = launch_env(adapter, bdir, user_env or {}, plain_launch, sanitize)
-    prefix = launcher_prefix(adapter, bdir, env)
-    configure = [
-        "cmake", "-S", str(ROOT), "-B", str(bdir),
-        f"-DMPI_C_COMPILER={shutil.which(adapter['compilers'].get('c', '')) or ''}",
-        f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
-        # The Fortran layer (conformance/harness/fortran/) is built with the library's own wrapper, if any.
-        f"-DORDO_FORTRAN_WRAPPER={shutil.which(adapter['compilers'].get('fortran', '')) or ''}",
-        f"-DMPIEXEC_EXECUTABLE={prefix[0]}",
-        f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
-        f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
-        f"-DORDO_VENDOR={adapter['name']}",
-        f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}",
-    ]
-    if reference_tests or not (bdir / "CMakeCache.txt").exists():  # `ordo run` keeps a test build's setting
-        configure.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
-    if extras is not None:
-        configure.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
+    user_env = user_env or {}
+    if not plain_launch:  # the last probes' outcome, so that a build that probes the same configures once
+        adapter["_probed"] = {**read_probes(bdir), **(adapter.get("_probed") or {})}
+
+    def configure(env):
+        prefix = launcher_prefix(adapter, bdir, env)
+        cmd = [
+            "cmake", "-S", str(ROOT), "-B", str(bdir),
+            f"-DMPI_C_COMPILER={shutil.which(adapter['compilers'].get('c', '')) or ''}",
+            f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
+            # The Fortran layer (conformance/harness/fortran/) is built with the library's own wrapper, if any.
+            f"-DORDO_FORTRAN_WRAPPER={shutil.which(adapter['compilers'].get('fortran', '')) or ''}",
+            f"-DMPIEXEC_EXECUTABLE={prefix[0]}",
+            f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
+            f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
+            f"-DORDO_VENDOR={adapter['name']}",
+            f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}",
+        ]
+        if reference_tests or not (bdir / "CMakeCache.txt").exists():  # `ordo run` keeps a test build's setting
+            cmd.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
+        if extras is not None:
+            cmd.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
+        return prefix, run_logged(cmd, log) == 0
+
+    def failed():
+        tail = log.read_text().splitlines()[-15:]
+        print("\n".join(tail), file=sys.stderr)
+        return OrdoError(f"the build against {adapter['name']} failed (log: {log})", EXIT_INFRA)
     if not quiet:
         print(f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
               flush=True)
     t0 = time.time()
-    if run_logged(configure, log) != 0 or run_logged(["cmake", "--build", str(bdir), "-j", str(os.cpu_count() or 2)], log) != 0:
-        tail = log.read_text().splitlines()[-15:]
-        print("\n".join(tail), file=sys.stderr)
-        raise OrdoError(f"the build against {adapter['name']} failed (log: {log})", EXIT_INFRA)
+    env = launch_env(adapter, bdir, user_env, plain_launch, sanitize)
+    prefix, ok = configure(env)
+    if not ok or run_logged(["cmake", "--build", str(bdir), "-j", str(os.cpu_count() or 2)], log) != 0:
+        raise failed()
+    if not plain_launch and probe_launch_settings(adapter, bdir, user_env, sanitize, quiet):
+        # A probe's outcome changed the launch (CTest's entries name it): configured again, nothing rebuilt.
+        env = launch_env(adapter, bdir, user_env, plain_launch, sanitize)
+        prefix, ok = configure(env)
+        if not ok:
+            raise failed()
     if not quiet:
         print(f"ordo: built in {time.time() - t0:.0f} s", flush=True)
     return bdir, prefix
+
+
+PROBES_FILE = "launch-probes.json"
+
+
+def read_probes(bdir):
+    try:
+        probes = json.loads((pathlib.Path(bdir) / PROBES_FILE).read_text())
+        return probes if isinstance(probes, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
+    """Probes the adapter's launch settings that name one (`unchanged`, see
+    vendors/adapter.schema.json): a one-process launch with the probe's
+    variables, once without the setting and once with it; the setting
+    applies only if both print a match of its pattern and the same first
+    group (it changes nothing the library reports). The outcome is kept in
+    adapter["_probed"] (launch_env reads it) and in the build folder.
+    Returns whether any setting's outcome differs from what it was before."""
+    before = dict(adapter.get("_probed") or {})
+    probed = dict(before)
+    exe = pathlib.Path(bdir) / "conformance" / "ordo_replay"
+    for setting in adapter.get("launch_settings", []):
+        probe = setting.get("unchanged")
+        if probe is None:
+            continue
+        name = setting["name"]
+        seen = []
+        for applied in (False, True):
+            adapter["_probed"] = {**probed, name: {"applied": applied}}
+            env = {**launch_env(adapter, bdir, user_env, False, sanitize), **probe["env"]}
+            cmd = job_command(adapter, launcher_prefix(adapter, bdir, env), 1, exe, timeout=60, kill_after=None,
+                              flags=["--ordo-library-version"])
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                                     timeout=outer_timeout(cmd, 90))
+                m = re.search(probe["pattern"], out.stdout + out.stderr)
+            except (OSError, subprocess.TimeoutExpired):
+                m = None
+            seen.append((m.group(1) if m.groups() else m.group(0)) if m else None)
+        ok = seen[0] is not None and seen[0] == seen[1]
+        probed[name] = {"applied": ok, "without": seen[0], "with": seen[1], "why": probe["why"]}
+        if not ok and not quiet:
+            print(f"ordo: launch setting {name} not applied: its probe saw {seen[0]!r} without it and "
+                  f"{seen[1]!r} with it ({probe['why']})", flush=True)
+    adapter["_probed"] = probed
+    try:
+        (pathlib.Path(bdir) / PROBES_FILE).write_text(json.dumps(probed, indent=1) + "\n")
+    except OSError:
+        pass
+    return any(bool(v.get("applied")) != bool((before.get(k) or {}).get("applied")) for k, v in probed.items())
 
 
 def library_version(prefix, adapter, bdir, wrap=()):

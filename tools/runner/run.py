@@ -156,6 +156,7 @@ def cmd_run(args):
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"],
                          sanitize=sanitize)
     if launched is not adapter:
+        launched["_probed"] = adapter.get("_probed")  # the library's probes hold under any launcher
         adapter = launched
         prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, user_env, settings["plain_launch"],
                                                            sanitize))
@@ -185,6 +186,8 @@ def cmd_run(args):
             "per_rank_count": [], "settings": settings,
             "variant_details": [{k: v.get(k) for k in ("name", "env", "targets", "source")} for v in chosen],
             "nodes": nodes, "placement": where if nodes is not None else None, "node_maps": {},
+            # The launch settings applied only where a probe saw them change nothing (vendors/adapter.schema.json).
+            "launch_probes": None if settings["plain_launch"] else (adapter.get("_probed") or None),
         }
     write_json_atomic(out / "run.json", run)
     # Crashes and timeouts are judged against the release the run recorded (the harness asks the library itself).

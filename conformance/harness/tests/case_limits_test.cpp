@@ -95,7 +95,7 @@ TEST(CaseLimits, a_detect_case_whose_call_returned_the_error_gives_the_others_a_
   // The slowest MPI_Reduce case took 0.1 s: the others get max(0.5 s, 0.3 s)
   // from the moment this process's call returned, 0.5 s into the case
   // (whatever the hung floor: the wait changes no verdict).
-  auto l = h::reported_limit(six, 0.5, "MPI_Reduce", 3, stats(0.1, 5), settings());
+  auto l = h::reported_limit(six, 0.5, "MPI_Reduce", 3, stats(0.1, 5));
   EXPECT_EQ(l.rule, "reported");
   EXPECT_DOUBLE_EQ(l.seconds, 1.0);
   EXPECT_NE(l.why.find("the others then had max(0.50 s, 3 x 0.10 s"), std::string::npos) << l.why;
@@ -105,14 +105,14 @@ TEST(CaseLimits, a_detect_case_whose_call_returned_the_error_gives_the_others_a_
       << l.why;
   EXPECT_NE(l.why.find("the rest of 6.00 s, kind"), std::string::npos) << l.why;
   // 3 x a slow kind's case beyond the floor.
-  l = h::reported_limit(six, 0.5, "MPI_Reduce", 3, stats(1.0, 5), settings());
+  l = h::reported_limit(six, 0.5, "MPI_Reduce", 3, stats(1.0, 5));
   EXPECT_DOUBLE_EQ(l.seconds, 3.5);
   // A limit that ends sooner stays.
-  l = h::reported_limit(six, 5.6, "MPI_Reduce", 3, stats(0.1, 5), settings());
+  l = h::reported_limit(six, 5.6, "MPI_Reduce", 3, stats(0.1, 5));
   EXPECT_EQ(l.rule, "kind");
   EXPECT_DOUBLE_EQ(l.seconds, 6);
   // No case of the kind finished yet: the floor.
-  l = h::reported_limit(six, 0, "MPI_Reduce", 3, stats(0, 0), settings());
+  l = h::reported_limit(six, 0, "MPI_Reduce", 3, stats(0, 0));
   EXPECT_DOUBLE_EQ(l.seconds, 0.5);
 }
 
@@ -144,6 +144,39 @@ TEST(CaseLimits, a_case_larger_than_the_one_a_limit_derives_from_gets_a_limit_sc
   EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, kind, {}, settings(600), 40960).seconds,
                    3 * 0.5 * 10);
   EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce", 4, kind, {}, settings(600), 4096).seconds, 2);
+}
+
+TEST(CaseLimits, a_first_case_with_a_user_op_or_derived_datatype_counts_its_work_twenty_times) {
+  // The sweep's false timeout: the first 1 MiB MPI_Reduce_init case with a
+  // user op on a derived datatype, judged by the slowest case of another kind.
+  h::KindStats any = stats(0.9, 40);
+  any.slowest_kind = "MPI_Reduce_init";
+  any.slowest_work = 8 << 20;
+  const std::string kind = "MPI_Reduce_init with a user op on a derived datatype";
+  auto l = h::case_limit(kind, 8, {}, any, settings(60), 1 << 20);
+  EXPECT_EQ(l.rule, "any");
+  EXPECT_DOUBLE_EQ(l.seconds, 10 * 0.9 * 20 * 1.0 / 8);  // 22.5 s, not the 10 s floor
+  EXPECT_NE(l.why.find("x 2.5 (20 x this case's 1.0 MiB, for a user op or derived datatype that "
+                       "case had not, against that case's 8.0 MiB)"),
+            std::string::npos)
+      << l.why;
+  // A light case of the kind stays at the floor; so does a case like its basis.
+  EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 4096).seconds, 10);
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce_init", 8, {}, any, settings(60), 1 << 20).seconds, 10);
+  any.slowest_kind = "MPI_Reduce_init with a user op on a derived datatype";
+  EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 1 << 20).seconds, 10);
+  // Each word counts: a derived datatype the basis had not, with a user op both had.
+  any.slowest_kind = "MPI_Reduce_init with a user op";
+  EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 1 << 20).seconds, 22.5);
+  // Rule fewer too, and never over the case timeout.
+  h::KindStats fewer = stats(0.9, 40);
+  fewer.slowest_kind = "MPI_Allreduce";
+  fewer.slowest_work = 8 << 20;
+  l = h::case_limit("MPI_Allreduce with a user op", 8, {}, {}, settings(60), 4 << 20, fewer, 4);
+  EXPECT_EQ(l.rule, "fewer");
+  EXPECT_DOUBLE_EQ(l.seconds, 60);  // 10 x 0.9 x 10 x 2, capped
+  EXPECT_DOUBLE_EQ(
+      h::case_limit("MPI_Allreduce", 8, {}, {}, settings(60), 4 << 20, fewer, 4).seconds, 18);
 }
 
 TEST(CaseLimits, a_cases_work_is_the_bytes_a_process_sends) {
