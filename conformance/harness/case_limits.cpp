@@ -73,10 +73,12 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
   l.work = work;
   const std::string at = " at " + std::to_string(ranks) + " ranks";
   std::string larger;
+  double s = 1;  // the work's scale under rules kind, any and fewer
   if (of_kind.hung > 0) {
     l.rule = "hung";
-    const double s = of_kind.finished ? scale(work, of_kind.slowest_work, &larger) : 1;
-    l.seconds = std::max(settings.hung_floor_s, LimitSettings::kHungFactor * of_kind.slowest_s * s);
+    const double hs = of_kind.finished ? scale(work, of_kind.slowest_work, &larger) : 1;
+    l.seconds =
+        std::max(settings.hung_floor_s, LimitSettings::kHungFactor * of_kind.slowest_s * hs);
     l.why =
         std::to_string(of_kind.hung) + " " + kind + " case(s) already timed out" + at +
         " in this run: max(" + secs(settings.hung_floor_s) + ", 3 x " +
@@ -84,7 +86,7 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
                           : std::string("0 s: none finished)"));
   } else if (of_kind.finished > 0) {
     l.rule = "kind";
-    const double s = scale(work, of_kind.slowest_work, &larger);
+    s = scale(work, of_kind.slowest_work, &larger);
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * of_kind.slowest_s * s);
     // The why names no count of cases: it would change with every case, and a
     // report of 100000 records compresses repeated sentences to almost nothing.
@@ -92,14 +94,14 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
             ", the slowest " + kind + " case that finished" + at + " in this run" + larger + ")";
   } else if (any.finished > 0) {
     l.rule = "any";
-    const double s = scale(work, any.slowest_work, &larger, unlike(kind, any.slowest_kind));
+    s = scale(work, any.slowest_work, &larger, unlike(kind, any.slowest_kind));
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * any.slowest_s * s);
     l.why = "no " + kind + " case finished yet" + at + ": max(" + secs(settings.floor_s) +
             ", 10 x " + secs(any.slowest_s) + ", the slowest case that finished" + at +
             " in this run, of " + any.slowest_kind + larger + ")";
   } else if (fewer.finished > 0 && fewer_ranks > 0 && fewer_ranks < ranks) {
     l.rule = "fewer";
-    const double s = scale(work, fewer.slowest_work, &larger, unlike(kind, fewer.slowest_kind));
+    s = scale(work, fewer.slowest_work, &larger, unlike(kind, fewer.slowest_kind));
     const double r = static_cast<double>(ranks) / fewer_ranks;
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * fewer.slowest_s * s * r);
     char ratio[32];
@@ -114,6 +116,14 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
     l.seconds = settings.case_timeout;
     l.why = "no case finished yet" + at + " in this run: the case timeout";
     return l;
+  }
+  if (s > LimitSettings::kFarWork &&
+      l.seconds < LimitSettings::kFarFloorFactor * settings.floor_s) {
+    l.seconds = LimitSettings::kFarFloorFactor * settings.floor_s;
+    char far[32];
+    std::snprintf(far, sizeof far, "%.0f", LimitSettings::kFarWork);
+    l.why += ", raised to 3 x the floor, " + secs(l.seconds) + ": a time scaled over more than " +
+             far + " x the work is a guess";
   }
   if (l.seconds > settings.case_timeout) {
     l.seconds = settings.case_timeout;

@@ -30,7 +30,8 @@ def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_an
              rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE + " of 10.00 s (any: ...)"),
              rec(outcome="timeout", seconds=None, variant="v", message=HUNG_MESSAGE),
              rec(outcome="crash", seconds=None, message="this case ended the job (exit code 139)"),
-             rec(routine=None, case=False, seconds=0.3)]  # a case-less check: its kind is the check
+             rec(routine=None, case=False, seconds=0.3),  # a case-less check: its kind is the check
+             rec(seconds=3.0, variant="slow")]  # a variant's own timing, for its own jobs
     journal.write_text("".join(json.dumps(r) + "\n" for r in lines))
     stats = CaseStats(journal)
     stats.update()
@@ -38,7 +39,11 @@ def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_an
     assert doc["kinds"]["MPI_Reduce"] == {"slowest_s": 0.5, "slowest_work": 0.0, "finished": 2, "hung": 1}
     assert doc["kinds"]["MPI_Scan"] == {"slowest_s": 0.1, "slowest_work": 0.0, "finished": 1, "hung": 0}
     assert doc["kinds"]["Reduce.x"]["finished"] == 1
-    assert stats.for_job(4, "v")["kinds"]["MPI_Reduce"]["hung"] == 1  # its own hang, the others' timings
+    # A variant's own hang and its own timings only: a forced algorithm may be far slower than the default's.
+    assert stats.for_job(4, "v")["kinds"] == {"MPI_Reduce": {"slowest_s": 0.0, "finished": 0, "hung": 1}}
+    assert "fewer" not in stats.for_job(4, "v")
+    assert stats.for_job(4, "slow")["kinds"] == {"MPI_Reduce": {"slowest_s": 3.0, "slowest_work": 0.0,
+                                                                "finished": 1, "hung": 0}}
     assert stats.for_job(3, "default")["kinds"] == {"MPI_Reduce": {"slowest_s": 9.0, "slowest_work": 0.0,
                                                                    "finished": 1, "hung": 0}}
     # A rank count's first cases are bounded by the slowest case at the most ranks below it that has one.

@@ -179,6 +179,37 @@ TEST(CaseLimits, a_first_case_with_a_user_op_or_derived_datatype_counts_its_work
       h::case_limit("MPI_Allreduce", 8, {}, {}, settings(60), 4 << 20, fewer, 4).seconds, 18);
 }
 
+TEST(CaseLimits, a_limit_scaled_over_more_than_16_times_the_work_is_at_least_three_floors) {
+  // The sweep's case: 16 KB of the kind took 5.5 ms; its 1 MiB case takes 12 s.
+  h::KindStats kind = stats(0.0055, 3);
+  kind.slowest_work = 16000;
+  const std::string k = "MPI_Reduce_init with a user op on a derived datatype";
+  auto l = h::case_limit(k, 8, kind, {}, settings(60), 1 << 20);
+  EXPECT_EQ(l.rule, "kind");
+  EXPECT_DOUBLE_EQ(l.seconds, 30);
+  EXPECT_NE(l.why.find(", raised to 3 x the floor, 30 s: a time scaled over more than 16 x the "
+                       "work is a guess"),
+            std::string::npos)
+      << l.why;
+  // 16 x the work is not a guess yet; a limit already above three floors stays.
+  EXPECT_DOUBLE_EQ(h::case_limit(k, 8, kind, {}, settings(60), 16 * 16000).seconds, 10);
+  kind.slowest_s = 0.05;
+  EXPECT_DOUBLE_EQ(h::case_limit(k, 8, kind, {}, settings(60), 1 << 20).seconds,
+                   10 * 0.05 * (1 << 20) / 16000.0);
+  // Never over the case timeout; and rule hung keeps its short limit.
+  kind.slowest_s = 0.0055;
+  EXPECT_DOUBLE_EQ(h::case_limit(k, 8, kind, {}, settings(20), 1 << 20).seconds, 20);
+  kind.hung = 1;
+  l = h::case_limit(k, 8, kind, {}, settings(60), 1 << 20);
+  EXPECT_EQ(l.rule, "hung");
+  EXPECT_DOUBLE_EQ(l.seconds, 2);  // the hung floor: max(2, 3 x 5.5 ms x 65.5)
+  // Rule any too.
+  h::KindStats any = stats(0.0055, 3);
+  any.slowest_kind = k;
+  any.slowest_work = 16000;
+  EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce_init", 8, {}, any, settings(60), 1 << 20).seconds, 30);
+}
+
 TEST(CaseLimits, a_cases_work_is_the_bytes_a_process_sends) {
   EXPECT_DOUBLE_EQ(h::case_work(65536, 4, false, 8, 1), 262144);
   EXPECT_DOUBLE_EQ(h::case_work(65536, 4, true, 8, 3), 65536.0 * 4 * 8 * 3);  // blocks, 3 calls
