@@ -33,20 +33,27 @@ bool unlike(const std::string& kind, const std::string& basis_kind) {
 // How much larger this case is than the one a limit derives from (>= 1), and
 // the words that say so ("" when it is not larger). A case with a user op or
 // a derived datatype its basis had not (rules any and fewer) counts its work
-// LimitSettings::kUnlikeFactor times.
-double scale(double work, double basis_work, std::string* words, bool unlike_basis = false) {
+// LimitSettings::kUnlikeFactor times. squared (rules kind, any and fewer):
+// the square of that ratio, since a library's time may grow as the square
+// of the data (LimitSettings::kFarWork).
+double scale(double work, double basis_work, std::string* words, bool unlike_basis = false,
+             bool squared = false) {
   const double w = std::max(work, LimitSettings::kMinWork);
   const double b = std::max(basis_work, LimitSettings::kMinWork);
   const double f = unlike_basis ? LimitSettings::kUnlikeFactor : 1;
   if (work <= 0 || w * f <= b) return 1;
-  char t[48];
-  std::snprintf(t, sizeof t, "%.1f", w * f / b);
+  const double r = w * f / b;
+  char t[96];
+  if (squared)
+    std::snprintf(t, sizeof t, "%.1f (the square of %.1f: ", r * r, r);
+  else
+    std::snprintf(t, sizeof t, "%.1f (", r);
   char factor[64] = "";
   if (unlike_basis) std::snprintf(factor, sizeof factor, "%.0f x ", LimitSettings::kUnlikeFactor);
-  *words = " x " + std::string(t) + " (" + factor + "this case's " + bytes(w) +
+  *words = " x " + std::string(t) + factor + "this case's " + bytes(w) +
            (unlike_basis ? ", for a user op or derived datatype that case had not," : "") +
            " against that case's " + bytes(b) + ")";
-  return w * f / b;
+  return squared ? r * r : r;
 }
 
 }  // namespace
@@ -73,7 +80,7 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
   l.work = work;
   const std::string at = " at " + std::to_string(ranks) + " ranks";
   std::string larger;
-  double s = 1;  // the work's scale under rules kind, any and fewer
+  double s = 1;  // the work's scale under rules kind, any and fewer (squared)
   if (of_kind.hung > 0) {
     l.rule = "hung";
     const double hs = of_kind.finished ? scale(work, of_kind.slowest_work, &larger) : 1;
@@ -86,7 +93,7 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
                           : std::string("0 s: none finished)"));
   } else if (of_kind.finished > 0) {
     l.rule = "kind";
-    s = scale(work, of_kind.slowest_work, &larger);
+    s = scale(work, of_kind.slowest_work, &larger, false, true);
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * of_kind.slowest_s * s);
     // The why names no count of cases: it would change with every case, and a
     // report of 100000 records compresses repeated sentences to almost nothing.
@@ -94,14 +101,14 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
             ", the slowest " + kind + " case that finished" + at + " in this run" + larger + ")";
   } else if (any.finished > 0) {
     l.rule = "any";
-    s = scale(work, any.slowest_work, &larger, unlike(kind, any.slowest_kind));
+    s = scale(work, any.slowest_work, &larger, unlike(kind, any.slowest_kind), true);
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * any.slowest_s * s);
     l.why = "no " + kind + " case finished yet" + at + ": max(" + secs(settings.floor_s) +
             ", 10 x " + secs(any.slowest_s) + ", the slowest case that finished" + at +
             " in this run, of " + any.slowest_kind + larger + ")";
   } else if (fewer.finished > 0 && fewer_ranks > 0 && fewer_ranks < ranks) {
     l.rule = "fewer";
-    s = scale(work, fewer.slowest_work, &larger, unlike(kind, fewer.slowest_kind));
+    s = scale(work, fewer.slowest_work, &larger, unlike(kind, fewer.slowest_kind), true);
     const double r = static_cast<double>(ranks) / fewer_ranks;
     l.seconds = std::max(settings.floor_s, LimitSettings::kFactor * fewer.slowest_s * s * r);
     char ratio[32];
@@ -117,7 +124,7 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
     l.why = "no case finished yet" + at + " in this run: the case timeout";
     return l;
   }
-  if (s > LimitSettings::kFarWork &&
+  if (s > LimitSettings::kFarWork * LimitSettings::kFarWork &&
       l.seconds < LimitSettings::kFarFloorFactor * settings.floor_s) {
     l.seconds = LimitSettings::kFarFloorFactor * settings.floor_s;
     char far[32];

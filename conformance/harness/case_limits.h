@@ -26,10 +26,12 @@
 //   default  no case finished yet in this run: the --case-timeout
 // S scales for a case larger than the one the limit derives from: its work
 // (case_work: the bytes a process sends, at least kMinWork) over that slowest
-// case's work, or 1 when it is not larger; under rules any and fewer, the work
-// of a case with a user op or a derived datatype that case had not counts
-// kUnlikeFactor (20) times. A limit so scaled by more than kFarWork (16) is
-// at least 3 x the floor. A kind spans count 0 to 65536 x
+// case's work, or 1 when it is not larger; under rules kind, any and fewer
+// the square of that ratio (a library's time may grow as the square of the
+// data, see kFarWork), under rule hung the ratio itself. Under rules any and
+// fewer, the work of a case with a user op or a derived datatype that case
+// had not counts kUnlikeFactor (20) times. A limit scaled from less than
+// 1/kFarWork (1/16) of the work is at least 3 x the floor. A kind spans count 0 to 65536 x
 // three calls, and its first heavy case must not be judged by a limit learnt
 // from light ones (a 10 s limit after a 0.5 s case timed out a case that
 // takes 9-13 s under load, and a timeout charged to the library that way is a
@@ -86,10 +88,13 @@ struct LimitSettings {
   // chunks at 8 ranks; twice that). A light case stays at the floor.
   static constexpr double kUnlikeFactor = 20;
   // A limit scaled over more than kFarWork times the work of the case it
-  // derives from is at least kFarFloorFactor x the floor: a library's time
-  // need not grow in proportion (MPICH 4.0.2's forced tsp_tree Reduce_init
-  // with 256-byte chunks at 8 ranks: 5.5 ms for 16 KB of witness.multiset,
-  // 12.2 s for 1 MiB; 64 x the work, 2200 x the time).
+  // derives from is at least kFarFloorFactor x the floor. A library's time
+  // need not grow in proportion to the data: MPICH 4.0.2's forced tsp_tree
+  // pipelines with 256-byte chunks at 8 ranks took 5.5 ms for 16 KB of
+  // witness.multiset and 5-12 s for 1 MiB (64 x the work, 900-2200 x the
+  // time), 39 ms for 64 KiB of Allreduce_init and 12 s for 1 MiB (16 x the
+  // work, 300 x the time): about the square of the chunk count. Hence the
+  // square of the work's ratio under rules kind, any and fewer.
   static constexpr double kFarWork = 16;
   static constexpr double kFarFloorFactor = 3;
 };

@@ -427,7 +427,7 @@ void init(int* argc, char** argv) {
         std::fprintf(stderr, "ordo: world rank %d: case %lld exceeded %.2f s; ending the job\n",
                      g_rank, g_seq, g_limit_s.load());
         if (!g_settings.journal.empty())
-          std::ofstream(g_settings.journal + kTimeoutSuffix) << g_seq << "\n";
+          std::ofstream(g_settings.journal + kTimeoutSuffix) << g_seq << " " << g_rank << "\n";
         std::fflush(nullptr);
         std::_Exit(124);
       }

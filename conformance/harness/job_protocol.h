@@ -18,8 +18,10 @@
 //       (finish_checks), holding the gtest exit code. Read by the runner: a job
 //       without it did not finish (an MPI_Abort can also exit with 1).
 //   <journal>.timeout    written by the rank whose watchdog fired, holding the
-//       seq of the case in flight; the job then exits with 124. Read by the
-//       runner: the case is recorded as a timeout and the job resumed after it.
+//       seq of the case in flight and that rank ("<seq> <rank>"); the job then
+//       exits with 124. Read by the runner: the case is recorded as a timeout,
+//       with the limit of that rank's note (each rank derives its own limit
+//       from what it saw), and the job resumed after it.
 //   <journal>.restart    written by rank 0 after recording a failure that a
 //       restart_job waiver names (the library corrupts memory), holding the
 //       seq of that case; every rank then exits with kRestartExitCode. Read by

@@ -5,7 +5,7 @@ job that died is charged to.
     <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test, clause, ...;
                                a DETECT case's also "returned" once that rank's call returned)
     <journal>.done             the executable ended normally
-    <journal>.timeout          the harness's watchdog ended an overrunning case
+    <journal>.timeout          "<seq> <rank>": that rank's watchdog ended an overrunning case
     <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
                                waiver says the library corrupts memory there (restart_job);
                                the process exits with RESTART_EXIT_CODE
@@ -75,6 +75,16 @@ def ranks_in_case(journal, seq):
     return notes
 
 
+def watchdog_rank(journal):
+    """The rank whose watchdog ended the job (the .timeout marker's second
+    word), or None."""
+    try:
+        words = marker(journal, TIMEOUT).read_text().split()
+        return int(words[1]) if len(words) > 1 else None
+    except (OSError, ValueError):
+        return None
+
+
 def timed_out(journal, rc):
     return rc in TIMEOUT_EXIT_CODES or marker(journal, TIMEOUT).exists()
 
@@ -131,7 +141,13 @@ def charged_case(journal, first_offset):
     begun = begun_cases(journal)
     open_cases = sorted((c for c in begun if c.get("seq") not in recorded), key=lambda c: c.get("seq", 0))
     if open_cases:
-        return open_cases[0], False
+        case = open_cases[0]
+        # The note of the rank whose watchdog ended the case: its limit is the one that fired (each rank
+        # derives its own from what it saw, and they can differ).
+        rank = watchdog_rank(journal)
+        if rank is not None:
+            case = ranks_in_case(journal, case.get("seq")).get(rank, case)
+        return case, False
     case = max(begun, key=lambda c: c.get("seq", 0), default=None)
     return case, case is not None
 

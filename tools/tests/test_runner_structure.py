@@ -126,6 +126,23 @@ def test_a_dead_job_is_charged_to_the_earliest_case_rank_0_had_not_recorded(tmp_
     assert case["test"] == "B" and not recorded
 
 
+def test_a_case_the_watchdog_ended_carries_the_limit_of_the_rank_whose_watchdog_fired(tmp_path):
+    """Each rank derives its case limit from what it saw; the record names the one that fired."""
+    j = tmp_path / "journal.jsonl"
+    j.write_text("")
+    for rank, seconds in ((0, 1.82), (1, 60.0), (2, 60.0)):
+        pathlib.Path(f"{j}.inflight.{rank}").write_text(json.dumps(
+            {"seq": 5, "test": "U", "id": "U#5", "case_limit": {"seconds": seconds, "rule": "hung", "why": ""}}))
+    pathlib.Path(f"{j}.timeout").write_text("5 0\n")
+    assert protocol.watchdog_rank(j) == 0
+    case, recorded = protocol.charged_case(j, 0)
+    assert case["case_limit"]["seconds"] == 1.82 and not recorded
+    pathlib.Path(f"{j}.timeout").write_text("5 2\n")
+    assert protocol.charged_case(j, 0)[0]["case_limit"]["seconds"] == 60.0
+    pathlib.Path(f"{j}.timeout").write_text("5\n")  # an older harness: no rank
+    assert protocol.watchdog_rank(j) is None and protocol.charged_case(j, 0)[0]["seq"] == 5
+
+
 def test_when_every_begun_case_was_recorded_the_highest_is_named(tmp_path):
     j = tmp_path / "journal.jsonl"
     j.write_text("".join(json.dumps({"seq": s, "id": f"x#{s}", "outcome": "pass"}) + "\n" for s in (1, 2)))
