@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 #include "erroneous_args.h"
 #include "expect_cache.h"
@@ -1139,12 +1140,22 @@ std::optional<std::string> missing_feature(const ref::Case& c) {
         "MPI_Op_create_c is not provided by this library (MPI-4 large-count user functions)");
 #endif
   if (const std::string lacks = value_index_lacks(); !lacks.empty()) {
+    // Whether a datatype's text uses the routine, parsed once per text (the
+    // crossing check asks for each of a million valid calls).
+    thread_local std::unordered_map<std::string, bool> uses;
     for (const std::string* text : {&c.datatype, &c.root_datatype}) {
-      try {
-        if (!text->empty() && ref::Datatype::parse(*text).uses_value_index()) return lacks;
-      } catch (const ref::UsageError&) {
-        // a malformed datatype is the case's own failure, reported when it runs
+      if (text->empty()) continue;
+      auto it = uses.find(*text);
+      if (it == uses.end()) {
+        bool used = false;
+        try {
+          used = ref::Datatype::parse(*text).uses_value_index();
+        } catch (const ref::UsageError&) {
+          // a malformed datatype is the case's own failure, reported when it runs
+        }
+        it = uses.emplace(*text, used).first;
       }
+      if (it->second) return lacks;
     }
   }
   if (auto why = binding_lacks(c)) return why;

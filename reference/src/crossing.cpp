@@ -1,8 +1,11 @@
 #include "ordo/reference/crossing.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <random>
+#include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ordo/reference/errors.h"
@@ -166,23 +169,101 @@ std::string Tuple::describe() const {
   return s;
 }
 
-std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::uint64_t seed,
-                            std::string* why) {
+namespace {
+
+// covering_array() realizes millions of rows, most of them no valid call;
+// what it keeps of one realization for the next:
+// - the topology of every communicator shape (asked once per shape);
+// - the reference's verdict on a call (validate_case), which depends on the
+//   case's fields and the communicator's topology only, not on the shape's
+//   name, the binding or the seed: asked once per distinct combination (a
+//   few dozen thousand, of millions of rows), keyed by the row's other values
+//   and the topology. The key names every field of the case realize() sets
+//   except comm, binding and seed.
+struct Memo {
+  std::vector<std::optional<Topology>> topology;  // by the comm dimension's value
+  std::unordered_map<std::uint64_t, std::optional<std::string>> verdicts;  // nullopt: valid
+};
+
+std::uint64_t verdict_key(const Row& row, const Topology& t) {
+  std::uint64_t k = 0;
+  for (int d : {kRoutine, kForm, kOp, kType, kCount, kRoot, kInPlace, kConcurrency})
+    k = k * 16 + static_cast<std::uint64_t>(row[static_cast<std::size_t>(d)]);
+  return ((k * 2 + (t.inter ? 1 : 0)) * 4096 + static_cast<std::uint64_t>(t.size_low)) * 4096 +
+         static_cast<std::uint64_t>(t.size_high);
+}
+
+// The value indices the checks below name (the order of dimensions()).
+enum OpKind { kPredefined, kMinloc, kNoncommutative, kNoncommutativeC };
+enum RootAt { kFirst, kMiddle, kLast, kOtherGroup };
+enum Binding { kC, kF08, kF90 };
+constexpr int kWorld = 0;
+constexpr int kSingle = 0;
+const char* const kOpNames[] = {"MPI_SUM",
+                                "MPI_MINLOC",
+                                "witness.tracer",
+                                "witness.tracer-c",
+                                "witness.sum-declared-noncommutative",
+                                "witness.multiset"};
+
+// The values of the dimensions as the case takes them, by value index.
+struct Values {
+  std::vector<Routine> routine;
+  std::vector<Mode> mode;
+  std::vector<bool> large_count;
+};
+const Values& values() {
+  static const Values v = [] {
+    Values out;
+    const auto& dims = dimensions();
+    for (const std::string& r : dims[kRoutine].values) out.routine.push_back(*routine_from_name(r));
+    // The checks name these values by index.
+    auto named = [&](Dim d, int i, const char* name) {
+      if (dims[d].values[static_cast<std::size_t>(i)] != name)
+        throw std::logic_error(std::string("crossing: value ") + std::to_string(i) + " of " +
+                               dims[d].name + " is not " + name);
+    };
+    named(kOp, kPredefined, "predefined");
+    named(kOp, kMinloc, "minloc");
+    named(kOp, kNoncommutativeC, "noncommutative-c");
+    named(kRoot, kFirst, "first");
+    named(kRoot, kMiddle, "middle");
+    named(kRoot, kOtherGroup, "other-group");
+    named(kInPlace, 1, "yes");
+    named(kComm, kWorld, "world");
+    named(kBinding, kC, "c");
+    named(kBinding, kF90, "f90");
+    named(kConcurrency, kSingle, "single");
+    if (dims[kOp].values.size() != std::size(kOpNames))
+      throw std::logic_error("crossing: an op kind without its op");
+    for (const std::string& form : dims[kForm].values) {
+      out.mode.push_back(form.rfind("nonblocking", 0) == 0  ? Mode::nonblocking
+                         : form.rfind("persistent", 0) == 0 ? Mode::persistent
+                                                            : Mode::blocking);
+      out.large_count.push_back(form.size() > 2 && form.compare(form.size() - 2, 2, "_c") == 0);
+    }
+    return out;
+  }();
+  return v;
+}
+
+std::optional<Case> realize_row(const Row& row, const ShapeTopology& shapes, std::uint64_t seed,
+                                std::string* why, Memo* memo) {
+  // The checks in a fixed order, each on the row's value indices; the first
+  // that fails gives the reason. The case's strings are written only when
+  // a check needs them or the call is valid.
   const auto& dims = dimensions();
   auto value = [&](Dim d) -> const std::string& {
     return dims[d].values[static_cast<std::size_t>(row[d])];
   };
+  const Values& v = values();
   Case c;
   c.seed = seed;
-  c.routine = *routine_from_name(value(kRoutine));
-  const std::string& form = value(kForm);
-  c.mode = form.rfind("nonblocking", 0) == 0  ? Mode::nonblocking
-           : form.rfind("persistent", 0) == 0 ? Mode::persistent
-                                              : Mode::blocking;
-  c.large_count = form.size() > 2 && form.compare(form.size() - 2, 2, "_c") == 0;
+  c.routine = v.routine[static_cast<std::size_t>(row[kRoutine])];
+  c.mode = v.mode[static_cast<std::size_t>(row[kForm])];
+  c.large_count = v.large_count[static_cast<std::size_t>(row[kForm])];
   const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
-  c.comm = value(kComm);
-  if (local && c.comm != "world") {
+  if (local && row[kComm] != kWorld) {
     *why = "a local reduction takes no communicator";
     return std::nullopt;
   }
@@ -191,14 +272,16 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
            " form";
     return std::nullopt;
   }
-  const std::optional<Topology> t = local ? Topology{false, 1, 0} : shapes(c.comm);
+  const std::optional<Topology> t = local  ? Topology{false, 1, 0}
+                                    : memo ? memo->topology[static_cast<std::size_t>(row[kComm])]
+                                           : shapes(value(kComm));
   if (!t) {
-    *why = "the communicator shape " + c.comm + " does not exist at this number of processes";
+    *why = "the communicator shape " + value(kComm) + " does not exist at this number of processes";
     return std::nullopt;
   }
   const TypeClass& type = kTypes[row[kType]];
-  const std::string& op = value(kOp);
-  const bool witness = op != "predefined" && op != "minloc";
+  const int op = row[kOp];
+  const bool witness = op != kPredefined && op != kMinloc;
   const char* datatype = witness ? type.cells : type.predefined;
   if (!*datatype) {
     *why =
@@ -209,41 +292,42 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
                   type.name + ")";
     return std::nullopt;
   }
-  c.datatype = datatype;
-  c.op = op == "predefined"                ? "MPI_SUM"
-         : op == "minloc"                  ? "MPI_MINLOC"
-         : op == "noncommutative"          ? "witness.tracer"
-         : op == "noncommutative-c"        ? "witness.tracer-c"
-         : op == "declared-noncommutative" ? "witness.sum-declared-noncommutative"
-                                           : "witness.multiset";
   c.count = kCounts[row[kCount]];
-  c.in_place = value(kInPlace) == "yes";
-  const std::string& root = value(kRoot);
-  if (c.routine != Routine::reduce && root != "first") {
+  c.in_place = row[kInPlace] == 1;
+  const int root = row[kRoot];
+  if (c.routine != Routine::reduce && root != kFirst) {
     *why = "only MPI_Reduce takes a root";
     return std::nullopt;
   }
-  if (root == "other-group" && !t->inter) {
+  if (root == kOtherGroup && !t->inter) {
     *why = "only an intercommunicator has a second group to hold the root";
     return std::nullopt;
   }
   // The root's group: the low one, or the high one (its last process).
-  c.root_in_high_group = root == "other-group";
+  c.root_in_high_group = root == kOtherGroup;
   const int group = t->size_low;
-  c.root = root == "first"         ? 0
-           : root == "middle"      ? group / 2
-           : root == "other-group" ? t->size_high - 1
-                                   : group - 1;
-  if (root != "first" && root != "other-group" && group < (root == "middle" ? 3 : 2)) {
-    *why = "the root's group has fewer than " + std::string(root == "middle" ? "3" : "2") +
+  c.root = root == kFirst        ? 0
+           : root == kMiddle     ? group / 2
+           : root == kOtherGroup ? t->size_high - 1
+                                 : group - 1;
+  if (root != kFirst && root != kOtherGroup && group < (root == kMiddle ? 3 : 2)) {
+    *why = "the root's group has fewer than " + std::string(root == kMiddle ? "3" : "2") +
            " processes: no other root";
     return std::nullopt;
   }
-  const std::string& concurrency = value(kConcurrency);
-  c.concurrency = concurrency == "single" ? "" : concurrency;
-  if (const std::string conflict = concurrency_conflict(c); !conflict.empty()) {
-    *why = conflict;
-    return std::nullopt;
+  auto strings = [&] {
+    c.comm = value(kComm);
+    c.datatype = datatype;
+    c.op = kOpNames[op];
+    c.binding = value(kBinding);
+    c.concurrency = row[kConcurrency] == kSingle ? "" : value(kConcurrency);
+  };
+  if (row[kConcurrency] != kSingle) {  // one call alone has no conflict
+    strings();
+    if (const std::string conflict = concurrency_conflict(c); !conflict.empty()) {
+      *why = conflict;
+      return std::nullopt;
+    }
   }
   if (c.routine == Routine::reduce_locals && c.large_count) {
     *why = "the MPI_Reduce_locals proposal defines no large-count (_c) binding";
@@ -255,31 +339,54 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
         "buffer";
     return std::nullopt;
   }
-  c.binding = value(kBinding);
-  if (c.binding != "c" && c.routine == Routine::reduce_locals) {
+  const int binding = row[kBinding];
+  if (binding != kC && c.routine == Routine::reduce_locals) {
     *why = "the MPI_Reduce_locals proposal defines no Fortran binding";
     return std::nullopt;
   }
   // MPI-4.1 Chapter 19: the large-count (INTEGER(KIND=MPI_COUNT_KIND))
   // procedures, MPI_Op_create_c among them, are in the mpi_f08 module only.
-  if (c.binding == "f90" && c.large_count) {
+  if (binding == kF90 && c.large_count) {
     *why = "the mpi module has no large-count forms (only mpi_f08 has them)";
     return std::nullopt;
   }
-  if (c.binding == "f90" && op == "noncommutative-c") {
+  if (binding == kF90 && op == kNoncommutativeC) {
     *why = "the mpi module has no MPI_Op_create_c (large-count user functions are mpi_f08's)";
     return std::nullopt;
   }
+  // (The key has 12 bits for each group's size.)
+  const bool keyed = memo && t->size_low < 4096 && t->size_high < 4096;
+  const std::uint64_t key = keyed ? verdict_key(row, *t) : 0;
+  if (keyed) {
+    if (const auto it = memo->verdicts.find(key); it != memo->verdicts.end()) {
+      if (it->second) {
+        *why = *it->second;
+        return std::nullopt;
+      }
+      strings();
+      return c;
+    }
+  }
+  strings();
+  std::optional<std::string> verdict;
   try {
     validate_case(c, *t);
   } catch (const SemanticsError& e) {
-    *why = e.what();
-    return std::nullopt;
+    verdict = e.what();
   } catch (const UsageError& e) {
-    *why = e.what();
-    return std::nullopt;
+    verdict = e.what();
   }
-  return c;
+  if (keyed) memo->verdicts.emplace(key, verdict);
+  if (!verdict) return c;
+  *why = *verdict;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::uint64_t seed,
+                            std::string* why) {
+  return realize_row(row, shapes, seed, why, nullptr);
 }
 
 std::vector<std::pair<std::string, std::string>> values_of(const Row& row) {
@@ -302,11 +409,12 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   if (strength < 1 || strength > 3) throw UsageError("the crossing strength is 1, 2 or 3");
   const auto& dims = dimensions();
   // Validity depends on the comm shape's topology; ask once per shape.
-  std::map<std::string, std::optional<Topology>> topo;
+  Memo memo;
+  for (const std::string& shape : dims[kComm].values) memo.topology.push_back(shapes(shape));
   ShapeTopology cached = [&](const std::string& s) {
-    auto it = topo.find(s);
-    if (it == topo.end()) it = topo.emplace(s, shapes(s)).first;
-    return it->second;
+    const auto& names = dims[kComm].values;
+    return memo.topology[static_cast<std::size_t>(std::find(names.begin(), names.end(), s) -
+                                                  names.begin())];
   };
   // Every valid row of the space, and apart the valid rows the library
   // cannot run, each with its reason.
@@ -324,7 +432,7 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   for (;;) {
     bool ok = false;
     if (row[kConcurrency] == 0) {
-      single = realize(row, cached, seed, &why);
+      single = realize_row(row, cached, seed, &why, &memo);
       ok = single.has_value();
     } else if (single) {
       single->concurrency = dims[kConcurrency].values[static_cast<std::size_t>(row[kConcurrency])];
@@ -346,10 +454,26 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   cov.valid_rows = static_cast<long long>(valid.size());
   cov.unavailable_rows = static_cast<long long>(unavailable.size());
   const auto sets = dim_sets(strength);
+  // Each set's dimensions and strides flat, for the tens of millions of keys
+  // made below (the same keys as key_of).
+  std::vector<std::pair<std::size_t, std::uint64_t>> set_strides;
+  for (const auto& s : sets)
+    for (int d : s)
+      set_strides.emplace_back(static_cast<std::size_t>(d), strides()[static_cast<std::size_t>(d)]);
+  const std::size_t width = static_cast<std::size_t>(strength);
+  auto keys_of = [&](const Row& r, auto&& each) {
+    for (std::size_t i = 0; i < set_strides.size(); i += width) {
+      std::uint64_t k = 0;
+      for (std::size_t j = i; j < i + width; ++j)
+        k += static_cast<std::uint64_t>(r[set_strides[j].first] + 1) * set_strides[j].second;
+      each(k, i / width);
+    }
+  };
   KeySet uncovered;
-  for (const Row& r : valid)
-    for (const auto& s : sets) uncovered.insert(key_of(s, r));
+  for (const Row& r : valid) keys_of(r, [&](std::uint64_t k, std::size_t) { uncovered.insert(k); });
   cov.valid_tuples = static_cast<long long>(uncovered.size());
+  // The keys of the valid tuples, kept for the invalid ones below.
+  const KeySet valid_tuple_keys = with_invalid ? uncovered : KeySet();
   // The valid tuples only unavailable rows hold, with the first one's reason.
   {
     KeySet listed;
@@ -366,7 +490,7 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(strength));
   auto gain = [&](const Row& r) {
     int g = 0;
-    for (const auto& s : sets) g += uncovered.count(key_of(s, r)) ? 1 : 0;
+    keys_of(r, [&](std::uint64_t k, std::size_t) { g += uncovered.count(k) ? 1 : 0; });
     return g;
   };
   // Greedy: take an uncovered tuple, and of the valid rows that hold it (a
@@ -378,21 +502,37 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   std::vector<std::uint8_t> packed(valid.size() * kDims);
   for (std::size_t i = 0; i < valid.size(); ++i)
     for (int d = 0; d < kDims; ++d) packed[i * kDims + d] = static_cast<std::uint8_t>(valid[i][d]);
+  // The valid rows that hold each value of each dimension, in their order:
+  // the rows that hold a tuple are those of its rarest value that hold the
+  // others too, found in ascending order as a scan of all rows would.
+  std::vector<std::vector<std::vector<std::uint32_t>>> with_value(kDims);
+  for (int d = 0; d < kDims; ++d)
+    with_value[static_cast<std::size_t>(d)].resize(dims[static_cast<std::size_t>(d)].values.size());
+  for (std::size_t i = 0; i < valid.size(); ++i)
+    for (int d = 0; d < kDims; ++d)
+      with_value[static_cast<std::size_t>(d)][packed[i * kDims + d]].push_back(
+          static_cast<std::uint32_t>(i));
   while (!uncovered.empty()) {
     // The first uncovered tuple in the order of the valid rows (deterministic).
     const Row* first = nullptr;
     std::vector<int> first_set;
     for (; pos < valid.size() && !first; ++pos) {
-      for (const auto& s : sets)
-        if (uncovered.count(key_of(s, valid[pos]))) {
+      keys_of(valid[pos], [&](std::uint64_t k, std::size_t set) {
+        if (!first && uncovered.count(k)) {
           first = &valid[pos];
-          first_set = s;
-          break;
+          first_set = sets[set];
         }
+      });
       if (first) break;
     }
+    const std::vector<std::uint32_t>* rarest = nullptr;
+    for (int d : first_set) {
+      const auto& list =
+          with_value[static_cast<std::size_t>(d)][static_cast<std::size_t>((*first)[d])];
+      if (!rarest || list.size() < rarest->size()) rarest = &list;
+    }
     std::vector<const Row*> holders;
-    for (std::size_t i = 0; i < valid.size(); ++i) {
+    for (const std::uint32_t i : *rarest) {
       const std::uint8_t* r = &packed[i * kDims];
       bool holds = true;
       for (int d : first_set) holds = holds && r[d] == (*first)[d];
@@ -409,34 +549,35 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
         best = h;
       }
     }
-    for (const auto& s : sets) uncovered.erase(key_of(s, *best));
+    keys_of(*best, [&](std::uint64_t k, std::size_t) { uncovered.erase(k); });
     cov.rows.push_back(*best);
   }
   cov.covered_tuples = cov.valid_tuples;
   if (with_invalid) {
     // Every tuple no valid row holds, with the reason of a row that holds it:
     // a valid row's other values where one has the tuple's first value.
-    KeySet valid_keys;
-    for (const Row& r : valid)
-      for (const auto& s : sets) valid_keys.insert(key_of(s, r));
+    KeySet valid_keys = valid_tuple_keys;
     for (const auto& u : unavailable)
-      for (const auto& s : sets) valid_keys.insert(key_of(s, u.first));
-    std::vector<Row> probes = valid;
-    for (const auto& u : unavailable) probes.push_back(u.first);
+      keys_of(u.first, [&](std::uint64_t k, std::size_t) { valid_keys.insert(k); });
+    // The first valid row, else the first unavailable one, with a value.
+    auto probe_with = [&](int d, int value) -> const Row* {
+      for (const std::uint32_t i :
+           with_value[static_cast<std::size_t>(d)][static_cast<std::size_t>(value)])
+        return &valid[i];
+      for (const auto& u : unavailable)
+        if (u.first[static_cast<std::size_t>(d)] == value) return &u.first;
+      return nullptr;
+    };
     for (const auto& s : sets) {
       Row v(kDims, 0);
       std::function<void(std::size_t)> each = [&](std::size_t i) {
         if (i == s.size()) {
           if (valid_keys.count(key_of(s, v))) return;
-          Row probe = v;
-          for (const Row& r : probes)
-            if (r[s[0]] == v[s[0]]) {
-              probe = r;
-              break;
-            }
+          const Row* holder = probe_with(s[0], v[s[0]]);
+          Row probe = holder ? *holder : v;
           for (int d : s) probe[d] = v[d];
           std::string reason;
-          realize(probe, cached, seed, &reason);
+          realize_row(probe, cached, seed, &reason, &memo);
           Tuple t;
           t.dims = s;
           for (int d : s) t.values.push_back(v[d]);
