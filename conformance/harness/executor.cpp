@@ -414,8 +414,7 @@ std::optional<std::string> within_error_bound(const ref::Case& c, const ZooComm&
                                               const ref::RankPlan& plan,
                                               const ref::Buffer& expected,
                                               const ref::Buffer& observed) {
-  const auto bound = ref::error_bound(c, z.topology, z.role, plan);
-  const auto bad = ref::first_outside_bound(bound, expected, observed);
+  const auto bad = ref::first_outside_error_bound(c, z.topology, z.role, plan, expected, observed);
   if (!bad) return std::nullopt;
   std::ostringstream m;
   m.precision(21);

@@ -1,5 +1,6 @@
 #include "ordo/reference/error_bound.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -157,53 +158,111 @@ int contributions(const Case& c, const Topology& t, Role me) {
   return t.size_low;
 }
 
+namespace {
+
+// The bound of each value of this rank's result, one at a time: what
+// error_bound() keeps for every value and first_outside_error_bound() uses
+// as it compares.
+class Bounds {
+ public:
+  Bounds(const Case& c, const Topology& t, Role me, const RankPlan& plan)
+      : dt_(Datatype::parse(plan.datatype)), slots_(value_slots(dt_)) {
+    const auto pop = op_from_name(c.op);
+    sum_ = pop == PredefinedOp::SUM;
+    prod_ = pop == PredefinedOp::PROD;
+    who_ = contributors(c, t, me, plan);
+    n_ = static_cast<int>(who_.inputs.size());
+    bool inexact = false;
+    for (const ValueSlot& slot : slots_) {
+      eps_.push_back(epsilon(slot.scalar));
+      const Scalar full = info(dt_.typemap()[slot.leaf].type).scalar;
+      complex_.push_back(full == Scalar::cf32 || full == Scalar::cf64 || full == Scalar::cf80);
+      inexact = inexact || eps_.back() != 0;
+    }
+    if (!inexact || n_ <= 1 || !(sum_ || prod_)) return;  // every bound is 0
+    // Every element the result's values come from is in the inputs.
+    const int elements = plan.recv_compare_elements;
+    if (elements > 0 && who_.first + elements > who_.input_count) {
+      const int e = std::max(who_.first, who_.input_count);
+      throw UsageError("error_bound: element " + std::to_string(e) + " beyond the inputs");
+    }
+    for (const auto& [group, rank] : who_.inputs)
+      inputs_.push_back(make_input(c, dt_, who_.input_count, group, rank));
+  }
+
+  std::size_t slots() const { return slots_.size(); }
+
+  // The bound of slot s of element k of the result.
+  long double at(int k, std::size_t s) const {
+    const long double eps = eps_[s];
+    // One contribution is a copy, and an exact type or op is exact: 0.
+    if (eps == 0 || n_ <= 1 || !(sum_ || prod_)) return 0.0L;
+    const int e = who_.first + k;
+    const ValueSlot& slot = slots_[s];
+    long double mag = sum_ ? 0.0L : 1.0L;
+    for (const Buffer& in : inputs_) {
+      const std::byte* element = in.element(e);
+      if (sum_) {
+        mag += std::fabs(slot_value(element, slot));
+      } else if (complex_[s]) {  // |z|: both components of the leaf
+        ValueSlot re = slot, im = slot;
+        re.offset -= slot.component * static_cast<std::ptrdiff_t>(scalar_size(re.scalar));
+        im.offset = re.offset + static_cast<std::ptrdiff_t>(scalar_size(re.scalar));
+        mag *= std::hypot(slot_value(element, re), slot_value(element, im));
+      } else {
+        mag *= std::fabs(slot_value(element, slot));
+      }
+    }
+    // A complex product rounds up to twice per multiplication.
+    const long double factor = prod_ && complex_[s] ? 4.0L : 2.0L;
+    return factor * (n_ - 1) * eps * mag;
+  }
+
+ private:
+  Datatype dt_;
+  std::vector<ValueSlot> slots_;
+  std::vector<long double> eps_;
+  std::vector<bool> complex_;
+  bool sum_ = false, prod_ = false;
+  Contributors who_;
+  int n_ = 0;
+  std::vector<Buffer> inputs_;
+};
+
+bool significant(const RankPlan& plan) {
+  return plan.recv_significant && plan.result_defined && plan.recv_expected;
+}
+
+}  // namespace
+
 std::vector<std::vector<long double>> error_bound(const Case& c, const Topology& t, Role me,
                                                   const RankPlan& plan) {
   std::vector<std::vector<long double>> bound;
-  if (!plan.recv_significant || !plan.result_defined || !plan.recv_expected) return bound;
-  const Datatype dt = Datatype::parse(plan.datatype);
-  const std::vector<ValueSlot> slots = value_slots(dt);
-  const auto pop = op_from_name(c.op);
-  const bool sum = pop == PredefinedOp::SUM, prod = pop == PredefinedOp::PROD;
-  const Contributors who = contributors(c, t, me, plan);
-  const int n = static_cast<int>(who.inputs.size());
-  std::vector<Buffer> inputs;
-  if ((sum || prod) && n > 1)
-    for (const auto& [group, rank] : who.inputs)
-      inputs.push_back(make_input(c, dt, who.input_count, group, rank));
+  if (!significant(plan)) return bound;
+  const Bounds b(c, t, me, plan);
   bound.assign(static_cast<std::size_t>(plan.recv_compare_elements),
-               std::vector<long double>(slots.size(), 0.0L));
-  for (int k = 0; k < plan.recv_compare_elements; ++k) {
-    for (std::size_t s = 0; s < slots.size(); ++s) {
-      const long double eps = epsilon(slots[s].scalar);
-      // One contribution is a copy, and an exact type or op is exact: 0.
-      if (eps == 0 || n <= 1 || !(sum || prod)) continue;
-      const int e = who.first + k;
-      if (e >= who.input_count)
-        throw UsageError("error_bound: element " + std::to_string(e) + " beyond the inputs");
-      const bool complex_leaf = [&] {
-        const Scalar full = info(dt.typemap()[slots[s].leaf].type).scalar;
-        return full == Scalar::cf32 || full == Scalar::cf64 || full == Scalar::cf80;
-      }();
-      long double mag = sum ? 0.0L : 1.0L;
-      for (const Buffer& in : inputs) {
-        if (sum) {
-          mag += std::fabs(slot_value(in.element(e), slots[s]));
-        } else if (complex_leaf) {  // |z|: both components of the leaf
-          ValueSlot re = slots[s], im = slots[s];
-          re.offset -= slots[s].component * static_cast<std::ptrdiff_t>(scalar_size(re.scalar));
-          im.offset = re.offset + static_cast<std::ptrdiff_t>(scalar_size(re.scalar));
-          mag *= std::hypot(slot_value(in.element(e), re), slot_value(in.element(e), im));
-        } else {
-          mag *= std::fabs(slot_value(in.element(e), slots[s]));
-        }
-      }
-      // A complex product rounds up to twice per multiplication.
-      const long double factor = prod && complex_leaf ? 4.0L : 2.0L;
-      bound[static_cast<std::size_t>(k)][s] = factor * (n - 1) * eps * mag;
-    }
-  }
+               std::vector<long double>(b.slots(), 0.0L));
+  for (int k = 0; k < plan.recv_compare_elements; ++k)
+    for (std::size_t s = 0; s < b.slots(); ++s) bound[static_cast<std::size_t>(k)][s] = b.at(k, s);
   return bound;
+}
+
+std::optional<BoundViolation> first_outside_error_bound(const Case& c, const Topology& t, Role me,
+                                                        const RankPlan& plan,
+                                                        const Buffer& expected,
+                                                        const Buffer& observed) {
+  if (!significant(plan)) return std::nullopt;
+  const Bounds b(c, t, me, plan);
+  const std::vector<ValueSlot> slots = value_slots(expected.type());
+  const std::size_t n = std::min(slots.size(), b.slots());
+  for (int e = 0; e < plan.recv_compare_elements; ++e)
+    for (std::size_t s = 0; s < n; ++s) {
+      const long double bound = b.at(e, s);
+      const long double ev = slot_value(expected.element(e), slots[s]);
+      const long double ov = slot_value(observed.element(e), slots[s]);
+      if (!(std::fabs(ov - ev) <= bound)) return BoundViolation{e, slots[s], ev, ov, bound};
+    }
+  return std::nullopt;
 }
 
 std::optional<BoundViolation> first_outside_bound(

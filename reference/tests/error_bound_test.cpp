@@ -170,3 +170,68 @@ TEST(ErrorBound, the_first_value_outside_its_bound_is_named) {
   EXPECT_EQ(bad->element, 0);
   EXPECT_EQ(bad->slot.leaf, 0u);
 }
+
+TEST(ErrorBound, the_judgement_as_it_goes_agrees_with_the_table_of_bounds) {
+  // first_outside_error_bound() makes each bound as it compares; it names the
+  // same value as first_outside_bound(error_bound(...)) for every routine, a
+  // real and complex type, SUM and PROD, and a result moved by
+  // less, then more, than its bound at each of its values in turn.
+  struct Shape {
+    Routine routine;
+    const char* op;
+    const char* datatype;
+    Topology t;
+    Role me;
+  };
+  const std::vector<Shape> shapes = {
+      {Routine::allreduce, "MPI_SUM", "MPI_DOUBLE", intra(5), {0, 2}},
+      {Routine::reduce, "MPI_PROD", "MPI_C_DOUBLE_COMPLEX", intra(3), {0, 0}},
+      {Routine::scan, "MPI_SUM", "MPI_C_FLOAT_COMPLEX", intra(4), {0, 3}},
+      {Routine::exscan, "MPI_SUM", "MPI_FLOAT", intra(4), {0, 2}},
+      {Routine::reduce_scatter, "MPI_SUM", "MPI_DOUBLE", intra(4), {0, 1}},
+      {Routine::reduce_scatter_block, "MPI_PROD", "MPI_FLOAT", intra(3), {0, 2}},
+      {Routine::allreduce, "MPI_SUM", "MPI_DOUBLE", Topology{true, 2, 3}, {1, 1}},
+      {Routine::reduce_local, "MPI_SUM", "MPI_LONG_DOUBLE", intra(1), {0, 0}},
+      {Routine::allreduce, "MPI_MAX", "MPI_DOUBLE", intra(3), {0, 1}},
+  };
+  int judged = 0;
+  for (const Shape& sh : shapes) {
+    Case c = inexact(sh.routine, sh.datatype, 5);
+    c.op = sh.op;
+    SCOPED_TRACE(std::string(routine_name(c.routine)) + " " + c.op + " " + c.datatype);
+    const RankPlan plan = ordo::ref::plan(c, sh.t, sh.me);
+    ASSERT_TRUE(plan.recv_expected);
+    const Buffer& expected = *plan.recv_expected;
+    const auto table = error_bound(c, sh.t, sh.me, plan);
+    EXPECT_FALSE(first_outside_error_bound(c, sh.t, sh.me, plan, expected, expected));
+    const auto slots = value_slots(expected.type());
+    for (std::size_t k = 0; k < table.size(); ++k)
+      for (std::size_t s = 0; s < slots.size(); ++s) {
+        if (slots[s].scalar != Scalar::f32 && slots[s].scalar != Scalar::f64 &&
+            slots[s].scalar != Scalar::f80)
+          continue;
+        for (long double by : {table[k][s] / 2, table[k][s] * 2 + 1}) {
+          Buffer observed = expected;
+          std::byte* p = observed.element(static_cast<int>(k)) + slots[s].offset;
+          if (slots[s].scalar == Scalar::f32)
+            store<float>(p, static_cast<float>(load<float>(p) + by));
+          else if (slots[s].scalar == Scalar::f64)
+            store<double>(p, static_cast<double>(load<double>(p) + by));
+          else
+            store<long double>(p, load<long double>(p) + by);
+          const auto want = first_outside_bound(table, expected, observed);
+          const auto got = first_outside_error_bound(c, sh.t, sh.me, plan, expected, observed);
+          ASSERT_EQ(static_cast<bool>(want), static_cast<bool>(got)) << k << " " << s;
+          if (want) {
+            EXPECT_EQ(got->element, want->element);
+            EXPECT_EQ(got->slot.leaf, want->slot.leaf);
+            EXPECT_EQ(got->slot.component, want->slot.component);
+            EXPECT_EQ(got->bound, want->bound);
+            EXPECT_EQ(got->observed, want->observed);
+          }
+          ++judged;
+        }
+      }
+  }
+  EXPECT_GT(judged, 100);
+}

@@ -65,4 +65,12 @@ std::optional<BoundViolation> first_outside_bound(
     const std::vector<std::vector<long double>>& bound, const Buffer& expected,
     const Buffer& observed);
 
+// The same as first_outside_bound(error_bound(c, t, me, plan), expected,
+// observed), each bound made as it is compared: no table of a bound per
+// value (the harness's judgement of an inexact result).
+std::optional<BoundViolation> first_outside_error_bound(const Case& c, const Topology& t, Role me,
+                                                        const RankPlan& plan,
+                                                        const Buffer& expected,
+                                                        const Buffer& observed);
+
 }  // namespace ordo::ref
