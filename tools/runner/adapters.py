@@ -145,10 +145,16 @@ def launch_env(adapter, build, user_env, plain_launch, sanitize=None):
 
 
 def setting_applies(adapter, setting):
-    """A launch setting applies unless it names a probe (`unchanged`): such a
-    setting applies only once build.probe_launch_settings has seen the library
-    report the same thing with and without it, in this ordo process."""
-    if "unchanged" not in setting:
+    """A launch setting applies unless it names a preparation or a probe
+    (`prepare`, `unchanged`): such a setting applies only once
+    build.probe_launch_settings has prepared it and seen the library report
+    the same thing with and without it, in this ordo process. A setting of
+    this machine (`this_machine`: a file that describes it) does not apply
+    under a launcher template (--launcher), which may start processes on
+    other machines."""
+    if setting.get("this_machine") and adapter.get("_launcher_template"):
+        return False
+    if "unchanged" not in setting and "prepare" not in setting:
         return True
     return bool((adapter.get("_probed") or {}).get(setting["name"], {}).get("applied"))
 

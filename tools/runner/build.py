@@ -12,7 +12,7 @@ import sys
 import time
 
 from . import ROOT
-from .adapters import build_dir_for, launch_env, launcher_prefix, require_tools
+from .adapters import build_dir_for, expand, launch_env, launcher_prefix, require_tools
 from .errors import EXIT_INFRA, OrdoError
 from .launch import job_command, outer_timeout
 
@@ -92,45 +92,105 @@ def read_probes(bdir):
 
 
 def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
-    """Probes the adapter's launch settings that name one (`unchanged`, see
-    vendors/adapter.schema.json): a one-process launch with the probe's
-    variables, once without the setting and once with it; the setting
-    applies only if both print a match of its pattern and the same first
-    group (it changes nothing the library reports). The outcome is kept in
+    """Probes the adapter's launch settings that name a preparation or probes
+    (`prepare`, `unchanged`, see vendors/adapter.schema.json). A preparation
+    is a command run first (it writes a file the setting names); if it fails,
+    the setting does not apply. A probe is a one-process launch with the
+    probe's variables, or the probe's own command, once without the setting
+    and once with it; the setting applies only if every probe prints a match
+    of its pattern and the same first group both times (it changes nothing
+    the library, or the command, reports). The outcome is kept in
     adapter["_probed"] (launch_env reads it) and in the build folder.
     Returns whether any setting's outcome differs from what it was before."""
     before = dict(adapter.get("_probed") or {})
     probed = dict(before)
     exe = pathlib.Path(bdir) / "conformance" / "ordo_replay"
     for setting in adapter.get("launch_settings", []):
-        probe = setting.get("unchanged")
-        if probe is None:
+        if "unchanged" not in setting and "prepare" not in setting:
             continue
         name = setting["name"]
-        seen = []
-        for applied in (False, True):
-            adapter["_probed"] = {**probed, name: {"applied": applied}}
-            env = {**launch_env(adapter, bdir, user_env, False, sanitize), **probe["env"]}
-            cmd = job_command(adapter, launcher_prefix(adapter, bdir, env), 1, exe, timeout=60, kill_after=None,
-                              flags=["--ordo-library-version"])
-            try:
-                out = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                                     timeout=outer_timeout(cmd, 90))
-                m = re.search(probe["pattern"], out.stdout + out.stderr)
-            except (OSError, subprocess.TimeoutExpired):
-                m = None
-            seen.append((m.group(1) if m.groups() else m.group(0)) if m else None)
-        ok = seen[0] is not None and seen[0] == seen[1]
-        probed[name] = {"applied": ok, "without": seen[0], "with": seen[1], "why": probe["why"]}
+        if "prepare" in setting:
+            failed = prepare_setting(setting["prepare"], bdir)
+            if failed:
+                probed[name] = {"applied": False, "prepared": False, "why": f"{setting['prepare']['why']}: {failed}"}
+                if not quiet:
+                    print(f"ordo: launch setting {name} not applied: its preparation failed ({failed})", flush=True)
+                continue
+        probes = setting.get("unchanged") or []
+        probes = [probes] if isinstance(probes, dict) else probes
+        results = []
+        for probe in probes:
+            seen = []
+            for applied in (False, True):
+                adapter["_probed"] = {**probed, name: {"applied": applied}}
+                seen.append(probe_once(adapter, bdir, user_env, sanitize, setting, probe, applied, exe))
+            results.append({"without": seen[0], "with": seen[1], "why": probe["why"]})
+        ok = all(r["without"] is not None and r["without"] == r["with"] for r in results)
+        entry = {"applied": ok}
+        if results:
+            entry.update(results[0])  # the first probe's, where one is all there is
+        if len(results) > 1:
+            entry["probes"] = results
+        if "prepare" in setting:
+            entry["prepared"] = True
+        probed[name] = entry
         if not ok and not quiet:
-            print(f"ordo: launch setting {name} not applied: its probe saw {seen[0]!r} without it and "
-                  f"{seen[1]!r} with it ({probe['why']})", flush=True)
+            bad = next(r for r in results if r["without"] is None or r["without"] != r["with"])
+            print(f"ordo: launch setting {name} not applied: its probe saw {short(bad['without'])!r} without it and "
+                  f"{short(bad['with'])!r} with it ({bad['why']})", flush=True)
     adapter["_probed"] = probed
     try:
         (pathlib.Path(bdir) / PROBES_FILE).write_text(json.dumps(probed, indent=1) + "\n")
     except OSError:
         pass
     return any(bool(v.get("applied")) != bool((before.get(k) or {}).get("applied")) for k, v in probed.items())
+
+
+def short(text, limit=200):
+    """A probe's match as a line of a message (an exported topology is pages long)."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"... ({len(text)} characters)"
+
+
+def prepare_setting(prepare, bdir):
+    """Runs a setting's preparation; None when it succeeded, else why not."""
+    cmd = [expand(part, bdir) for part in prepare["command"]]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=120)
+    except OSError as e:
+        return f"{cmd[0]}: {e.strerror or e}"
+    except subprocess.TimeoutExpired:
+        return f"{cmd[0]} did not finish in 120 s"
+    if out.returncode != 0:
+        tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or [""]
+        return f"{' '.join(cmd)} exited with {out.returncode} {tail[0]}".strip()
+    return None
+
+
+def probe_once(adapter, bdir, user_env, sanitize, setting, probe, applied, exe):
+    """What one probe shows (its pattern's first group, or the whole match),
+    None when it shows nothing. A probe with a command runs it here, in the
+    user's environment with the probe's variables and, when applied, the
+    setting's; the others are a one-process launch of the library."""
+    if "command" in probe:
+        env = {**os.environ, **user_env, **probe["env"]}
+        if applied:
+            env.update({k: expand(v, bdir) for k, v in setting["env"].items()})
+        cmd = [expand(part, bdir) for part in probe["command"]]
+        timeout = 90
+    else:
+        env = None
+        launch = {**launch_env(adapter, bdir, user_env, False, sanitize), **probe["env"]}
+        cmd = job_command(adapter, launcher_prefix(adapter, bdir, launch), 1, exe, timeout=60, kill_after=None,
+                          flags=["--ordo-library-version"])
+        timeout = outer_timeout(cmd, 90)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, env=env)
+        m = re.search(probe["pattern"], out.stdout + out.stderr)
+    except (OSError, subprocess.TimeoutExpired):
+        m = None
+    return (m.group(1) if m.groups() else m.group(0)) if m else None
 
 
 def library_version(prefix, adapter, bdir, wrap=()):

@@ -156,7 +156,15 @@ def cmd_run(args):
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"],
                          sanitize=sanitize)
     if launched is not adapter:
-        launched["_probed"] = adapter.get("_probed")  # the library's probes hold under any launcher
+        # The library's probes hold under any launcher; a file of this machine's does not.
+        probed = dict(adapter.get("_probed") or {})
+        for setting in launched.get("launch_settings", []):
+            if setting.get("this_machine") and launched.get("_launcher_template") and setting["name"] in probed:
+                probed[setting["name"]] = {**probed[setting["name"]], "applied": False,
+                                           "not_here": "a setting of this machine (a file that describes it) "
+                                                       "does not apply under a launcher template, which may start "
+                                                       "processes on other machines"}
+        launched["_probed"] = probed or None
         adapter = launched
         prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, user_env, settings["plain_launch"],
                                                            sanitize))

@@ -110,3 +110,84 @@ def test_open_mpis_pml_setting_is_probed_applied_and_recorded(tmp_path, monkeypa
     run = json.loads((tmp_path / "plain" / "run.json").read_text())
     assert run["launch_probes"] is None and "OMPI_MCA_pml" not in run["env"]
     assert os.path.exists(bdir / PROBES_FILE)
+
+
+def file_setting(tmp_path, prepare_ok=True, file_changes=False):
+    """A setting of this machine: a file made by its preparation, named by
+    the setting; probed by a command of its own (which reads the setting's
+    variable from its environment) and by a launch of the fake library."""
+    script = tmp_path / "describe"
+    script.write_text("#!/bin/sh\n"
+                      "if [ -n \"$TOPO_FILE\" ] && [ \"$FILE_CHANGES\" = 1 ]; then echo 'machine: other'; "
+                      "else echo 'machine: this'; fi\n")
+    script.chmod(0o755)
+    return {"name": "from-file", "env": {"TOPO_FILE": "{build}/topo.txt", "SETTING": "1"}, "why": "w",
+            "this_machine": True,
+            "prepare": {"command": (["sh", "-c", "echo topology > {build}/topo.txt"] if prepare_ok
+                                    else ["sh", "-c", "echo 'no such tool' >&2; exit 3"]),
+                        "why": "the machine's description"},
+            "unchanged": [{"command": [str(script)], "env": {"FILE_CHANGES": "1" if file_changes else "0"},
+                           "pattern": r"machine: (\S+)", "why": "the description"},
+                          {"env": {"PROBE": "1"}, "pattern": r"select: component (\S+) selected",
+                           "why": "the selection"}]}
+
+
+def test_a_prepared_setting_applies_where_every_probe_holds(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_CALLS", str(tmp_path / "calls"))
+    adapter, bdir = fake_adapter(tmp_path)
+    adapter["launch_settings"] = [file_setting(tmp_path)]
+    assert "TOPO_FILE" not in launch_env(adapter, bdir, {}, False)  # not prepared yet
+    probe_launch_settings(adapter, bdir, {}, False, quiet=True)
+    assert (bdir / "topo.txt").read_text() == "topology\n"  # the preparation ran, in the build folder
+    probed = adapter["_probed"]["from-file"]
+    assert probed["applied"] is True and probed["prepared"] is True
+    assert [(p["without"], p["with"]) for p in probed["probes"]] == [("this", "this"), ("A", "A")]
+    assert launch_env(adapter, bdir, {}, False)["TOPO_FILE"] == str(bdir / "topo.txt")
+    # Under a launcher template (processes perhaps on other machines): not applied.
+    assert "TOPO_FILE" not in launch_env({**adapter, "_launcher_template": "/x/srun.json"}, bdir, {}, False)
+
+
+def test_a_setting_whose_preparation_fails_or_whose_probe_differs_is_not_applied(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FAKE_CALLS", str(tmp_path / "calls"))
+    adapter, bdir = fake_adapter(tmp_path)
+    adapter["launch_settings"] = [file_setting(tmp_path, prepare_ok=False)]
+    probe_launch_settings(adapter, bdir, {}, False)
+    probed = adapter["_probed"]["from-file"]
+    assert probed["applied"] is False and probed["prepared"] is False
+    assert "exited with 3 no such tool" in probed["why"]
+    assert not (tmp_path / "calls").exists()  # no probe ran
+    assert "launch setting from-file not applied: its preparation failed" in capsys.readouterr().out
+    assert "TOPO_FILE" not in launch_env(adapter, bdir, {}, False)
+    # Prepared, but the command's probe sees another machine with the file: not applied.
+    adapter["launch_settings"] = [file_setting(tmp_path, file_changes=True)]
+    probe_launch_settings(adapter, bdir, {}, False)
+    probed = adapter["_probed"]["from-file"]
+    assert probed["applied"] is False
+    assert (probed["without"], probed["with"]) == ("this", "other")
+    assert "its probe saw 'this' without it and 'other' with it (the description)" in capsys.readouterr().out
+    # Only the second probe differs: not applied either.
+    monkeypatch.setenv("FAKE_CHANGES", "1")
+    adapter["launch_settings"] = [file_setting(tmp_path)]
+    probe_launch_settings(adapter, bdir, {}, False, quiet=True)
+    probed = adapter["_probed"]["from-file"]
+    assert probed["applied"] is False and probed["probes"][1]["with"] == "B"
+
+
+def test_the_hwloc_topology_file_is_prepared_probed_and_applied_for_both_libraries(tmp_path, monkeypatch):
+    """On this machine hwloc gives the same topology from its exported file
+    as found on the machine, and both libraries bind the same: the setting
+    applies, and a run's ranks get it."""
+    monkeypatch.setenv("ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock")
+    for vendor in ("mpich", "openmpi"):
+        needs_build(vendor)
+        adapter = load_adapter(vendor)
+        bdir = ROOT / "build" / vendor
+        probe_launch_settings(adapter, bdir, {}, False, quiet=True)
+        probed = adapter["_probed"]["hwloc-topology-from-file"]
+        assert probed["applied"] is True, probed
+        topology, binding = probed["probes"]
+        assert topology["without"] == topology["with"] and "<topology" in topology["with"]
+        assert binding["without"] == binding["with"] and "not bound" not in binding["with"], binding
+        env = launch_env(adapter, bdir, {}, False)
+        assert env["HWLOC_XMLFILE"] == str(bdir / "hwloc-topology.xml") and env["HWLOC_THISSYSTEM"] == "1"
+        assert (bdir / "hwloc-topology.xml").read_text().lstrip().startswith("<?xml")
