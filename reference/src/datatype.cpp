@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <sstream>
+#include <string>
+#include <unordered_map>
 
 #include "ordo/reference/errors.h"
 
@@ -528,6 +531,24 @@ class Parser {
 
 }  // namespace
 
-Datatype Datatype::parse(std::string_view text) { return Parser(text).parse_all(); }
+// A datatype is immutable (its node is shared and const), so the datatype of
+// a text is parsed once: a case's datatype is parsed by each step that
+// needs it (validation, the plan, the error bound, the judgement), and the
+// crossing check validates a hundred thousand calls over a dozen texts.
+// Malformed texts are not kept (each parse throws again); at most 4096
+// texts are kept (property tests make many), then the table starts afresh.
+Datatype Datatype::parse(std::string_view text) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, Datatype> parsed;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = parsed.find(std::string(text)); it != parsed.end()) return it->second;
+  }
+  Datatype dt = Parser(text).parse_all();
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (parsed.size() >= 4096) parsed.clear();
+  parsed.emplace(std::string(text), dt);
+  return dt;
+}
 
 }  // namespace ordo::ref
