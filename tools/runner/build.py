@@ -103,7 +103,8 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
     adapter["_probed"] (launch_env reads it) and in the build folder.
     Returns whether any setting's outcome differs from what it was before."""
     before = dict(adapter.get("_probed") or {})
-    probed = dict(before)
+    names = {setting["name"] for setting in adapter.get("launch_settings", [])}
+    probed = {k: v for k, v in before.items() if k in names}  # a setting the adapter no longer has: forgotten
     exe = pathlib.Path(bdir) / "conformance" / "ordo_replay"
     for setting in adapter.get("launch_settings", []):
         if "unchanged" not in setting and "prepare" not in setting:

@@ -173,12 +173,14 @@ def test_a_setting_whose_preparation_fails_or_whose_probe_differs_is_not_applied
     assert probed["applied"] is False and probed["probes"][1]["with"] == "B"
 
 
-def test_the_hwloc_topology_file_is_prepared_probed_and_applied_for_both_libraries(tmp_path, monkeypatch):
+def test_the_hwloc_topology_file_is_prepared_probed_and_applied_for_open_mpi(tmp_path, monkeypatch):
     """On this machine hwloc gives the same topology from its exported file
-    as found on the machine, and both libraries bind the same: the setting
-    applies, and a run's ranks get it."""
+    as found on the machine, and Open MPI binds the same: the setting
+    applies, and a run's ranks get it. (MPICH has no such setting: its
+    calls were slower with the file, see the README.)"""
     monkeypatch.setenv("ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock")
-    for vendor in ("mpich", "openmpi"):
+    assert "hwloc-topology-from-file" not in [s["name"] for s in load_adapter("mpich")["launch_settings"]]
+    for vendor in ("openmpi",):
         needs_build(vendor)
         adapter = load_adapter(vendor)
         bdir = ROOT / "build" / vendor
