@@ -234,6 +234,11 @@ const Values& values() {
     named(kBinding, kC, "c");
     named(kBinding, kF90, "f90");
     named(kConcurrency, kSingle, "single");
+    // verdict_key gives each of these dimensions 4 bits.
+    for (Dim d : {kRoutine, kForm, kOp, kType, kCount, kRoot, kInPlace, kConcurrency})
+      if (dims[d].values.size() > 16)
+        throw std::logic_error("crossing: the verdict key has no room for the values of " +
+                               dims[d].name);
     if (dims[kOp].values.size() != std::size(kOpNames))
       throw std::logic_error("crossing: an op kind without its op");
     for (const std::string& form : dims[kForm].values) {
