@@ -19,6 +19,8 @@
 #include "harness.h"
 #include "job_protocol.h"
 #include "mpi_types.h"
+#include "ordo/reference/json.h"
+#include "shared_folds.h"
 #include "thresholds.h"
 
 namespace ordo::harness {
@@ -146,16 +148,32 @@ void select_families() {
   if (wanted.empty()) return;
   const std::string filter = ::testing::GTEST_FLAG(filter);
   std::string names;
+  // Each family's tests, for the runner to tell the families' records apart
+  // (what each family ran at this rank count: run.py's `seen`).
+  std::map<std::string, std::vector<std::string>> tests_of;
   const ::testing::UnitTest& all = *::testing::UnitTest::GetInstance();
   for (int i = 0; i < all.total_test_suite_count(); ++i) {
     const ::testing::TestSuite& suite = *all.GetTestSuite(i);
     for (int j = 0; j < suite.total_test_count(); ++j) {
       const ::testing::TestInfo& t = *suite.GetTestInfo(j);
       const std::string name = std::string(t.test_suite_name()) + "." + t.name();
-      if (std::find(wanted.begin(), wanted.end(), family_of(t.file())) == wanted.end()) continue;
+      const std::string family = family_of(t.file());
+      if (std::find(wanted.begin(), wanted.end(), family) == wanted.end()) continue;
       if (!filter_selects(filter, name)) continue;
       names += (names.empty() ? "" : ":") + name;
+      tests_of[family].push_back(name);
     }
+  }
+  if (world_rank() == 0) {
+    std::string line;
+    for (const auto& [family, tests] : tests_of) {
+      line += (line.empty() ? "" : ",") + std::string("\"") + json::escape(family) + "\":[";
+      for (std::size_t k = 0; k < tests.size(); ++k)
+        line += (k ? ",\"" : "\"") + json::escape(tests[k]) + "\"";
+      line += "]";
+    }
+    std::printf("ordo family-tests: {%s}\n", line.c_str());
+    std::fflush(stdout);
   }
   // No test of these families: a filter that matches nothing ("-*" would be
   // every test but none).
@@ -183,14 +201,20 @@ int finish_checks(int rc) {
     }
     // Rank 0's use of the expected-result cache (expect_cache.h).
     const expect_cache::Counts ec = expect_cache::counts();
+    // And of the node's store of the reference's folds (shared_folds.h).
+    const shared_folds::Counts sf = shared_folds::counts();
     std::printf(
         "ordo phases: {\"wall_s\":%.4f,\"mpi_init_s\":%.4f,\"startup_s\":%.4f,\"standby_s\":%.4f,"
         "\"tests_s\":%.4f,\"finalize_s\":%.4f,\"cases\":{%s},\"outside_cases_by_test\":{%s},"
-        "\"expect_cache\":{\"hits\":%lld,\"mismatches\":%lld,\"kept\":%lld}}\n",
+        "\"expect_cache\":{\"hits\":%lld,\"mismatches\":%lld,\"kept\":%lld},"
+        "\"shared_folds\":{\"on\":%s,\"cases\":%lld,\"ranges_made\":%lld,\"ranges_read\":%lld,"
+        "\"ranges_alone\":%lld,\"not_held\":%lld}}\n",
         between(g_process_start, end), between(g_process_start, g_mpi_initialized),
         between(g_mpi_initialized, g_ready), between(g_ready, g_checks_started),
         between(g_checks_started, tests_end), between(tests_end, end), cases.c_str(),
-        g_outside ? g_outside->top(8).c_str() : "", ec.hits, ec.mismatches, ec.kept);
+        g_outside ? g_outside->top(8).c_str() : "", ec.hits, ec.mismatches, ec.kept,
+        shared_folds::enabled() ? "true" : "false", sf.cases, sf.ranges_made, sf.ranges_read,
+        sf.ranges_alone, sf.not_held);
     std::fflush(stdout);
   }
   return rc;

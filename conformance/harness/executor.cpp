@@ -21,6 +21,7 @@
 #include "ordo/reference/errors.h"
 #include "ordo/reference/witness.h"
 #include "record.h"
+#include "shared_folds.h"
 
 namespace ordo::harness {
 namespace {
@@ -496,6 +497,10 @@ bool compared_in_full(const ref::Case& c, const ref::RankPlan& plan) {
 struct Planned {
   ref::RankPlan plan;
   std::optional<expect_cache::Digest> cached;
+  // The case's folds in the node's store (shared_folds.h): the expected
+  // result is made from them after the call, and kept in the cache then.
+  std::shared_ptr<shared_folds::Claim> folds;
+  std::optional<expect_cache::Digest> key;
 };
 
 Planned plan_case(const ref::Case& c, const ZooComm& z) {
@@ -510,6 +515,14 @@ Planned plan_case(const ref::Case& c, const ZooComm& z) {
     if (compared_in_full(c, p.plan)) return p;
     p.cached.reset();  // not an entry this harness keeps: planned in full
   }
+  if (shared_folds::enabled() && ref::folds_shareable(c, z.topology)) {
+    p.plan = ref::plan_buffers(c, z.topology, z.role);
+    p.folds = shared_folds::begin(c, z.topology);
+    if (p.folds) {
+      p.key = key;
+      return p;
+    }
+  }
   p.plan = ref::plan(c, z.topology, z.role, false);
   if (key && p.plan.recv_expected && compared_in_full(c, p.plan))
     expect_cache::put(*key, expect_cache::digest(*p.plan.recv_expected));
@@ -522,6 +535,16 @@ Planned plan_case(const ref::Case& c, const ZooComm& z) {
 // (ref::plan), which judges the call as without the cache.
 void with_expected(Planned* p, const ref::Case& c, const ZooComm& z,
                    const std::optional<GuardedBuffer>& recv) {
+  if (p->folds) {
+    PhaseTimer timer(Phase::reference);
+    const ref::Buffer none(ref::Datatype::parse(c.datatype), 0);  // a rank without a result
+    p->plan.recv_expected = shared_folds::finish(
+        *p->folds, c, z.topology, z.role, p->plan.recv_initial ? *p->plan.recv_initial : none);
+    p->folds.reset();
+    if (p->key && p->plan.recv_expected && compared_in_full(c, p->plan))
+      expect_cache::put(*p->key, expect_cache::digest(*p->plan.recv_expected));
+    return;
+  }
   if (!p->cached || p->plan.recv_expected) return;
   if (recv) {
     PhaseTimer timer(Phase::check);

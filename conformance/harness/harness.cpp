@@ -31,6 +31,7 @@
 #include "ordo/reference/errors.h"
 #include "ordo/reference/json.h"
 #include "record.h"
+#include "shared_folds.h"
 #include "waivers.h"
 
 namespace ordo::harness {
@@ -312,6 +313,7 @@ void init(int* argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
   MPI_Comm_rank(g_comm, &g_rank);
   MPI_Comm_size(g_comm, &g_size);
+  shared_folds::open(g_comm);
   {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;

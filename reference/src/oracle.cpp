@@ -834,6 +834,72 @@ Buffer expected_range(const Case& c, const Topology& t, Role me, int first, int 
   return recv;
 }
 
+bool folds_shareable(const Case& c, const Topology& t) {
+  if (t.inter || t.size_low < 2) return false;
+  if (c.routine != Routine::reduce && c.routine != Routine::allreduce &&
+      c.routine != Routine::scan && c.routine != Routine::exscan)
+    return false;
+  if (!c.erroneous.empty() || c.alias_send_recv || !c.root_datatype.empty()) return false;
+  if (c.count <= 0) return false;
+  const Datatype dt = Datatype::parse(c.datatype);
+  return dt.extent() > 0 && dt.true_ub() - dt.true_lb() <= dt.extent();
+}
+
+int shared_fold_rows(const Case& c, const Topology& t) {
+  if (!folds_shareable(c, t)) throw UsageError("no shared folds for this case: " + c.describe());
+  switch (c.routine) {
+    case Routine::scan:
+      return t.size_low;
+    case Routine::exscan:
+      return t.size_low - 1;
+    default:
+      return 1;
+  }
+}
+
+int shared_fold_row_of(const Case& c, const Topology& t, Role me) {
+  if (!folds_shareable(c, t)) throw UsageError("no shared folds for this case: " + c.describe());
+  if (me.group != 0 || me.rank < 0 || me.rank >= t.size_low)
+    throw UsageError("no such rank of the communicator: " + std::to_string(me.rank));
+  switch (c.routine) {
+    case Routine::scan:
+      return me.rank;
+    case Routine::exscan:
+      return me.rank - 1;
+    case Routine::reduce:
+      return me.rank == c.root ? 0 : -1;
+    default:
+      return 0;
+  }
+}
+
+std::vector<Buffer> shared_folds(const Case& c, const Topology& t, int first, int n) {
+  const int rows = shared_fold_rows(c, t);
+  if (first < 0 || n < 0 || first + n > c.count)
+    throw UsageError("elements [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                     ") are not among the case's " + std::to_string(c.count));
+  validate_case(c, t);
+  const Datatype dt = Datatype::parse(c.datatype);
+  const Op op = op_for_case(c);
+  std::vector<Buffer> out;
+  // The running fold in rank order (plan(): fold() and scan(), a step at a time),
+  // kept as it passes each row's rank.
+  Buffer acc = make_input(c, dt, n, 0, 0, first);
+  const bool running = c.routine == Routine::scan || c.routine == Routine::exscan;
+  const int last = running ? rows - 1 : t.size_low - 1;
+  if (running) out.push_back(acc);
+  for (int q = 1; q <= last; ++q) {
+    fold_into(acc, make_input(c, dt, n, 0, q, first), op);
+    if (running) out.push_back(acc);
+  }
+  if (!running) out.push_back(std::move(acc));
+  return out;
+}
+
+void write_fold_range(const Buffer& row, int first, Buffer& initial) {
+  copy_elements(row, 0, initial, first, row.count());
+}
+
 int send_element_of(const Case& c, const Topology& t, Role me, int recv_element) {
   if (c.routine != Routine::reduce_scatter && c.routine != Routine::reduce_scatter_block)
     return recv_element;

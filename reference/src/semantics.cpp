@@ -69,6 +69,12 @@ Buffer fold(const std::vector<const Buffer*>& inputs, const Op& op) {
   return acc;
 }
 
+void fold_into(Buffer& acc, const Buffer& x, const Op& op) {
+  check_same_shape({&acc, &x});
+  op.check_usable_with(acc.type());
+  fold_step(acc, x, op);
+}
+
 void reduce(const std::vector<Buffer>& send, const Op& op, int root, std::vector<Buffer>& recv,
             bool in_place) {
   need_ranks(send.size(), recv.size(), "reduce");

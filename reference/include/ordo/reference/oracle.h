@@ -93,6 +93,35 @@ Buffer input_range(const Case& c, Role me, int first, int n);
 Buffer recv_initial_range(const Case& c, Role me, int first, int n);
 Buffer expected_range(const Case& c, const Topology& t, Role me, int first, int n);
 
+// ---- The folds shared by the processes of a case ----
+// Of a valid Reduce, Allreduce, Scan or Exscan on an intracommunicator, every
+// expected result is a receive buffer's initial contents with one row of the
+// case's folds written into its elements: Reduce's and Allreduce's one row,
+// the fold of every rank's input (Reduce: the root's result); Scan's row q,
+// the running fold of ranks 0..q (rank q's result); Exscan's the same rows
+// 0..p-2 (rank q's result is row q-1). The rows do not depend on the
+// process, so the processes of a case can make them once between them, a
+// range of elements at a time (shared_folds: the same inputs and the same
+// rank-ordered fold as plan()), and each process takes its own row
+// (write_fold_range): plan()'s expected result, every value and every byte
+// outside the typemap. folds_shareable says which cases these serve: the
+// four routines, a valid call (no erroneous argument, no aliased buffers, no
+// root datatype), more than one rank, and a datatype whose elements do not
+// overlap (positive extent at least the true extent), so that a range of
+// elements reads and writes only its own bytes.
+bool folds_shareable(const Case& c, const Topology& t);
+// The number of rows (Reduce and Allreduce 1, Scan p, Exscan p - 1).
+int shared_fold_rows(const Case& c, const Topology& t);
+// The row of me's expected result; -1 where it has none (Exscan's rank 0,
+// Reduce's other ranks).
+int shared_fold_row_of(const Case& c, const Topology& t, Role me);
+// Rows [0, shared_fold_rows) of elements [first, first + n).
+std::vector<Buffer> shared_folds(const Case& c, const Topology& t, int first, int n);
+// me's expected result: `initial` (plan_buffers' recv_initial) with `row`'s
+// elements [0, n) written at elements [first, first + n); called once per
+// range, every range of the count once.
+void write_fold_range(const Buffer& row, int first, Buffer& initial);
+
 // The send element that element `recv_element` of me's receive buffer
 // reduces (Reduce_scatter and Reduce_scatter_block: shifted by the blocks of
 // the ranks before me; the others: the same index).

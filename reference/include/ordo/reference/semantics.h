@@ -25,6 +25,8 @@ namespace ordo::ref {
 // x[first] o x[first+1] o ... o x[last-1], folded left to right.
 // Requires first < last; the inputs share one datatype and count.
 Buffer fold(const std::vector<const Buffer*>& inputs, const Op& op);
+// One step of that fold: acc := acc o x (acc as invec, x as inoutvec).
+void fold_into(Buffer& acc, const Buffer& x, const Op& op);
 
 // ---- Intracommunicators -------------------------------------------------
 // only: the rank whose receive buffer the caller wants, or -1 for every
