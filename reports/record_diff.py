@@ -28,7 +28,7 @@ IGNORED_PROPERTY = ("seconds",)  # in a property summary's "property"
 # A dead job's record quotes its log: "...; last output: <lines> | <waiver notes>".
 _LOG_TAIL = re.compile(r"(; last output: ).*?(?= \| waived until | \| the waiver |$)", re.S)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-_COMM_HANDLE = re.compile(r"\bcomm=0x<address>|\bMPI_COMM_WORLD\b(?=\))")
+_COMM_HANDLE = re.compile(r"\bcomm=0x<address>|\bMPI_COMM_WORLD\b(?=[,)])")
 SHOWN = 20
 ABSENT = "<absent>"
 

@@ -83,8 +83,11 @@ def replay_command(record):
         return (f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')}"
                 f"{variant}{level} --case {shlex.quote(case)}")
     if record.get("clause") == "harness.job":
-        return (f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')} "
-                f"--filter {record.get('test')}")
+        variant = record.get("variant") or "default"
+        variant = "" if variant == "default" else f" --variants {shlex.quote(variant)}"
+        # A job of several families (ordo_sweep_checks) is run again as the run ran it: every family.
+        what = "" if record.get("test") == "ordo_sweep_checks" else f" --filter {record.get('test')}"
+        return f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')}{variant}{what}"
     return ""
 
 

@@ -230,7 +230,8 @@ def sweep_rows(folders):
             raise OrdoError(f"{d} holds no run.json: give output folders of `ordo run --variants ...` to --sweeps")
         events = [json.loads(line) for line in (d / "progress.jsonl").read_text().splitlines() if line.strip()]
         starts = {e["job"]: e.get("offset") for e in events if e.get("event") == "start"}
-        done = [e for e in events if e.get("event") == "done" and not e["job"].startswith("survey/")]
+        # (survey/ and seen/ events say what a family has or ran: no launch of their own)
+        done = [e for e in events if e.get("event") == "done" and not e["job"].startswith(("survey/", "seen/"))]
         surveys = sum(1 for e in events if e.get("event") == "done" and e["job"].startswith("survey/"))
         records = read_journal(d / "journal.jsonl")
         by_variant = {}

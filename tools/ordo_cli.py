@@ -102,9 +102,9 @@ def build_parser():
                         "srun, srun-mpi, mpiexec-hostfile, mpiexec-hydra-hostfile (vendors/launchers/) or a "
                         "site's file of that form; the build and its CTest entries keep the adapter's")
     r.add_argument("--launch-per-family", action="store_true",
-                   help="a variant sweep launches each family's check executable on its own (as the default run "
-                        "does) instead of all its families in one launch of ordo_sweep_checks per variant and rank "
-                        "count: the same checks and verdicts, more launches (to compare the two)")
+                   help="launch each family's check executable on its own instead of all the families in one "
+                        "launch of ordo_sweep_checks per variant (the default run's too) and rank count: the same "
+                        "checks and verdicts, more launches (to compare the two)")
     r.add_argument("--no-expect-cache", action="store_true",
                    help="plan every case with the reference at every rank, never from the run's expected-result "
                         "cache (conformance/harness/expect_cache.h): the same verdicts, slower (to compare the two)")

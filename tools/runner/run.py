@@ -70,8 +70,11 @@ def cmd_run(args):
             raise OrdoError(f"the run in {out} finished at {run['end']}: nothing to resume")
         # A run from before the sweep's one launch per variant: its jobs were one per family.
         settings.setdefault("launch_per_family", True)
+        # A run from before the default variant's one launch per rank count: its default jobs were one per family.
+        settings.setdefault("default_one_launch", False)
     else:
         settings = {k: getattr(args, k) for k in RUN_SETTINGS}
+        settings["default_one_launch"] = True
     adapter = load_adapter(settings["vendor"])
     if settings["vendor"] not in known_vendors():  # a site's adapter file: found again on --resume
         settings["vendor"] = adapter["_path"]
@@ -236,10 +239,14 @@ def cmd_run(args):
             before = journal_offset(journal)
             jobs_here = [(pathlib.Path(e).name, e) for e in executables]
             families = None  # a sweep job: {family executable: its path} that it runs
-            if vname != "default" and not settings.get("launch_per_family") and sweep_exe:
+            if ((vname != "default" or settings.get("default_one_launch")) and not settings.get("launch_per_family")
+                    and sweep_exe):
                 own = OWN_LAUNCH + ((HUGE_EXECUTABLE,) if settings.get("huge") else ())
                 families = {name: e for name, e in jobs_here if name not in own}
-                jobs_here = [(SWEEP_EXECUTABLE, sweep_exe)] + [(name, e) for name, e in jobs_here if name in own]
+                if len(families) >= 2:  # one family alone: its own executable is the same launch
+                    jobs_here = [(SWEEP_EXECUTABLE, sweep_exe)] + [(name, e) for name, e in jobs_here if name in own]
+                else:
+                    families = None
             if vname == "default" and props and n >= 2:
                 jobs_here.append(("properties", None))
             for name, exe in jobs_here:
@@ -337,7 +344,9 @@ def cmd_run(args):
                     if not settings.get("run_known_fatal", True):
                         flags += ["--ordo-avoid-known-fatal"]
                     base = job_command(vadapter, vprefix, n, exe, timeout=job_timeout, flags=flags)
-                    launches = run_job(base, name, n, out, journal, adapter, settings["max_restarts"],
+                    # --max-restarts is per family too: a combined job may resume as often as its families would.
+                    restarts = settings["max_restarts"] * (len(wanted) if name == SWEEP_EXECUTABLE else 1)
+                    launches = run_job(base, name, n, out, journal, adapter, restarts,
                                        variant=vname, skip=skip, logdir=logdir, on_start=on_start,
                                        waivers=waivers, extra_fields=placement_fields(nodes, where, run, n),
                                        before_launch=before_launch)
@@ -355,6 +364,15 @@ def cmd_run(args):
                                                  for r in read_journal(journal, start_event["offset"])
                                                  if isinstance(r.get("case"), dict)})
                     seen[(n, name)] = [tuple(x) for x in done_event["seen"]]
+                    if name == SWEEP_EXECUTABLE:
+                        # What each family of the combined job ran, for the variants' jobs that follow (and a
+                        # resumption): its records, told apart by the families' tests the job's log lists.
+                        for member, member_seen in family_seen(logdir, name, n, wanted,
+                                                               read_journal(journal, start_event["offset"])):
+                            seen[(n, member)] = [tuple(x) for x in member_seen]
+                            append_line(progress_path, json.dumps(
+                                {"job": f"seen/{n}/{member}", "event": "done", "ranks": n, "executable": member,
+                                 "variant": vname, "seen": member_seen}, sort_keys=True))
                 if pattern:
                     hits = []
                     for log in sorted(logdir.glob(f"{name}-{n}ranks*.log")):
@@ -410,6 +428,33 @@ def cmd_run(args):
     write_run_reports(out)
     bad = sum(run["summary"].get(o, 0) for o in BAD)
     return EXIT_FAIL if bad else EXIT_OK
+
+
+FAMILY_TESTS = "ordo family-tests: "
+
+
+def family_seen(logdir, name, n, families, records):
+    """Per family of a combined job (ordo_sweep_checks): what it ran, [routine, mode, kind] as a job of its own
+    records in `seen`. The families' tests come from the line each launch of the job writes to its log
+    (check_main.cpp's select_families); a family whose tests no log names is left out (the variants then
+    survey it as before)."""
+    tests = {}
+    for log in sorted(logdir.glob(f"{name}-{n}ranks*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith(FAMILY_TESTS):
+                try:
+                    listed = json.loads(line[len(FAMILY_TESTS):])
+                except ValueError:
+                    continue  # cut short by a dying launch
+                for family, names in listed.items():
+                    for t in names:
+                        tests[t] = f"ordo_check_{family}"
+    out = {f: set() for f in families if f in set(tests.values())}
+    for r in records:
+        family = tests.get(r.get("test"))
+        if family in out and isinstance(r.get("case"), dict):
+            out[family].add((r["case"].get("routine"), r["case"].get("mode"), case_kind(r["case"])))
+    return [(f, sorted(v)) for f, v in sorted(out.items())]
 
 
 def placement_fields(nodes, where, run, n):

@@ -15,7 +15,7 @@ FAMILIES = "noncommutative,in_place,user_op"
 
 def launches(out):
     events = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines() if line.strip()]
-    return [(e["variant"], launch) for e in events if e.get("event") == "done" and not e["job"].startswith("survey/")
+    return [(e["variant"], launch) for e in events if e.get("event") == "done" and not e["job"].startswith(("survey/", "seen/"))
             for launch in e.get("launches", [])]
 
 

@@ -270,6 +270,12 @@ def test_record_comparison_ignores_library_addresses_but_not_values():
     assert record_diff.compare_records([a], [b])["same"]
     c = dict(a, message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed with count 4")
     assert not record_diff.compare_records([a], [c])["same"]
+    # The communicator a stack names, as MPI_COMM_WORLD or a handle, last argument or not (the Fortran
+    # programs' world in a job of one family, a handle in a combined job).
+    w = dict(a, message="MPI_Ireduce(sendbuf=0x55d0a1, count=1, MPI_SUM, 1, MPI_COMM_WORLD, request=0x7ffe92) failed")
+    h = dict(a, message="MPI_Ireduce(sendbuf=0x557ecc, count=1, MPI_SUM, 1, comm=0xc4000129, request=0x7fff89) failed")
+    assert record_diff.compare_records([w], [h])["same"]
+    assert not record_diff.compare_records([w], [dict(h, message=h["message"].replace("count=1", "count=2"))])["same"]
 
 
 def test_a_field_added_on_purpose_is_counted_and_any_other_change_still_differs():

@@ -26,7 +26,7 @@ def sweep(out, *extra):
 
 def jobs(out):
     events = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines() if line.strip()]
-    return [e for e in events if e.get("event") == "done" and not e["job"].startswith("survey/")]
+    return [e for e in events if e.get("event") == "done" and not e["job"].startswith(("survey/", "seen/"))]
 
 
 def coverage_lines(log):
@@ -95,3 +95,47 @@ def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_
     assert [r["id"] for r in records(again)] == [r["id"] for r in records(out)
                                                   if r["variant"] == "mpich.reduce.intra.binomial"
                                                   and r["id"].startswith("Crossing.")]
+
+
+def test_the_default_run_launches_its_families_once_per_rank_count_with_the_same_records(tmp_path):
+    """The default run (no --variants) at a rank count: one launch of ordo_sweep_checks for every family but the
+    threads check, the records of one launch per family, and what each family ran (`seen`, which a sweep's
+    variants read to skip the families without their routine) the same as its own job's."""
+    needs_build("mpich")
+    one, per = tmp_path / "one", tmp_path / "per"
+    for out, extra in ((one, []), (per, ["--launch-per-family"])):
+        p = run_ordo("run", "--vendor", "mpich", "--filter", FAMILIES + ",threads", "--ranks", "3",
+                     "--property-budget", "0", "--out", str(out), *extra)
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    a, b = jobs(one), jobs(per)
+    assert sorted(j["executable"] for j in a) == ["ordo_check_threads", "ordo_sweep_checks"]
+    assert sorted(j["executable"] for j in b) == sorted(["ordo_check_threads"] + [f"ordo_check_{f}" for f in
+                                                                                  FAMILIES.split(",")])
+    p = run_ordo("compare", "--records", str(one), str(per))
+    assert p.returncode == 0 and "identical records" in p.stdout, p.stdout[-3000:]
+    # Every DETECT case after every other case of the combined job, as in a sweep's.
+    mine = [r for r in records(one) if not r["id"].startswith("Threads.")]
+    detect = [r["seq"] for r in mine if r["level"] == "DETECT"]
+    assert detect and min(detect) > max(r["seq"] for r in mine if r["level"] != "DETECT")
+
+    def seen(out, prefix):
+        events = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines() if line.strip()]
+        return {e["executable"]: e["seen"] for e in events
+                if e.get("event") == "done" and e["job"].startswith(prefix) and e.get("seen") is not None}
+    per_family = {k: v for k, v in seen(per, "default/").items() if k != "ordo_check_threads"}
+    assert seen(one, "seen/") == per_family and len(per_family) == 5
+
+
+def test_family_seen_reads_the_families_tests_from_every_launch_log(tmp_path):
+    from runner.run import family_seen
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "ordo_sweep_checks-3ranks.log").write_text(
+        'noise\nordo family-tests: {"values":["Reduce.a","Scan.b"],"op":["Op.c"]}\n')
+    # A relaunch after a crash writes the line again; a line cut short is passed over.
+    (logs / "ordo_sweep_checks-3ranks-resume1.log").write_text('ordo family-tests: {"values":["Red\n')
+    case = {"routine": "scan", "mode": "blocking", "comm": "world"}
+    recs = [{"test": "Scan.b", "case": case}, {"test": "Op.c"}, {"test": "Other.d", "case": case}]
+    got = dict(family_seen(logs, "ordo_sweep_checks", 3, ["ordo_check_values", "ordo_check_op", "ordo_check_x"],
+                           recs))
+    assert got == {"ordo_check_values": [("scan", "blocking", "intra")], "ordo_check_op": []}
