@@ -186,8 +186,14 @@ class Bounds {
       const int e = std::max(who_.first, who_.input_count);
       throw UsageError("error_bound: element " + std::to_string(e) + " beyond the inputs");
     }
+    // Only the elements the result's values come from (Reduce_scatter's
+    // block), where each element of an input is made alone (make_input's
+    // first: elements that do not overlap); otherwise the whole input.
+    const bool apart = dt_.extent() > 0 && dt_.true_ub() - dt_.true_lb() <= dt_.extent();
+    offset_ = apart ? who_.first : 0;
+    const int count = apart ? elements : who_.input_count;
     for (const auto& [group, rank] : who_.inputs)
-      inputs_.push_back(make_input(c, dt_, who_.input_count, group, rank));
+      inputs_.push_back(make_input(c, dt_, count, group, rank, offset_));
   }
 
   std::size_t slots() const { return slots_.size(); }
@@ -197,7 +203,7 @@ class Bounds {
     const long double eps = eps_[s];
     // One contribution is a copy, and an exact type or op is exact: 0.
     if (eps == 0 || n_ <= 1 || !(sum_ || prod_)) return 0.0L;
-    const int e = who_.first + k;
+    const int e = who_.first + k - offset_;
     const ValueSlot& slot = slots_[s];
     long double mag = sum_ ? 0.0L : 1.0L;
     for (const Buffer& in : inputs_) {
@@ -226,6 +232,7 @@ class Bounds {
   bool sum_ = false, prod_ = false;
   Contributors who_;
   int n_ = 0;
+  int offset_ = 0;  // the element of the inputs that inputs_ begin at
   std::vector<Buffer> inputs_;
 };
 

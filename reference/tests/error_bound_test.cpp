@@ -97,6 +97,31 @@ TEST(ErrorBound, a_sum_is_bounded_by_two_n_minus_one_eps_times_the_sum_of_magnit
   }
 }
 
+TEST(ErrorBound, a_reduce_scatter_block_is_bounded_by_the_elements_of_its_own_block) {
+  // Rank r's block k of every input, read from each whole input (the bound
+  // makes only the block's elements).
+  for (Routine r : {Routine::reduce_scatter_block, Routine::reduce_scatter}) {
+    Case c = inexact(r, "MPI_DOUBLE", 3);
+    if (r == Routine::reduce_scatter) c.recvcounts = {2, 3, 1, 4};
+    const Topology t = intra(4);
+    for (int rank = 0; rank < 4; ++rank) {
+      const RankPlan plan = ordo::ref::plan(c, t, {0, rank});
+      const auto b = error_bound(c, t, {0, rank}, plan);
+      const int first = send_element_of(c, t, {0, rank}, 0);
+      ASSERT_EQ(static_cast<int>(b.size()), plan.recv_compare_elements);
+      const Datatype dt = Datatype::parse("MPI_DOUBLE");
+      for (int k = 0; k < plan.recv_compare_elements; ++k) {
+        long double mag = 0;
+        for (int q = 0; q < 4; ++q)
+          mag += std::fabs(static_cast<long double>(
+              load<double>(make_input(c, dt, plan.send_count, 0, q).element(first + k))));
+        EXPECT_EQ(b[static_cast<std::size_t>(k)][0], 2 * 3 * kEps64 * mag)
+            << routine_name(r) << " rank " << rank << " element " << k;
+      }
+    }
+  }
+}
+
 TEST(ErrorBound, scan_and_exscan_bound_by_their_prefix) {
   const Topology t = intra(4);
   const Datatype dt = Datatype::parse("MPI_DOUBLE");
