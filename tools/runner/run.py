@@ -359,16 +359,15 @@ def cmd_run(args):
                 if launches:  # each launch's seconds, exit code and where its process spent them
                     done_event["launches"] = launches
                 if vname == "default":
+                    job_records = read_journal(journal, start_event["offset"])  # read once for both uses
                     done_event["seen"] = sorted({(r["case"].get("routine"), r["case"].get("mode"),
                                                   case_kind(r["case"]))
-                                                 for r in read_journal(journal, start_event["offset"])
-                                                 if isinstance(r.get("case"), dict)})
+                                                 for r in job_records if isinstance(r.get("case"), dict)})
                     seen[(n, name)] = [tuple(x) for x in done_event["seen"]]
                     if name == SWEEP_EXECUTABLE:
                         # What each family of the combined job ran, for the variants' jobs that follow (and a
                         # resumption): its records, told apart by the families' tests the job's log lists.
-                        for member, member_seen in family_seen(logdir, name, n, wanted,
-                                                               read_journal(journal, start_event["offset"])):
+                        for member, member_seen in family_seen(logdir, name, n, wanted, job_records):
                             seen[(n, member)] = [tuple(x) for x in member_seen]
                             append_line(progress_path, json.dumps(
                                 {"job": f"seen/{n}/{member}", "event": "done", "ranks": n, "executable": member,
