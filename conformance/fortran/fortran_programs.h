@@ -70,6 +70,14 @@ void run_example(const Case& c, Call call, Judge judge) {
     return;
   }
   const int p = ordo::harness::world_size();
+  // Its communicator is the world: the record of a case that hangs or
+  // crashes names its size, and a case whose routine keeps hanging on
+  // communicators of that size is held back as run_case's are.
+  ordo::harness::note_case_comm("world", p);
+  if (std::string why = ordo::harness::held_back(c, p); !why.empty()) {
+    ordo::harness::record(c, {LocalVerdict::Status::skip, why, ""}, 0, p);
+    return;
+  }
   std::string in, out;
   const double t0 = MPI_Wtime();
   const std::string error = call(&in, &out);

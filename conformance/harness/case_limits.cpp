@@ -159,6 +159,44 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
   return l;
 }
 
+CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const HangStreak& streak,
+                      const std::string& kind, int ranks, const KindStats& of_kind,
+                      const KindStats& any, const LimitSettings& settings, const KindStats& fewer,
+                      int fewer_ranks) {
+  if (streak.hung < kHoldBackAfter) return current;
+  std::string larger, basis;
+  double slowest = 0, s = 1;
+  const std::string at = " at " + std::to_string(ranks) + " ranks in this run";
+  if (of_kind.finished > 0) {
+    s = scale(current.work, of_kind.slowest_work, &larger);
+    slowest = of_kind.slowest_s;
+    basis = "the slowest " + kind + " case that finished" + at + larger;
+  } else if (any.finished > 0) {
+    s = scale(current.work, any.slowest_work, &larger, unlike(kind, any.slowest_kind));
+    slowest = any.slowest_s;
+    basis = "the slowest case that finished" + at + ", of " + any.slowest_kind + larger;
+  } else if (fewer.finished > 0 && fewer_ranks > 0 && fewer_ranks < ranks) {
+    s = scale(current.work, fewer.slowest_work, &larger, unlike(kind, fewer.slowest_kind)) * ranks /
+        fewer_ranks;
+    slowest = fewer.slowest_s;
+    basis = "the slowest case that finished at " + std::to_string(fewer_ranks) +
+            " ranks in this run, of " + fewer.slowest_kind + larger + " x " +
+            std::to_string(ranks) + " / " + std::to_string(fewer_ranks) + " ranks";
+  } else {
+    return current;
+  }
+  const double seconds = std::max(settings.hung_floor_s, LimitSettings::kHungFactor * slowest * s);
+  if (seconds >= current.seconds) return current;
+  CaseLimit l = current;
+  l.rule = "probe";
+  l.seconds = seconds;
+  l.why = "the last " + std::to_string(streak.hung) + " cases of " + key +
+          " that ran in this run hung (the last: " + streak.last +
+          "), none finished between; this one runs to see whether it still hangs: max(" +
+          secs(settings.hung_floor_s) + ", 3 x " + secs(slowest) + ", " + basis + ")";
+  return l;
+}
+
 std::string hang_key(const std::string& routine, const std::string& comm, int comm_size,
                      long long count, bool erroneous) {
   return routine + " on " + (comm.rfind("inter", 0) == 0 ? "intercommunicators" : "communicators") +

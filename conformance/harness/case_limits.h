@@ -162,6 +162,25 @@ constexpr long long kHoldBackAfter = 2;
 // `hung` hangs in a row: 0 below kHoldBackAfter, then 1, 4, 16, ... (at most 2^40).
 long long hold_back_count(long long hung);
 
+// A case of `key` that still runs while the key keeps hanging (its last
+// streak.hung >= kHoldBackAfter cases hung one after the other, none finished
+// between: the 1 in 1, 4, 16, ... that CaseStats::hold_back lets run to see
+// whether the key still hangs). Its limit is that of a further case of a kind
+// that hung (rule "probe", like rule "hung"): max(hung floor, 3 x the slowest
+// case that finished x S, S the work's ratio itself), from the slowest case of
+// its kind at this rank count, else of any kind (a user op or derived
+// datatype that case had not counting kUnlikeFactor times), else at the most
+// ranks below (x ranks / m); `current` (the limit begin_case gave) when that
+// is not longer, or when no case finished yet. Before, a probe of a kind that
+// had not hung itself (MPI_Reduce with a user op on a derived datatype, after
+// 4 hangs of MPI_Reduce on communicators of 4 processes) had the 10-30 s of a
+// first case of its kind: 50 of the 127 s that the hangs of the default
+// mutant run at ranks 2-5 cost (0c43c21).
+CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const HangStreak& streak,
+                      const std::string& kind, int ranks, const KindStats& of_kind,
+                      const KindStats& any, const LimitSettings& settings,
+                      const KindStats& fewer = {}, int fewer_ranks = 0);
+
 // The statistics the runner hands a job (--ordo-case-stats=FILE, written by
 // tools/runner/case_limits.py) joined with what this process saw itself.
 class CaseStats {

@@ -652,12 +652,40 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
   return "";
 }
 
+namespace {
+LimitSettings limit_settings();
+}  // namespace
+
 std::string held_back(const ref::Case& c, int comm_size) {
   // The case's hang key: a case of it that runs to its verdict ends its streak (record_impl).
   g_case_hang_key =
       hang_key(record_routine(c), c.comm, comm_size, c.count, g_level == Level::DETECT);
   if (g_settings.case_stats.empty()) return "";
-  return g_case_stats.hold_back(g_case_hang_key);
+  std::string why = g_case_stats.hold_back(g_case_hang_key);
+  const HangStreak* streak = g_case_stats.streak(g_case_hang_key);
+  if (!why.empty() || streak == nullptr) return why;
+  // It runs while its key keeps hanging: the short limit of rule "probe"
+  // (case_limits.h), for the watchdog and for the record the runner writes
+  // from the in-flight note if it hangs.
+  const CaseLimit probe = probe_limit(
+      g_case_limit, g_case_hang_key, *streak, g_case_kind, g_size, g_case_stats.of(g_case_kind),
+      g_case_stats.any(), limit_settings(), g_case_stats.fewer(), g_case_stats.fewer_ranks());
+  if (probe.rule != "probe") return "";
+  const std::string was = "\"case_limit\":" + g_case_limit.to_json().dump();
+  g_case_limit = probe;
+  g_limit_s.store(probe.seconds);
+  g_deadline.store(g_case_t0 + probe.seconds);
+  if (const auto at = g_inflight_body.find(was); at != std::string::npos) {
+    g_inflight_body.replace(at, was.size(), "\"case_limit\":" + probe.to_json().dump());
+    write_inflight(g_inflight_body + "}\n");
+  }
+  return "";
+}
+
+std::string held_back_together(const ref::Case& c, int comm_size) {
+  if (g_settings.case_stats.empty()) return "";
+  return g_case_stats.hold_back(
+      hang_key(record_routine(c), c.comm, comm_size, c.count, g_level == Level::DETECT));
 }
 
 std::string known_fatal_skip(const std::string& id) {

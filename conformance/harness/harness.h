@@ -202,8 +202,13 @@ std::string known_fatal_skip(const std::string& id);
 // A case of a hang key (case_limits.h) whose cases keep hanging in this run
 // and variant: its skip's message, "" to run it (every rank decides alike).
 // comm_size: the size of the case's communicator (both groups of an
-// intercommunicator).
+// intercommunicator). A case that runs while its key keeps hanging (the 1
+// in 1, 4, 16, ... that still runs) gets the short limit of rule "probe".
 std::string held_back(const ref::Case& c, int comm_size);
+// The same for a case that runs at once with others under the watchdog of
+// the first (the threads check's phase): it does not become the case in
+// flight, and its limit is the first case's.
+std::string held_back_together(const ref::Case& c, int comm_size);
 // Adds the size of the case's communicator and, under virtual nodes, the node
 // map of each of its groups (comm_node_maps) to the in-flight note of the case
 // begun (once the communicator is known), so that the runner's record of a

@@ -81,7 +81,8 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
         return rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE + " of 0.50 s", **kw)
 
     def skipped(**kw):
-        return rec(outcome="skip", seconds=0, message=HELD_BACK + ": the last 2 ...", **kw)
+        r = rec(outcome="skip", seconds=0, **kw)
+        return dict(r, message=f"{HELD_BACK}: the last 2 cases of {hang_key(r)} that ran in this run hung ...")
     journal = tmp_path / "journal.jsonl"
     lines = [timeout(id="R#1"), timeout(id="R#2"), skipped(id="R#3"), timeout(id="R#4"), skipped(id="R#5"),
              timeout(comm="odd-even", comm_size=2, id="R#6"),  # two processes: a key of its own, and ...
@@ -106,6 +107,12 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
     early = CaseStats(journal)
     early.add(lines[0]), early.add(lines[1]), early.add(lines[2])
     assert early.for_job(4, "default")["hang_streaks"][four] == {"hung": 2, "skipped": 1, "last": "R#2 at 4 ranks"}
+    # A case of the threads check's phase not run because another case of the phase was held back names that
+    # case's key: the harness did not count it under its own key, nor does the runner.
+    early.add(dict(skipped(), message=f"{HELD_BACK}: the threaded phase runs these 4 cases together, and thread "
+                   "1's case (MPI_Ireduce) was held back: the last 2 cases of MPI_Ireduce on communicators of 4 "
+                   "processes that ran in this run hung ..."))
+    assert early.for_job(4, "default")["hang_streaks"][four]["skipped"] == 1
     # A case of the key that ran to its verdict (pass, fail, crash, ...) ends the streak.
     with open(journal, "a") as f:
         f.write(json.dumps(rec(outcome="fail", message="expected 1, observed 2")) + "\n")
@@ -264,10 +271,51 @@ def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_ke
     held = [r for r in props if held_back(r)]
     assert hung_cases and held, ([r["outcome"] for r in props][:50])
     # Each timeout had a derived limit: the first of each routine from the cases that finished (their floor, 2 s
-    # here), the next ones the short limit of a kind that hung; never the whole case timeout.
-    assert all(r["case_limit"]["rule"] in ("any", "kind", "fewer", "hung") and r["case_limit"]["seconds"] <= 2
-               for r in hung_cases), [r["case_limit"] for r in hung_cases]
+    # here), the next ones the short limit of a kind that hung or of a probe of a key that keeps hanging (0.5 s
+    # here); never the whole case timeout.
+    assert all(r["case_limit"]["rule"] in ("any", "kind", "fewer", "hung", "probe") and r["case_limit"]["seconds"]
+               <= 2 for r in hung_cases), [r["case_limit"] for r in hung_cases]
+    assert all(r["case_limit"]["seconds"] <= 0.5 for r in hung_cases if r["case_limit"]["rule"] == "probe")
     assert any(r["case_limit"]["rule"] == "hung" for r in hung_cases)
     assert {hang_key(r) for r in held} <= {hang_key(r) for r in hung_cases}
     assert all(r["routine"] in ("MPI_Reduce", "MPI_Ireduce", "MPI_Reduce_init") and r["comm_size"] == 4
                for r in hung_cases + held)
+
+
+def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_and_threads_are_held_back(tmp_path):
+    """A case that runs while its key keeps hanging (the 1 in 1, 4, 16, ...) has the short limit of rule
+    "probe" even when its own kind has not hung (before: the 10 s floor of a first case of its kind, or 30 s
+    from afar); the Fortran programs' cases (on the world) and the threads check's phase are held back as
+    the other cases are (before: each ran and hung)."""
+    needs_build("mutants")
+    p = run_ordo("run", "--vendor", "mutants", "--ranks", "4", "--filter", "buffers,threads,fortran",
+                 "--only", "Buffers.*:Threads.concurrent*:Fortran_seeds.*", "--property-budget", "0",
+                 "--case-timeout", "5", "--case-floor", "2", "--hung-case-floor", "0.5", *HANG,
+                 "--out", str(tmp_path / "o"), timeout=900)
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr
+    rs = records(tmp_path / "o")
+    hung_cases = [r for r in rs if r["outcome"] == "timeout"]
+    probes = [r for r in hung_cases if r["case_limit"]["rule"] == "probe"]
+    # A probe of MPI_Reduce with a user op on a derived datatype after the hangs of MPI_Reduce's other cases.
+    assert probes, [r["case_limit"] for r in hung_cases]
+    for r in probes:
+        assert r["case_limit"]["seconds"] == 0.5, r["case_limit"]
+        assert f"cases of {hang_key(r)} that ran in this run hung" in r["case_limit"]["why"], r["case_limit"]
+        assert " with a user op" in kind_of(r) or " on a derived datatype" in kind_of(r)
+        assert not any(q["outcome"] == "timeout" and kind_of(q) == kind_of(r) and q["seq"] < r["seq"]
+                       for q in hung_cases), "the probe's own kind had not hung before it"
+    # Every Fortran program's case (MPI_Reduce at the root of the world of 4) is held back or hung, and its
+    # record names the size of its communicator.
+    seeds = [r for r in rs if r["test"].startswith("Fortran_seeds.")]
+    assert seeds and all(held_back(r) or r["outcome"] == "timeout" for r in seeds), \
+        [(r["outcome"], r["message"][:80]) for r in seeds]
+    assert all(r["comm_size"] == 4 for r in seeds)
+    assert any(held_back(r) for r in seeds)
+    # The threads check's phase: one of its cases (MPI_Ireduce on a duplicate of the world) keeps hanging, so
+    # the phase does not run; that case's record names its own key, the three others that it was held back.
+    phase = [r for r in rs if r["test"] == "Threads.concurrent_reductions_on_distinct_communicators_from_several_threads"]
+    assert len(phase) == 4 and all(held_back(r) for r in phase), [r["message"][:80] for r in phase]
+    own = [r for r in phase if f"cases of {hang_key(r)} that ran" in r["message"]]
+    assert [r["routine"] for r in own] == ["MPI_Ireduce"]
+    assert all("the threaded phase runs these 4 cases together, and thread 1's case (MPI_Ireduce) was held back"
+               in r["message"] for r in phase if r not in own)

@@ -318,3 +318,61 @@ TEST(CaseLimits, cases_that_keep_hanging_are_held_back_and_one_in_1_4_16_of_them
   EXPECT_EQ(s.streak(ireduce), nullptr);
   EXPECT_EQ(s.hold_back(ireduce), "");
 }
+
+TEST(CaseLimits, a_case_that_runs_while_its_key_keeps_hanging_gets_the_short_limit_of_a_probe) {
+  const std::string key = "MPI_Reduce on communicators of 4 processes";
+  h::HangStreak streak;
+  streak.hung = 4;
+  streak.last = "Buffers.x#9 at 4 ranks";
+  h::KindStats any = stats(0.0022, 300);
+  any.slowest_kind = "MPI_Reduce";
+  any.slowest_work = 4096;
+  // A first case of its kind, with a user op on a derived datatype: rule any
+  // gives it 30 s (20 x the work, squared, from afar); as a probe of a key
+  // that hung 4 times in a row, the hung floor decides.
+  const std::string kind = "MPI_Reduce with a user op on a derived datatype";
+  const h::CaseLimit first = h::case_limit(kind, 4, {}, any, settings(60, 10, 1), 4096);
+  EXPECT_EQ(first.rule, "any");
+  EXPECT_DOUBLE_EQ(first.seconds, 30);
+  auto l = h::probe_limit(first, key, streak, kind, 4, {}, any, settings(60, 10, 1));
+  EXPECT_EQ(l.rule, "probe");
+  EXPECT_DOUBLE_EQ(l.seconds, 1);
+  EXPECT_DOUBLE_EQ(l.work, 4096);
+  EXPECT_NE(l.why.find("the last 4 cases of MPI_Reduce on communicators of 4 processes that ran in "
+                       "this run hung (the last: Buffers.x#9 at 4 ranks), none finished between"),
+            std::string::npos)
+      << l.why;
+  EXPECT_NE(l.why.find("the slowest case that finished at 4 ranks in this run, of MPI_Reduce"),
+            std::string::npos)
+      << l.why;
+  // Its own kind's slowest case, by the work's ratio itself: 3 x 0.5 s x 4.
+  h::KindStats own = stats(0.5, 3);
+  own.slowest_work = 1 << 20;
+  const h::CaseLimit kind_limit = h::case_limit(kind, 4, own, any, settings(60, 10, 1), 4 << 20);
+  l = h::probe_limit(kind_limit, key, streak, kind, 4, own, any, settings(60, 10, 1));
+  EXPECT_EQ(l.rule, "probe");
+  EXPECT_DOUBLE_EQ(l.seconds, 6);
+  // The 20 x of a user op or derived datatype that the case of another kind had not.
+  l = h::probe_limit(h::case_limit(kind, 4, {}, any, settings(60, 10, 1), 64 << 10), key, streak,
+                     kind, 4, {}, any, settings(60, 10, 1));
+  EXPECT_NEAR(l.seconds, 3 * 0.0022 * 20 * 16, 1e-9);
+  // From fewer ranks when none finished at this rank count: x 4 / 3.
+  h::KindStats fewer = stats(0.6, 20);
+  fewer.slowest_kind = "MPI_Allreduce";
+  l = h::probe_limit(h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096, fewer, 3), key,
+                     streak, kind, 4, {}, {}, settings(60, 10, 1), fewer, 3);
+  EXPECT_EQ(l.rule, "probe");
+  EXPECT_NEAR(l.seconds, 3 * 0.6 * 20 * 4.0 / 3.0, 1e-9);
+  // Never longer than the limit it had; no probe below two hangs in a row,
+  // nor with nothing finished to derive from.
+  EXPECT_EQ(h::probe_limit(h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096, fewer, 3), key,
+                           streak, kind, 4, {}, {}, settings(60, 10, 1), stats(100, 1), 3)
+                .rule,
+            "fewer");
+  h::HangStreak once = streak;
+  once.hung = 1;
+  EXPECT_EQ(h::probe_limit(first, key, once, kind, 4, {}, any, settings(60, 10, 1)).rule, "any");
+  const h::CaseLimit timeout = h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096);
+  EXPECT_EQ(h::probe_limit(timeout, key, streak, kind, 4, {}, {}, settings(60, 10, 1)).rule,
+            "default");
+}
