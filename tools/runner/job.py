@@ -210,6 +210,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                     # says the library corrupts memory there: already recorded.
                     skip = after
                     clean_restarts += 1
+                    before_first = 0
                     continue
                 how = {"timed_out": protocol.timed_out(journal, rc), "rc": rc, "duration_s": time.time() - t0,
                        "log": log, "tail": " / ".join(log.read_text(errors="replace").splitlines()[-4:])}

@@ -16,6 +16,7 @@ import sys
 
 from conftest import run_json, write_run
 from reports import records, results, waivers as matcher
+from runner import protocol
 from runner.job import run_job
 
 FAKE = r'''#!PYTHON
@@ -234,3 +235,17 @@ def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(
     assert job["where"] == "after_last_case" and job["last_case"]["outcome"] == "fail"
     assert lines[-1]["outcome"] == "crash" and skips == [0]
     assert not report_of(tmp_path, lines)["partial"]
+
+
+def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(tmp_path):
+    j = tmp_path / "journal.jsonl"
+    other = json.dumps({"seq": 9, "id": "Other#8", "outcome": "pass"}) + "\n"  # another job's, before this one
+    mine = [{"seq": 1, "id": "A#0", "outcome": "fail"}, {"seq": 2, "id": "B#0", "test": "Op.b", "outcome": "pass"},
+            {"seq": None, "id": "x@2ranks#job0", "outcome": "crash"}]
+    j.write_text(other + "".join(json.dumps(r) + "\n" for r in mine))
+    assert protocol.last_finished(j, len(other))["id"] == "B#0"
+    assert protocol.last_finished(j, j.stat().st_size) is None
+    log = tmp_path / "ordo_sweep_checks-2ranks.log"
+    log.write_text('[==========] x\nordo family-tests: {"reduce": ["Reduce.a"], "op": ["Op.b"]}\nSegmentation fault\n')
+    assert protocol.family_of([tmp_path / "missing.log", log], "Op.b") == "ordo_check_op"
+    assert protocol.family_of([log], "Nowhere.c") is None
