@@ -117,7 +117,9 @@ def context(report):
                                                                      counts)
         if slug == "harness.job":
             info = {"section": "-", "title": "A check executable died",
-                    "paraphrase": "The job crashed or timed out; the checks it did not reach are missing."}
+                    "paraphrase": "The job crashed or timed out with no case in flight (between cases, before "
+                                  "its first or after its last), charged to no case; checks it could not reach "
+                                  "make the run partial."}
         clauses.append({"slug": slug, "anchor": "clause-" + anchor(slug), "section": info.get("section", "?"),
                         "title": info.get("title", ""), "paraphrase": info.get("paraphrase", "not in the catalogue"),
                         "levels": levels, "counts": counts, "total": len(recs), "verdict": verdict,

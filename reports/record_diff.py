@@ -56,6 +56,8 @@ def comparable(record, folder=None, checkout=None):
             "0x<address>", _LOG_TAIL.sub(r"\1<log>", out["message"])))
     if isinstance(out.get("property"), dict):
         out["property"] = {k: v for k, v in out["property"].items() if k not in IGNORED_PROPERTY}
+    if isinstance(out.get("job"), dict):  # a dead job's record: the log lines it quotes, as in its message
+        out["job"] = {k: v for k, v in out["job"].items() if k != "tail"}
     return out
 
 

@@ -6,9 +6,10 @@ executable write the records of the checks they run. Python writes only what
 no MPI process could:
 
     case_died(...)          a case that ended its job (crash) or overran (timeout)
-    died_after_failure(...) a job that died between cases after a failed case
-    job_died(...)           a job that died outside any case
+    job_died(...)           a job that died outside any case (between cases, before
+                            its first, after its last): its own record, never a case's
     gave_up(...)            the restart budget of one executable used up
+    not_run_reason(record)  a job's cases not run (the report is then partial)
     corrupt(...)            a journal line that is not a check record
     property_summary(...)   a property run that ended without its summary
 
@@ -20,6 +21,7 @@ import gzip
 import json
 import pathlib
 import re
+import signal
 
 SCHEMA = "ordo.check/1"
 SCHEMA_ID = "urn:ordo:schema:record:1"
@@ -115,40 +117,95 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     return record
 
 
-def died_after_failure(prior, *, ranks, vendor, variant, timed_out, rc, tail, duration_s, log):
-    """A job that died between cases (or at its end) after a case that failed:
-    most likely the library corrupted memory during that case; recorded against it."""
-    record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
-                       duration_s=duration_s, log=log)
-    record.update({k: prior.get(k) for k in ("seq", "test", "clause", "level", "case", "routine")})
-    if prior.get("credited_to"):
-        record["credited_to"] = prior["credited_to"]
-    for key in ("bytes", "comm_size"):
-        if isinstance(prior.get(key), int):
-            record[key] = prior[key]
-    if isinstance(prior.get("comm_node_maps"), list):
-        record["comm_node_maps"] = prior["comm_node_maps"]
-    record["id"] = f"{prior.get('id')}~after"
-    record["message"] = (f"the job ended (exit code {rc}) outside any case, after this case had failed: "
-                         f"most likely memory the library corrupted in it; last output: {tail}")
-    return record
+def signal_of(rc):
+    """The signal that ended a process, by its exit status: a negative status
+    (Python's for a child a signal ended) or 128 + the signal (a shell's, a
+    launcher's); None for any other."""
+    if not isinstance(rc, int) or isinstance(rc, bool):
+        return None
+    number = -rc if rc < 0 else rc - 128 if 128 < rc < 128 + 65 else None
+    if number is None:
+        return None
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
-def job_died(name, *, attempt, ranks, vendor, variant, timed_out, rc, tail, duration_s, log):
-    """A job that died outside any case (before its first, between passing cases)."""
+# Where a job was when it died outside any case (the "where" of a job record's "job").
+BETWEEN_CASES, BEFORE_FIRST_CASE, AFTER_LAST_CASE = "between_cases", "before_first_case", "after_last_case"
+_WHERE_TEXT = {BETWEEN_CASES: "between cases", BEFORE_FIRST_CASE: "before its first case",
+               AFTER_LAST_CASE: "after its last case (it had run every case)"}
+
+
+def _last_case(last):
+    """A record's identity as a job record's "last_case" (None: none)."""
+    if not isinstance(last, dict):
+        return None
+    return {"seq": last.get("seq"), "id": last.get("id"), "test": last.get("test"), "outcome": last.get("outcome")}
+
+
+def job_died(name, *, attempt, ranks, vendor, variant, timed_out, rc, tail, duration_s, log, where=BETWEEN_CASES,
+             last_case=None, resumed_after=0, launch=None, family=None, not_run=None):
+    """A job that died outside any case: its own record, never charged to a
+    case (runner/protocol.py, charged_case: no case was in flight). where:
+    between cases (every case a rank had begun, rank 0 had recorded),
+    before its first case (no rank had begun one in this launch) or after
+    its last case (the job had written its .done). last_case: the job's
+    last record of a case (that case finished; it is named, not charged).
+    resumed_after: the launch's --ordo-skip. family: the check family of
+    the last case (a combined job's member), when known. not_run: set when
+    the job ends here with cases not run ({"after_seq", "why"}): the report
+    is then partial (reports/results.py).
+
+    The record's test is the executable, its clause harness.job (MUST) and
+    its case null: a crash or timeout waiver of a case (which names the
+    case's test and fields) cannot name it, and it counts in the verdict."""
     record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
                        duration_s=duration_s, log=log)
-    record.update({"id": f"{name}@{ranks}ranks#job{attempt}" + ("" if variant == "default" else f"@{variant}"),
+    sig = signal_of(rc)
+    last = _last_case(last_case)
+    job = {"executable": name, "family": family, "launch": launch if launch is not None else attempt,
+           "where": where, "resumed_after": resumed_after, "last_case": last, "exit_code": rc, "signal": sig,
+           "timed_out": bool(timed_out), "tail": tail}
+    if not_run:
+        job["not_run"] = not_run
+    after = f"after case {last['seq']} ({last['id']}, {last['outcome']})" if last else "with no case recorded before"
+    how = f"exit code {rc}" + (f", {sig}" if sig else "") + (", the job's time limit" if timed_out else "")
+    message = f"{name} at {ranks} ranks ended ({how}) outside any case, {_WHERE_TEXT.get(where, where)}, {after}"
+    if not_run:
+        message += f"; its cases after case {not_run.get('after_seq')} were not run: {not_run.get('why')}"
+    record.update({"seq": None, "id": f"{name}@{ranks}ranks#job{attempt}" + ("" if variant == "default" else f"@{variant}"),
                    "test": name, "clause": "harness.job", "level": "MUST", "case": None, "routine": None,
-                   "message": f"{name} at {ranks} ranks ended with exit code {rc} outside a case; last output: {tail}"})
+                   "job": job, "message": f"{message}; last output: {tail}"})
     return record
 
 
-def gave_up(name, *, ranks, vendor, variant, max_restarts):
+def gave_up(name, *, ranks, vendor, variant, max_restarts, after_seq=None):
+    """The restart budget of a job used up: its cases after after_seq (its
+    last recorded case) were not run, and the report is partial."""
+    why = f"gave up after {max_restarts} restarts after crashes or timeouts that no waiver names"
     return {"schema": SCHEMA, "id": f"{name}@{ranks}ranks#gave-up", "test": name, "clause": "harness.job",
             "level": "MUST", "outcome": "crash", "ranks": ranks, "vendor": vendor, "variant": variant,
-            "message": f"gave up after {max_restarts} restarts after crashes or timeouts that no waiver names",
-            "case": None}
+            "message": why, "case": None,
+            "job": {"executable": name, "not_run": {"after_seq": after_seq, "why": why}}}
+
+
+def not_run_reason(record):
+    """Why the cases of a record's job after some case were not run (a job
+    record with "job": {"not_run"}, or a gave-up record of a journal from
+    before that field), as one line of a report's partial_reasons; None
+    for any other record."""
+    job = record.get("job") if isinstance(record.get("job"), dict) else {}
+    not_run = job.get("not_run") if isinstance(job.get("not_run"), dict) else None
+    if not_run is None and not (record.get("clause") == "harness.job" and str(record.get("id", "")).endswith("#gave-up")):
+        return None
+    not_run = not_run or {"after_seq": None, "why": record.get("message") or "the job gave up"}
+    variant = record.get("variant") or "default"
+    where = "" if variant == "default" else f" (variant {variant})"
+    after = f" after case {not_run['after_seq']}" if not_run.get("after_seq") is not None else ""
+    return (f"{job.get('executable') or record.get('test')} at {record.get('ranks')} ranks{where}: "
+            f"its cases{after} were not run ({not_run.get('why')})")
 
 
 # ---- records of the report -------------------------------------------------------

@@ -6,7 +6,8 @@ completes). results.json joins them with the clause catalogue (spec/) and the
 waivers the run was judged with, and adds the verdicts derived from the
 records, so that every view can be generated from this one file.
 
-A report built while a run is under way, or after it was interrupted, says so:
+A report built while a run is under way, or after it was interrupted, or of a
+run a job of which ended with cases not run (records.not_run_reason), says so:
 "partial" is true and "partial_reasons" tells why.
 """
 import datetime
@@ -650,6 +651,9 @@ def _assemble(out, run, records, reasons, corrupt, notes):
     expected = run.get("summary")
     if isinstance(expected, dict) and sum(expected.values()) != len(records):
         reasons.append(f"run.json counts {sum(expected.values())} checks, the journal holds {len(records)}")
+    # A job that ended with cases not run (its restart budget used up, or its launches dying before their
+    # first case): the run did not check what it was asked to.
+    reasons += [why for why in map(rec.not_run_reason, records) if why]
     spec, spec_source = _catalogue(run["git"].get("commit") or "", {r["clause"] for r in records})
     partial = bool(reasons)
     results = {

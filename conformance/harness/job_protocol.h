@@ -10,10 +10,15 @@
 //       case (begin_case), rewritten in place: one JSON object with the case's
 //       seq, id, test, clause, level, case and routine. Read by the runner when
 //       the job dies without a record of that case: the crash or timeout record
-//       is charged to the case in flight. A DETECT case's note is written again
-//       when the rank's call has returned, with "returned": {"detect",
-//       "message"}: when the case overruns because some ranks never return,
-//       the runner's record says which ranks reported the error.
+//       is charged to the case in flight. The note stays after its case; a case
+//       is in flight until rank 0 has recorded it, so a job that dies when every
+//       rank's note names a recorded case (or with no note: before its first
+//       case) had none in flight, and the runner's record of it is the job's
+//       own (clause harness.job), never charged to a case before it. A DETECT
+//       case's note is written again when the rank's call has returned, with
+//       "returned": {"detect", "message"}: when the case overruns because some
+//       ranks never return, the runner's record says which ranks reported the
+//       error.
 //   <journal>.done       written by rank 0 when the executable ran to its end
 //       (finish_checks), holding the gtest exit code. Read by the runner: a job
 //       without it did not finish (an MPI_Abort can also exit with 1).

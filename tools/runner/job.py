@@ -1,7 +1,12 @@
 """One check executable at one rank count, as a job that survives its
 crashes: when the job dies (a crash, an abort, the watchdog's timeout), the
 case in flight is recorded (runner/protocol.py says which) and the
-executable resumes after it, so that one bad case costs one case.
+executable resumes after it, so that one bad case costs one case. A job
+that died with no case in flight gets a record of its own (harness.job),
+never charged to a case before; one whose launch died before its first case
+is launched again at the same place, once (within the restart budget): a
+second such death in a row, or a used-up budget, ends it with its remaining
+cases counted as not run, and the report says the run is partial.
 
 A job that died once is likely to die again (a library that hangs in a family
 of cases, a DETECT check whose erroneous calls leave processes waiting): from
@@ -19,7 +24,7 @@ import time
 from reports import records
 from . import protocol
 from .errors import EXIT_INFRA, OrdoError
-from .journal import append_record, journal_offset, last_failed
+from .journal import append_record, journal_offset
 from .launch import die_with_parent, holding, job_limit, split_lock
 
 # A standby that is not needed is told to quit and ends with MPI_Finalize once
@@ -140,6 +145,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     attempt = 0
     launches = []
     unexplained = 0  # restarts after a crash or timeout no waiver names: these count against max_restarts
+    before_first = 0  # launches in a row that died before their first case
     first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
     done = protocol.marker(journal, protocol.DONE)
     dead = {"ranks": n, "vendor": adapter["name"], "variant": variant}
@@ -204,29 +210,49 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                     # says the library corrupts memory there: already recorded.
                     skip = after
                     clean_restarts += 1
+                    before_first = 0
                     continue
                 how = {"timed_out": protocol.timed_out(journal, rc), "rc": rc, "duration_s": time.time() - t0,
                        "log": log, "tail": " / ".join(log.read_text(errors="replace").splitlines()[-4:])}
                 case, recorded = protocol.charged_case(journal, first_record)
-                prior = None if case and not recorded else last_failed(journal, first_record)
                 if case and not recorded:
                     # A DETECT case that timed out: which ranks' calls had returned, and how.
                     notes = protocol.ranks_in_case(journal, case.get("seq")) if case.get("level") == "DETECT" else {}
                     record = waivers.apply({**records.case_died(case, **dead, **how, notes=notes), **extra})
                     append_record(journal, record)
                     skip = case["seq"]
-                elif prior:
-                    record = waivers.apply({**records.died_after_failure(prior, **dead, **how), **extra})
-                    append_record(journal, record)
-                    if done.exists() or not case:
-                        return launches
-                    skip = case["seq"]
+                    before_first = 0
                 else:
-                    record = records.job_died(name, attempt=attempt, **dead, **how)
-                    append_record(journal, {**record, **extra})
-                    if not case or done.exists():
+                    # No case in flight: the job's own record, never charged to the case
+                    # before (that case finished; a waiver of it cannot waive this death).
+                    last = protocol.last_finished(journal, first_record)
+                    where = (records.AFTER_LAST_CASE if done.exists() else
+                             records.BETWEEN_CASES if case else records.BEFORE_FIRST_CASE)
+                    # A combined job's family of that case, by the tests its logs list; else the executable's.
+                    family = (protocol.family_of(sorted(logdir.glob(f"{name}-{n}ranks*.log")), last.get("test"))
+                              if last else None) or (name if str(name).startswith("ordo_check_") else None)
+                    died = dict(attempt=attempt, launch=index, where=where, resumed_after=skip, last_case=last,
+                                family=family, **dead, **how)
+                    if where == records.AFTER_LAST_CASE:
+                        append_record(journal, {**records.job_died(name, **died), **extra})
                         return launches
-                    skip = case["seq"]
+                    if case:
+                        skip = max(skip, case["seq"])
+                        before_first = 0
+                    else:
+                        # Died before its first case: launched again at the same place
+                        # (within the restart budget); a second such death in a row ends
+                        # the job, its remaining cases not run (the report is partial).
+                        before_first += 1
+                        if before_first >= 2:
+                            why = (f"its launches {index - 1} and {index} both ended before their first case "
+                                   f"(resumed after case {skip})")
+                            append_record(journal, {**records.job_died(
+                                name, **died, not_run={"after_seq": last.get("seq") if last else None,
+                                                       "why": why}), **extra})
+                            return launches
+                    record = {**records.job_died(name, **died), **extra}
+                    append_record(journal, record)
                 attempt += 1
                 # A crash or timeout a waiver names is a known fault and costs its one
                 # case; so does a further hang of a kind that already hung (its short
@@ -240,7 +266,10 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 if record.get("outcome") != "waived" and not hung_again:
                     unexplained += 1
                 if unexplained > max_restarts:
-                    append_record(journal, {**records.gave_up(name, max_restarts=max_restarts, **dead), **extra})
+                    last = protocol.last_finished(journal, first_record)
+                    append_record(journal, {**records.gave_up(name, max_restarts=max_restarts,
+                                                              after_seq=last.get("seq") if last else None,
+                                                              **dead), **extra})
                     return launches
         finally:
             if standby is not None:

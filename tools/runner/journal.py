@@ -38,14 +38,6 @@ def summarize(records):
     return counts
 
 
-def last_failed(journal, offset):
-    """The most recent case of this job that failed or was waived (a library
-    that corrupts memory in one case may bring the process down later)."""
-    failed = [r for r in read_journal(journal, offset)
-              if r.get("seq") and r.get("case") is not None and r.get("outcome") in ("fail", "crash", "waived")]
-    return failed[-1] if failed else None
-
-
 def repair_journal(journal):
     """A journal whose last line was cut short (a write interrupted by a kill
     or a full disk): the cut bytes move to journal.jsonl.damaged, so that the

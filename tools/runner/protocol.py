@@ -10,6 +10,13 @@ job that died is charged to.
                                waiver says the library corrupts memory there (restart_job);
                                the process exits with RESTART_EXIT_CODE
 
+The dead-job rule (charged_case): a job that died is charged to a case only
+when a case was in flight, the earliest case a rank had begun that rank 0 had
+not recorded. A job that died with none in flight (every begun case
+recorded, or none begun in this launch) gets a record of its own (clause
+harness.job, reports/records.py, job_died) naming the last case that
+finished, never charged to it: a crash waiver of that case cannot waive it.
+
 A job whose harness could not write one of these files (or its journal: a
 full disk) says so on its output in a line beginning WRITE_FAILURE and
 aborts; that death is ordo's, never a case's (write_failure).
@@ -150,6 +157,43 @@ def charged_case(journal, first_offset):
         return case, False
     case = max(begun, key=lambda c: c.get("seq", 0), default=None)
     return case, case is not None
+
+
+def last_finished(journal, first_offset):
+    """The job's last record of a case (the highest seq from first_offset
+    on; the last of them in the journal), or None. A job that died outside
+    any case names it in its own record; it is never charged with the death."""
+    last = None
+    for r in read_journal(journal, first_offset):
+        seq = r.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool) and (last is None or seq >= last["seq"]):
+            last = r
+    return last
+
+
+FAMILY_TESTS = "ordo family-tests: "
+
+
+def family_of(logs, test):
+    """The family (ordo_check_<family>) whose tests include `test`, by the
+    line a combined job's launch writes to its log (check_main.cpp,
+    select_families), or None."""
+    for log in logs:
+        try:
+            lines = pathlib.Path(log).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if not line.startswith(FAMILY_TESTS):
+                continue
+            try:
+                listed = json.loads(line[len(FAMILY_TESTS):])
+            except ValueError:
+                continue  # cut short by a dying launch
+            for family, names in listed.items() if isinstance(listed, dict) else ():
+                if test in (names or ()):
+                    return f"ordo_check_{family}"
+    return None
 
 
 PHASES = "ordo phases: "

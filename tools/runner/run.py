@@ -12,7 +12,7 @@ import sys
 import time
 
 from reports.records import BAD, read_journal
-from . import ROOT, placement as placement_mod, properties, variants as variants_mod
+from . import ROOT, placement as placement_mod, properties, protocol, variants as variants_mod
 from .case_limits import CaseStats
 from .adapters import (known_launchers, launch_env, launcher_prefix, load_adapter, known_vendors,
                        require_launcher, require_tools, template_variables, with_launcher)
@@ -429,7 +429,7 @@ def cmd_run(args):
     return EXIT_FAIL if bad else EXIT_OK
 
 
-FAMILY_TESTS = "ordo family-tests: "
+FAMILY_TESTS = protocol.FAMILY_TESTS
 
 
 def family_seen(logdir, name, n, families, records):

@@ -39,8 +39,16 @@ def made():
         "case_timed_out": records.case_died(BEGUN, **dict(HOW, timed_out=True)),
         "detect_reported_while_others_waited": records.case_died(
             DETECT_BEGUN, **dict(HOW, timed_out=True, rc=124), notes=DETECT_NOTES),
-        "died_after_failure": records.died_after_failure(dict(BEGUN, outcome="fail"), **HOW),
         "job_died": records.job_died("ordo_check_reduce", attempt=1, **HOW),
+        "job_died_between_cases_after_a_failure": records.job_died(
+            "ordo_check_reduce", attempt=1, last_case=dict(BEGUN, outcome="fail"), resumed_after=2, launch=1,
+            family="ordo_check_reduce", **HOW),
+        "job_died_before_its_first_case_cases_not_run": records.job_died(
+            "ordo_sweep_checks", attempt=2, where=records.BEFORE_FIRST_CASE, resumed_after=4,
+            last_case=dict(BEGUN, outcome="crash"), not_run={"after_seq": 4, "why": "twice"},
+            **dict(HOW, rc=-6)),
+        "job_died_after_its_last_case": records.job_died("ordo_check_reduce", attempt=0,
+                                                         where=records.AFTER_LAST_CASE, **dict(HOW, rc=1)),
         "job_died_in_a_variant": records.job_died("ordo_check_reduce", attempt=0, **dict(HOW, variant="v.a")),
         "gave_up": records.gave_up("ordo_check_reduce", ranks=2, vendor="mpich", variant="default",
                                    max_restarts=50),
@@ -64,7 +72,18 @@ def test_the_records_of_a_dead_job_say_what_happened():
     assert r["case_died"]["outcome"] == "crash" and r["case_died"]["id"] == "Reduce.x#3"
     assert "ended the job (exit code 139)" in r["case_died"]["message"]
     assert r["case_timed_out"]["outcome"] == "timeout"
-    assert r["died_after_failure"]["id"] == "Reduce.x#3~after"
+    after = r["job_died_between_cases_after_a_failure"]
+    assert after["id"] == "ordo_check_reduce@2ranks#job1" and after["case"] is None
+    assert after["clause"] == "harness.job" and after["test"] == "ordo_check_reduce"
+    assert after["job"]["last_case"] == {"seq": 4, "id": "Reduce.x#3", "test": "Reduce.x", "outcome": "fail"}
+    assert after["job"]["signal"] == "SIGSEGV" and after["job"]["where"] == "between_cases"
+    assert "after case 4 (Reduce.x#3, fail)" in after["message"]
+    before = r["job_died_before_its_first_case_cases_not_run"]
+    assert before["job"]["signal"] == "SIGABRT" and before["job"]["not_run"]["after_seq"] == 4
+    assert "were not run: twice" in before["message"]
+    assert records.not_run_reason(before).startswith("ordo_sweep_checks at 2 ranks: its cases after case 4 ")
+    assert records.not_run_reason(r["gave_up"]).startswith("ordo_check_reduce at 2 ranks: its cases were not run")
+    assert records.not_run_reason(after) is None and records.not_run_reason(r["case_died"]) is None
     assert r["job_died"]["id"] == "ordo_check_reduce@2ranks#job1"
     assert r["job_died_in_a_variant"]["id"] == "ordo_check_reduce@2ranks#job0@v.a"
     assert r["case_died"]["duration_s"] == 1.235
@@ -75,7 +94,6 @@ def test_the_record_of_a_dead_case_keeps_the_bytes_of_its_note_which_waivers_rea
     a crash or timeout waiver can then name a size threshold in bytes."""
     assert records.case_died(dict(BEGUN, bytes=12), **HOW)["bytes"] == 12
     assert "bytes" not in records.case_died(BEGUN, **HOW)  # a type the reference does not model: none
-    assert records.died_after_failure(dict(BEGUN, outcome="fail", bytes=12), **HOW)["bytes"] == 12
 
 
 def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
@@ -84,7 +102,6 @@ def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
     communicator (comm_size 1) whatever the job's size."""
     assert records.case_died(dict(BEGUN, comm_size=1), **HOW)["comm_size"] == 1
     assert "comm_size" not in records.case_died(BEGUN, **HOW)  # died before its communicator was built
-    assert records.died_after_failure(dict(BEGUN, outcome="fail", comm_size=3), **HOW)["comm_size"] == 3
 
 
 def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_reported_is_reported():
@@ -296,5 +313,4 @@ def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
     maps = [[[0, 1], [2]]]
     assert records.case_died(dict(BEGUN, comm_node_maps=maps), **HOW)["comm_node_maps"] == maps
     assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)  # a note without maps: none
-    prior = dict(BEGUN, outcome="fail", comm_node_maps=maps)
-    assert records.died_after_failure(prior, **HOW)["comm_node_maps"] == maps
+
