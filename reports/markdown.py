@@ -128,7 +128,7 @@ def render(report, report_link="report.html"):
         for wid in sorted(set(waived) | set(held_back)):
             w = known.get(wid, {})
             uses = ([f"{waived[wid]} checks waived after running"] if waived.get(wid) else []) + (
-                [f"{held_back[wid]} not run (known crash or hang, not re-checked)"] if held_back.get(wid) else [])
+                [f"{held_back[wid]} not run (known crash or hang)"] if held_back.get(wid) else [])
             lines.append(f"- {code(wid)}: {', '.join(uses)}, expires {text(w.get('expires', '?'))}; "
                          f"{text(w.get('reason', 'no reason recorded'), 300)} ({text(w.get('upstream', ''), 200)})")
         lines.append("")
@@ -138,8 +138,8 @@ def render(report, report_link="report.html"):
                      ", ".join(code(w) for w in usage["stale"]))
         lines.append("")
     if usage.get("not_rechecked"):
-        lines.append("Not re-checked in this run (every case they name was held back, so their bug may be "
-                     "fixed): " + ", ".join(code(w) for w in usage["not_rechecked"]))
+        lines.append("Not re-checked in this run (every case of theirs was held back as a known crash or hang, "
+                     "so their bug may be fixed): " + ", ".join(code(w) for w in usage["not_rechecked"]))
         lines.append("")
     lines.append(text(res.known_fatal_sentence(summary)))
     lines.append("")

@@ -219,8 +219,8 @@ def test_a_waiver_whose_only_uses_were_held_back_is_not_rechecked_and_the_views_
     stale = page[page.index("Stale (this run"):]
     assert "hang-known" not in stale[:stale.index("</p>")]
     md = markdown.render(report)
-    assert "- `hang-known`: 2 not run (known crash or hang, not re-checked)" in md
-    assert "- `crash-both`: 1 checks waived after running, 1 not run (known crash or hang, not re-checked)" in md
+    assert "- `hang-known`: 2 not run (known crash or hang), expires" in md
+    assert "- `crash-both`: 1 checks waived after running, 1 not run (known crash or hang), expires" in md
     assert "Not re-checked in this run" in md and "`hang-known`" in md.split("Not re-checked in this run")[1]
     assert "Stale waivers (this run could have met them and did not): `idle`" in md
 
