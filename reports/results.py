@@ -308,10 +308,10 @@ def level_verdict(level, counts, known_fatal=0):
         return "recorded"
     if any(counts.get(o) for o in BAD):
         return "fail"
+    if not total - counts.get("skip", 0):
+        return "not checked"  # every check was skipped (or held back): nothing at this level ran
     if counts.get("waived") or known_fatal:
         return "pass with waivers"
-    if not total - counts.get("skip", 0):
-        return "not checked"  # every check was skipped: nothing at this level ran
     return "pass"
 
 
@@ -581,6 +581,8 @@ def known_fatal_sentence(summary):
                 f"counted as that waiver's use); ordo run --run-known-fatal runs them, so that a fixed bug turns "
                 f"its waiver stale.")
     return "Whether known crashes and hangs were run in this run is not recorded (no run settings)."
+
+
 # ---- building --------------------------------------------------------------------
 
 _corrupt = rec.corrupt

@@ -176,6 +176,9 @@ def test_a_case_held_back_by_a_crash_or_timeout_waiver_makes_the_verdict_with_wa
     s = results.summarize([record(index=0), known_fatal_skip(1, "known-crash", level="DETECT")], partial=False)
     assert s["verdict"] == "conformant" and s["findings"] == {}
     assert s["headline"] == "conformant; DETECT: 1 not run (known crash or hang)"
+    # Every MUST case held back: nothing ran there, whatever the waiver says.
+    s = results.summarize([known_fatal_skip(0, "known-hang")], partial=False)
+    assert s["verdict"] == "nothing checked at MUST" and s["levels"]["MUST"]["verdict"] == "not checked"
 
 
 def _adapter_with_waivers(folder, ws):
