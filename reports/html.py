@@ -114,7 +114,8 @@ def context(report):
         counts = res.count(recs)
         levels = sorted({r["level"] for r in recs}, key=rec.LEVELS.index)
         verdict = "not checked" if not recs else res.level_verdict(levels[0] if len(levels) == 1 else "MUST",
-                                                                     counts)
+                                                                     counts,
+                                                                     sum(1 for r in recs if res.known_fatal_waiver(r)))
         if slug == "harness.job":
             info = {"section": "-", "title": "A check executable died",
                     "paraphrase": "The job crashed or timed out with no case in flight (between cases, before "
@@ -141,12 +142,18 @@ def context(report):
         rows.append(row)
 
     waived = collections.defaultdict(list)
+    held_back = collections.defaultdict(list)  # cases a crash or timeout waiver held back: not run
     for r in records:
         if r["outcome"] == "waived":
             waived[r.get("waiver") or "(no waiver id)"].append(r)
+        elif res.known_fatal_waiver(r):
+            held_back[res.known_fatal_waiver(r)].append(r)
     waived_groups = [{"id": wid, "anchor": "w-" + anchor(wid), "waiver": waivers.get(wid, {}),
-                      "records": [(r, res.case_text(r.get("case"))) for r in recs[:MAX_ROWS]], "count": len(recs)}
-                     for wid, recs in sorted(waived.items())]
+                      "records": [(r, res.case_text(r.get("case"))) for r in waived.get(wid, [])[:MAX_ROWS]],
+                      "count": len(waived.get(wid, [])),
+                      "held": [(r, res.case_text(r.get("case"))) for r in held_back.get(wid, [])[:MAX_ROWS]],
+                      "held_count": len(held_back.get(wid, []))}
+                     for wid in sorted(set(waived) | set(held_back))]
     skips = collections.Counter((r["test"], r.get("message", "")) for r in records if r["outcome"] == "skip")
     info = [r for r in records if r["level"] == "INFO"][:MAX_ROWS]
     return {
@@ -154,6 +161,8 @@ def context(report):
         "clauses": [c for c in clauses if c["total"]], "unchecked": [c for c in clauses if not c["total"]],
         "ranks": ranks, "heat_rows": rows, "failures": failures,
         "failures_total": len(bad), "waived_groups": waived_groups,
+        "held_back_total": sum(len(v) for v in held_back.values()),
+        "known_fatal_sentence": res.known_fatal_sentence(report["summary"]),
         "skips": [{"test": t, "reason": m, "count": n} for (t, m), n in sorted(skips.items())],
         "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": rec.OUTCOMES,
         "library_first_line": res.first_line(run.get("library_version")) or "unknown",

@@ -115,16 +115,35 @@ def render(report, report_link="report.html"):
     for r in report["records"]:
         if r["outcome"] == "waived":
             waived[r.get("waiver") or "?"] = waived.get(r.get("waiver") or "?", 0) + 1
-    if waived:
+    held_back = {}  # cases a crash or timeout waiver held back (not run), per waiver
+    for r in report["records"]:
+        wid = res.known_fatal_waiver(r)
+        if wid:
+            held_back[wid] = held_back.get(wid, 0) + 1
+    if waived or held_back:
         known = {w["id"]: w for w in report["waivers"]["waivers"]}
-        lines.append(f"**Waived** ({sum(waived.values())} checks):")
+        lines.append(f"**Waived** ({sum(waived.values())} checks waived after running, "
+                     f"{sum(held_back.values())} not run: a known crash or hang):")
         lines.append("")
-        for wid, n in sorted(waived.items()):
+        for wid in sorted(set(waived) | set(held_back)):
             w = known.get(wid, {})
-            lines.append(f"- {code(wid)}: {n} checks, expires {text(w.get('expires', '?'))}; "
+            uses = ([f"{waived[wid]} checks waived after running"] if waived.get(wid) else []) + (
+                [f"{held_back[wid]} not run (known crash or hang)"] if held_back.get(wid) else [])
+            lines.append(f"- {code(wid)}: {', '.join(uses)}, expires {text(w.get('expires', '?'))}; "
                          f"{text(w.get('reason', 'no reason recorded'), 300)} ({text(w.get('upstream', ''), 200)})")
         lines.append("")
-    skipped = summary["outcomes"].get("skip", 0)
+    usage = report["waivers"]
+    if usage.get("stale"):
+        lines.append("Stale waivers (this run could have met them and did not): " +
+                     ", ".join(code(w) for w in usage["stale"]))
+        lines.append("")
+    if usage.get("not_rechecked"):
+        lines.append("Not re-checked in this run (every case of theirs was held back as a known crash or hang, "
+                     "so their bug may be fixed): " + ", ".join(code(w) for w in usage["not_rechecked"]))
+        lines.append("")
+    lines.append(text(res.known_fatal_sentence(summary)))
+    lines.append("")
+    skipped = summary["outcomes"].get("skip", 0) - sum(held_back.values())
     held = sum(1 for r in report["records"]
                if r["outcome"] == "skip" and (r.get("message") or "").startswith(rec.HELD_BACK))
     if held:
@@ -133,8 +152,8 @@ def render(report, report_link="report.html"):
                      f"them).")
         lines.append("")
     if skipped - held:
-        lines.append(f"{skipped - held} checks skipped (a routine, feature or shape absent, or a known crash "
-                     f"or hang); the full report has each reason.")
+        lines.append(f"{skipped - held} checks skipped (a routine, feature or shape absent); the full report "
+                     f"has each reason.")
         lines.append("")
     lines.append(f"<sub>Full report: {text(report_link)} · {report.get('stored_as') or report['schema']} · generated "
                  f"{text(report['generated']['at'])}</sub>")

@@ -117,6 +117,7 @@ def _commands(report, out_dir, dest):
 def _statement(report):
     run, summary = report["run"], report["summary"]
     waivers = {r.get("waiver") for r in report["records"] if r["outcome"] == "waived"}
+    waivers |= {res.known_fatal_waiver(r) for r in report["records"] if res.known_fatal_waiver(r)}  # held back
     lines = [
         "# Conformance statement (template: fill in, sign, and keep as STATEMENT-signed.*)",
         "",
@@ -131,9 +132,10 @@ def _statement(report):
         f"Rank counts: {', '.join(map(str, run['ranks']))}. Seed: {run.get('seed')}. "
         f"Run from {run.get('start') or 'unknown'} to {run.get('end') or 'unknown (incomplete run)'}.",
         "",
-        f"Result: **{summary['verdict']}** ({summary['total']} checks). "
+        f"Result: **{summary.get('headline') or summary['verdict']}** ({summary['total']} checks). "
         + "; ".join(f"{level}: {summary['levels'][level]['verdict']} ({summary['levels'][level]['total']})"
                     for level in rec.LEVELS) + ".",
+        res.known_fatal_sentence(summary),
     ]
     if report["partial"]:
         lines += ["", "This run is PARTIAL: " + "; ".join(report["partial_reasons"]) + "."]

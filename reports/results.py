@@ -290,7 +290,18 @@ def detect_counts(records):
     return c
 
 
-def level_verdict(level, counts):
+def known_fatal_waiver(record):
+    """The waiver that held a case back (a crash or timeout waiver names it, and the run did not give
+    --run-known-fatal): the id its skip names (reports/waivers.py AVOIDED); None for any other record."""
+    if record.get("outcome") != "skip":
+        return None
+    m = waivers.AVOIDED.match(record.get("message") or "")
+    return m.group(1) if m else None
+
+
+def level_verdict(level, counts, known_fatal=0):
+    """A level's (or a clause's) verdict from its outcome counts; known_fatal: how many of its skips are
+    cases a crash or timeout waiver held back, which count as that waiver's use (pass with waivers)."""
     total = sum(counts.values())
     if total == 0:
         return "not checked"
@@ -298,7 +309,11 @@ def level_verdict(level, counts):
         return "recorded"
     if any(counts.get(o) for o in BAD):
         return "fail"
-    return "pass with waivers" if counts.get("waived") else "pass"
+    if not total - counts.get("skip", 0):
+        return "not checked"  # every check was skipped (or held back): nothing at this level ran
+    if counts.get("waived") or known_fatal:
+        return "pass with waivers"
+    return "pass"
 
 
 def credited_to_library(record):
@@ -365,9 +380,25 @@ def not_tested(records):
     return out
 
 
-def headline(verdict, gaps):
-    """The verdict and, for MUST, what was not tested and why."""
+def headline(verdict, gaps, summary=None):
+    """The verdict at MUST (qualified "at MUST" when another level has findings), then per level what went
+    wrong or was waived (findings(): "SHOULD: 2 failing; DETECT: 1 failing, 3 waived"), ordo's own code's
+    failures, and for MUST what was not tested and why."""
     parts = [verdict]
+    if summary is not None:
+        found = summary.get("findings", {})
+        if verdict.startswith("conformant") and set(found) - {"MUST", "ordo"}:  # another level's findings
+            parts[0] = verdict + " at MUST"
+        for level in LEVELS:
+            lv = summary["levels"][level]
+            if level == "MUST":
+                phrase = f"{found['MUST']} {FAILING_WORD}" if found.get("MUST") else ""
+            else:
+                phrase = _level_phrase(lv, found.get(level, 0))
+            if phrase:
+                parts.append(f"{level}: {phrase}")
+        if found.get("ordo"):
+            parts.append(f"ordo's own code: {found['ordo']} {FAILING_WORD}")
     for status in ("not tested", "partly tested"):
         rows = [g for g in gaps if g["level"] == "MUST" and g["status"] == status]
         if rows:
@@ -436,38 +467,121 @@ def by_binding(records):
     return {b: {"total": len(groups[b]), "outcomes": count(groups[b])} for b in order if b in groups}
 
 
-def summarize(records, partial):
+FAILING_WORD = "failing"
+
+
+def findings(summary):
+    """THE rule of a run's outcome, stated by its headline and followed by `ordo run`'s exit code (1 when
+    this is not empty): the checks that went wrong (fail, crash, timeout, corrupt; not a waived one) at each
+    level of the library's checks, and in ordo's own code ("ordo"), as {where: count}, only those with any."""
+    out = {}
+    for level in LEVELS:
+        n = sum(summary["levels"][level]["outcomes"].get(o, 0) for o in BAD)
+        if n:
+            out[level] = n
+    n = sum((summary.get("ordo_own") or {}).get("outcomes", {}).get(o, 0) for o in BAD)
+    if n:
+        out["ordo"] = n
+    return out
+
+
+def _level_phrase(lv, bad):
+    """What went wrong at a level, or was waived: "2 failing, 3 waived, 1 not run (known crash or hang)"."""
+    parts = []
+    if bad:
+        parts.append(f"{bad} {FAILING_WORD}")
+    if lv["outcomes"].get("waived"):
+        parts.append(f"{lv['outcomes']['waived']} waived")
+    if lv.get("known_fatal"):
+        parts.append(f"{lv['known_fatal']} not run (known crash or hang)")
+    return ", ".join(parts)
+
+
+def must_verdict(levels, partial, records):
+    """The verdict at MUST: the normative semantics, which is what conformance means."""
+    must = levels["MUST"]
+    ran = must["total"] - must["outcomes"].get("skip", 0)
+    if must["verdict"] == "fail":
+        return "not conformant"
+    if partial:
+        return "incomplete"
+    if not records:
+        return "nothing checked"
+    if not ran:
+        return "nothing checked at MUST"  # e.g. --filter detect: no MUST check ran, nothing to be conformant to
+    if must["verdict"] == "pass with waivers":
+        return "conformant with waivers"
+    return "conformant"
+
+
+def summarize(records, partial, run=None):
     """Verdicts per level over the library's checks (not those of ordo's own code),
-    the clauses not tested and why, and the headline."""
+    the findings of every level (findings()), the clauses not tested and why, the
+    known-fatal cases (held back by a crash or timeout waiver), and the headline.
+    run: the run's provenance (run.json), which says whether known-fatal cases ran."""
     library = [r for r in records if credited_to_library(r)]
     levels = {}
     for level in LEVELS:
-        c = count(r for r in library if r["level"] == level)
-        levels[level] = {"total": sum(c.values()), "outcomes": c, "verdict": level_verdict(level, c)}
+        mine = [r for r in library if r["level"] == level]
+        c = count(mine)
+        held = sum(1 for r in mine if known_fatal_waiver(r))
+        levels[level] = {"total": sum(c.values()), "outcomes": c, "verdict": level_verdict(level, c, held)}
+        if held:
+            levels[level]["known_fatal"] = held
     # DETECT: how often the library reported the erroneous use, and how often it accepted it.
     levels["DETECT"]["detect"] = detect_counts(library)
-    must = levels["MUST"]["verdict"]
-    if must == "fail":
-        verdict = "not conformant"
-    elif partial:
-        verdict = "incomplete"
-    elif not records:
-        verdict = "nothing checked"
-    elif must == "pass with waivers":
-        verdict = "conformant with waivers"
-    else:
-        verdict = "conformant"
+    verdict = must_verdict(levels, partial, records)
     gaps = not_tested(records)
     own = [r for r in records if not credited_to_library(r)]
     summary = {"total": len(records), "outcomes": count(records), "levels": levels, "verdict": verdict,
-               "headline": headline(verdict, gaps), "not_tested": gaps, "bindings": by_binding(records)}
+               "not_tested": gaps, "bindings": by_binding(records),
+               "known_fatal": known_fatal_summary(records, run)}
     if own:
         summary["ordo_own"] = {"total": len(own), "outcomes": count(own),
                                "clauses": sorted({r["clause"] for r in own}),
                                "note": "these checks ran ordo's portable implementation (over the library's "
                                        "MPI_Reduce_local) because the library has none of its own; they test "
                                        "ordo, and are not counted in the library's verdict"}
+    summary["findings"] = findings(summary)
+    summary["headline"] = headline(verdict, gaps, summary)
     return summary
+
+
+def known_fatal_ran(run, records):
+    """Did the run run the cases that a crash or timeout waiver names (`ordo run --run-known-fatal`)? From
+    its settings (run.json); a run from before the option ran them; without settings, False when a record
+    says a case was held back, else None (unknown)."""
+    settings = (run or {}).get("settings")
+    if isinstance(settings, dict):
+        return bool(settings.get("run_known_fatal", True))
+    if any(known_fatal_waiver(r) for r in records):
+        return False
+    return None
+
+
+def known_fatal_summary(records, run):
+    """Whether known-fatal cases ran, and how many this run held back, per waiver."""
+    by_waiver = {}
+    for r in records:
+        wid = known_fatal_waiver(r)
+        if wid:
+            by_waiver[wid] = by_waiver.get(wid, 0) + 1
+    return {"ran": known_fatal_ran(run, records), "not_run": sum(by_waiver.values()), "by_waiver": by_waiver}
+
+
+def known_fatal_sentence(summary):
+    """One line for the views: whether this run ran the cases a crash or timeout waiver names."""
+    kf = summary.get("known_fatal") or {}
+    n = kf.get("not_run", 0)
+    if kf.get("ran"):
+        return ("Known crashes and hangs were run in this run (--run-known-fatal): a waiver whose bug is fixed "
+                "shows as stale.")
+    if kf.get("ran") is False:
+        return (f"Known crashes and hangs were not run in this run: {n} case{'s' if n != 1 else ''} that a crash "
+                f"or timeout waiver names {'were' if n != 1 else 'was'} held back (each a skip naming its waiver, "
+                f"counted as that waiver's use); ordo run --run-known-fatal runs them, so that a fixed bug turns "
+                f"its waiver stale.")
+    return "Whether known crashes and hangs were run in this run is not recorded (no run settings)."
 
 
 # ---- building --------------------------------------------------------------------
@@ -586,6 +700,10 @@ def _judged_waivers(run, records):
     found.update(waivers.usage(records, found["waivers"], today=day,
                                library_version=waivers.parse_library_version(run.get("library_version") or ""),
                                variants=run.get("variants") or ["default"], ranks=run.get("ranks") or []))
+    # A waiver whose only uses in this run are cases it held back (a known crash or hang, not run) is not
+    # stale, and not confirmed either: its bug was not re-checked (`ordo run --run-known-fatal` does).
+    used = found.get("used", {})
+    found["not_rechecked"] = sorted(w for w in found.get("avoided", {}) if w not in used)
     return found
 
 
@@ -666,7 +784,7 @@ def _assemble(out, run, records, reasons, corrupt, notes):
         "spec": {"standard": spec.get("standard", "MPI-4.1"), "clauses": spec.get("clauses", {}),
                  "source": spec_source},
         "waivers": _judged_waivers(run, records),
-        "summary": summarize(records, partial),
+        "summary": summarize(records, partial, run),
         "records": records,
     }
     return results

@@ -67,7 +67,7 @@ def render(report):
     waivers = {w["id"]: w for w in (report.get("waivers") or {}).get("waivers", []) if w.get("id")}
     lines = ["TAP version 13", f"1..{len(report['records'])}",
              f"# ordo {_line(run['vendor'])}: {_line(res.first_line(run.get('library_version')))}",
-             f"# verdict: {_line(report['summary']['verdict'])}"]
+             f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}"]
     if report.get("partial"):
         lines.append(f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}")
     for n, r in enumerate(report["records"], 1):

@@ -150,7 +150,7 @@ def main(argv):
     s = results["summary"]
     bad = sum(s["outcomes"].get(o, 0) for o in BAD)
     print(f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows {results['schema']}: "
-          f"{results['run']['vendor']}, {s['total']} checks, {bad} failing, verdict '{s['verdict']}'"
+          f"{results['run']['vendor']}, {s['total']} checks, {bad} failing, verdict '{s.get('headline') or s['verdict']}'"
           + (" (PARTIAL run)" if results["partial"] else ""))
     return 0
 

@@ -28,17 +28,19 @@ def _report_error(e):
 
 
 def write_run_reports(out):
-    """At the end of `ordo run`: results.json and every view; a failure here never loses the journal."""
+    """At the end of `ordo run`: results.json and every view; a failure here never loses the journal.
+    Returns (the report, the paths of its files), or None when it could not be written."""
     try:
         rep = _reports()
         report, paths = rep.views.write_for_output_folder(out)
     except Exception as e:  # the run's own results are safe in journal.jsonl
         print(f"ordo: the report could not be written ({e}); `ordo report {out}` tries again", file=sys.stderr)
         return None
-    print(f"report:  {paths['html']} ({report['summary']['verdict']})\n"
+    print(f"report:  {paths['html']}\n"
           f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}, "
-          f"{paths['tap'].name}")
-    return paths
+          f"{paths['tap'].name}\n"
+          f"verdict: {report['summary'].get('headline') or report['summary']['verdict']}")
+    return report, paths
 
 
 def cmd_report(args):
@@ -59,7 +61,8 @@ def cmd_report(args):
     except OSError as e:
         raise OrdoError(f"cannot write the report: {e}")
     s = report["summary"]
-    print(f"ordo: {report['run']['vendor']}: {s['verdict']}" + (" (PARTIAL run)" if report["partial"] else "") +
+    print(f"ordo: {report['run']['vendor']}: {s.get('headline') or s['verdict']}" +
+          (" (PARTIAL run)" if report["partial"] else "") +
           f", {s['total']} checks: " + ", ".join(f"{n} {o}" for o, n in sorted(s["outcomes"].items())))
     print(f"results: {results_path}")
     for kind in ("html", "markdown", "junit", "tap"):
@@ -92,7 +95,8 @@ def cmd_compare(args):
     except OSError as e:
         raise OrdoError(f"cannot write {dest / 'compare.html'}: {e.strerror}")
     for r, path in zip(loaded, args.runs):
-        print(f"  {r['run']['vendor']:10} {r['summary']['verdict']:24} {r['summary']['total']:6d} checks  {path}")
+        s = r["summary"]
+        print(f"  {r['run']['vendor']:10} {s['total']:6d} checks  {path}: {s.get('headline') or s['verdict']}")
     print(f"comparison: {dest / 'compare.html'}")
     return EXIT_OK
 
@@ -129,7 +133,8 @@ def cmd_package(args):
     except OSError as e:
         raise OrdoError(f"cannot write the package: {e}")
     dest = pathlib.Path(args.dest).resolve()
-    print(f"ordo: package of {report['run']['vendor']} ({report['summary']['verdict']}): {len(files)} files in {dest}")
+    print(f"ordo: package of {report['run']['vendor']} ({report['summary'].get('headline') or report['summary']['verdict']}): "
+          f"{len(files)} files in {dest}")
     rc = subprocess.call([sys.executable, str(dest / "verify.py"), str(dest)])
     return EXIT_OK if rc == 0 else EXIT_INFRA
 

@@ -227,3 +227,57 @@ def test_the_gitlab_checks_fail_on_a_broken_template():
     broken = json.loads(json.dumps(header))
     broken["spec"]["inputs"]["ranks"]["defualt"] = "1-4"
     assert errors_of(validator("gitlab-ci", "header"), broken)
+
+
+# ---- known crashes and hangs: the nightly run runs them (issue #38) ----------------
+
+def _stub_ordo(folder):
+    """An `ordo` that prints the words it was called with (the scripts' ./ordo)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stub = folder / "ordo"
+    stub.write_text('#!/bin/sh\necho "ORDO $*"\n')
+    stub.chmod(0o755)
+
+
+def _run_step(script, cwd, env):
+    import os
+    import subprocess
+    p = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60,
+                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env})
+    words = [line.split()[1:] for line in p.stdout.splitlines() if line.startswith("ORDO run ")]
+    return p.returncode, words, p.stdout + p.stderr
+
+
+def _github_run_step(tmp_path, event, every, number):
+    doc = github_workflow()
+    step = next(s for s in doc["jobs"]["conformance"]["steps"] if s.get("id") == "run")
+    _stub_ordo(tmp_path / "ordo")
+    env = {**github_variables(doc), "GITHUB_WORKSPACE": str(tmp_path), "GITHUB_OUTPUT": str(tmp_path / "output"),
+           "GITHUB_EVENT_NAME": event, "GITHUB_RUN_NUMBER": str(number), "KNOWN_FATAL_EVERY": every}
+    return _run_step(step["run"], tmp_path / "ordo", env)
+
+
+def _gitlab_run_step(tmp_path, source, every, number):
+    header, config = gitlab_template()
+    script = next(s for s in gitlab_scripts(config) if "./ordo run" in s)
+    _stub_ordo(tmp_path / ".ordo")
+    env = {**gitlab_variables(header, config), "CI_PROJECT_DIR": str(tmp_path), "CI_PIPELINE_SOURCE": source,
+           "CI_PIPELINE_IID": str(number), "KNOWN_FATAL_EVERY": every}
+    return _run_step(script, tmp_path, env)
+
+
+@pytest.mark.parametrize("step, scheduled", [(_github_run_step, "schedule"), (_gitlab_run_step, "schedule")])
+def test_a_scheduled_run_runs_the_known_crashes_and_hangs_and_one_run_in_n_does_too(tmp_path, step, scheduled):
+    """The templates' run step, executed by bash with a stub ./ordo: a scheduled (nightly) run gives
+    --run-known-fatal, so that a waiver whose bug was fixed turns stale; a run on a push does not, unless
+    the input known-fatal-every N > 0 and the run's number is a multiple of N; a bad N is one line, exit 2."""
+    def flag_in(*args):
+        rc, words, out = step(tmp_path, *args)
+        assert rc == 0 and len(words) == 1, out
+        accepted(["./ordo"] + words[0])  # the command line as run is one ordo accepts
+        return "--run-known-fatal" in words[0]
+    assert flag_in(scheduled, "0", 5)
+    assert not flag_in("push", "0", 5)
+    assert flag_in("push", "7", 14) and not flag_in("push", "7", 15)
+    rc, words, out = step(tmp_path, "push", "seven", 14)
+    assert rc == 2 and not words and "not a whole number" in out

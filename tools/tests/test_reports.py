@@ -183,7 +183,7 @@ def test_a_record_of_the_runner_without_vendor_is_completed_from_the_run(tmp_pat
     ([record(index=0), record(index=1, outcome="timeout")], "not conformant", "fail"),
     ([record(index=0), record(index=1, outcome="waived", waiver="w")], "conformant with waivers", "pass with waivers"),
     ([record(index=0), record(index=1, outcome="fail", level="SHOULD")], "conformant", "pass"),
-    ([record(index=0, level="INFO", outcome="fail")], "conformant", "not checked"),
+    ([record(index=0, level="INFO", outcome="fail")], "nothing checked at MUST", "not checked"),
     ([], "nothing checked", "not checked"),
 ])
 def test_the_verdict_follows_the_must_level(records, verdict, must):
@@ -434,8 +434,9 @@ def test_reports_code_is_pyflakes_clean():
 
 def test_the_end_of_a_run_writes_the_report_and_survives_a_broken_one(sample_run, tmp_path, capsys):
     from runner.reporting import write_run_reports
-    paths = write_run_reports(sample_run)
+    report, paths = write_run_reports(sample_run)
     assert paths and all(p.is_file() for p in paths.values())
+    assert report["summary"]["verdict"] == "not conformant"
     assert "report:" in capsys.readouterr().out
     broken = write_run(tmp_path / "broken", [record(index=0)])
     (broken / "run.json").write_text("{ not json")
