@@ -138,7 +138,8 @@ def _span(numbers):
 
 def rank_counts(report):
     """The rank counts a run was asked for (run.json), else those its records hold."""
-    return set(report["run"].get("ranks") or []) or {r.get("ranks") for r in report["records"]}
+    return set(report["run"].get("ranks") or []) or {r["ranks"] for r in report["records"]
+                                                     if isinstance(r.get("ranks"), int)}
 
 
 def variants(report):
@@ -149,7 +150,7 @@ def variants(report):
 
 def library(report):
     """The library a run tested: its vendor (adapter) and release, e.g. ("mpich", "4.0.2");
-    without a release in the version text, the text's first line; None when unknown."""
+    without a release in the version text, the text's first line; release None when unknown."""
     text = report["run"].get("library_version") or ""
     release = waiver_files.parse_library_version(text) or res.first_line(text) or None
     return report["run"].get("vendor") or "unknown", release
@@ -261,7 +262,7 @@ def compare(baseline, new, waivers, today, *, accept_waivers=(), accept_library=
         was = before["outcome"] if before else None
         now = r["outcome"]
         if before is None:
-            arrivals["bad" if now in rec.BAD else now if now in arrivals else "bad"] += 1
+            arrivals[now if now in ("pass", "waived", "skip") else "bad"] += 1
             if now == "waived":
                 arrived_waived.append(r)
             elif now == "skip":
