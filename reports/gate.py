@@ -1,10 +1,24 @@
-"""The regression gate: is a new run worse than a baseline run?
+"""The regression gate: is a new run worse than a baseline run, or less of one?
 
 A check is matched across the two runs by its test, variant, rank count and
-case (results.record_key). The gate fails (exit 1) when
+case (results.record_key). The gate fails (exit 1), with a line per cause
+(and per offending check, up to a limit), when
 
   - a check is bad in the new run (fail, crash, timeout, corrupt) and was not
     bad in the baseline (pass, waived, skip) or is new: a regression;
+  - a check of the baseline is not in the new run; the new run has no checks,
+    or fewer than the baseline;
+  - a check that passed in the baseline is a skip now, or is waived now (unless
+    the waiver is accepted by name: accept_waivers, `--accept-waiver ID`);
+  - the library (vendor and release), the rank counts or the variants of the
+    new run differ from the baseline's, each unless accepted (accept_library,
+    accept_ranks, accept_variants); with the rank counts or variants accepted,
+    the baseline's checks at those the new run dropped are not compared;
+  - a case the new run did not run because a crash or timeout waiver names it
+    (`--ordo-avoid-known-fatal`, a skip whose message waivers.AVOIDED reads)
+    is not named by that waiver when judged again by the waivers file for the
+    new run's release (absent, expired, another release, a narrowed trigger):
+    nothing shows the case is fine;
   - a waiver of the new run's vendor has no reason, no valid expiry date, or
     has expired; or a waived check names a waiver that does not exist;
   - a waived check of the new run is not waived when judged again by the
@@ -14,7 +28,9 @@ case (results.record_key). The gate fails (exit 1) when
   - the new run is partial (interrupted: it cannot show that nothing got worse).
 
 It lists, without failing: checks still failing as in the baseline, checks
-fixed, checks newly waived or skipped, and baseline checks the new run lacks.
+fixed, bad checks now waived or skipped, accepted changes, and what the new
+checks (not in the baseline) arrive as: counts per outcome, and a line for
+each that arrives waived or skipped.
 """
 import datetime
 import re
@@ -107,35 +123,178 @@ def rejudge(records, waivers, today, library_version):
     return out, sorted(not_applied.values(), key=lambda x: x["id"])
 
 
-def compare(baseline, new, waivers, today):
+def _span(numbers):
+    """Rank counts as ranges: [1, 2, 3, 4, 8] -> "1-4,8"."""
+    numbers = sorted(set(numbers))
+    parts, i = [], 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        parts.append(str(numbers[i]) if i == j else f"{numbers[i]}-{numbers[j]}")
+        i = j + 1
+    return ",".join(parts) or "none"
+
+
+def rank_counts(report):
+    """The rank counts a run was asked for (run.json), else those its records hold."""
+    return set(report["run"].get("ranks") or []) or {r["ranks"] for r in report["records"]
+                                                     if isinstance(r.get("ranks"), int)}
+
+
+def variants(report):
+    """The variants a run was asked for (run.json), else those its records hold."""
+    return (set(report["run"].get("variants") or [])
+            or {r.get("variant") or "default" for r in report["records"]} or {"default"})
+
+
+def library(report):
+    """The library a run tested: its vendor (adapter) and release, e.g. ("mpich", "4.0.2");
+    without a release in the version text, the text's first line; release None when unknown."""
+    text = report["run"].get("library_version") or ""
+    release = waiver_files.parse_library_version(text) or res.first_line(text) or None
+    return report["run"].get("vendor") or "unknown", release
+
+
+def _library_text(lib):
+    return f"{lib[0]} {lib[1] or '(release unknown)'}"
+
+
+def known_fatal(records, waivers, today, release):
+    """The cases a run did not run because a crash or timeout waiver names them
+    (the skips waivers.AVOIDED reads), judged again by the waivers given for the
+    run's release: each as it would have been recorded had it crashed or hung
+    (the harness's own question, with no message), through waivers.match.
+    Returns [(record, waiver id, why)] for those whose waiver no longer names
+    them; why is None for those it still does (not returned)."""
+    by_id = {w.get("id"): w for w in waivers}
+    out = []
+    for r in records:
+        if r.get("outcome") != "skip":
+            continue
+        m = waiver_files.AVOIDED.match(r.get("message") or "")
+        if not m:
+            continue
+        wid = m.group(1)
+        w = by_id.get(wid)
+        if w is None:
+            out.append((r, wid, f"the waiver {wid} is not in the waivers file"))
+            continue
+        verdicts = set()
+        for fatal in ("crash", "timeout"):
+            as_fatal = dict(r, outcome=fatal, message="")
+            as_fatal.pop("waiver", None)
+            verdicts.add(waiver_files.match(w, as_fatal, today=today.isoformat(), library_version=release))
+        if waiver_files.WAIVED in verdicts:
+            continue
+        if waiver_files.VERSION in verdicts:
+            why = (f"the waiver {wid} is for {' or '.join(waiver_files.versions_of(w))}, "
+                   f"not {release or 'an unknown release'}")
+        elif waiver_files.EXPIRED in verdicts:
+            why = f"the waiver {wid} expired on {w.get('expires')}"
+        else:
+            why = f"the waiver {wid} no longer names this case as a crash or a hang"
+        out.append((r, wid, why))
+    return out
+
+
+ACCEPT_OPTIONS = {"library": "--accept-library-change", "ranks": "--accept-ranks-change",
+                  "variants": "--accept-variants-change"}
+
+
+def compare(baseline, new, waivers, today, *, accept_waivers=(), accept_library=False, accept_ranks=False,
+            accept_variants=False):
     """The gate's decision: a dict with the lists and 'passed'. The new run's
     waived checks are judged again by the given waivers for the new run's
     library release (rejudge), so that a waiver bound to another release, or
-    narrowed since, cannot hide a regression."""
-    old = res.keyed(baseline["records"])
-    seen = set()
-    regressions, still_bad, fixed, newly_waived, newly_skipped, new_checks = [], [], [], [], [], 0
+    narrowed since, cannot hide a regression; so are the cases it did not run
+    as known to crash or hang (known_fatal). accept_waivers: ids of waivers
+    whose waiving (or holding back) of checks that passed in the baseline is
+    accepted; accept_library, accept_ranks, accept_variants: a change of the
+    run's library, rank counts or variants is accepted."""
+    accept_waivers = set(accept_waivers)
     release = waiver_files.parse_library_version(new["run"].get("library_version") or "")
+    # What was run: the library, the rank counts, the variants.
+    changes = []
+    old_lib, new_lib = library(baseline), library(new)
+    if old_lib != new_lib:
+        changes.append({"what": "library", "accepted": accept_library,
+                        "text": f"the library differs: baseline {_library_text(old_lib)}, new {_library_text(new_lib)}"})
+    old_ranks, new_ranks = rank_counts(baseline), rank_counts(new)
+    if old_ranks != new_ranks:
+        lost = old_ranks - new_ranks
+        changes.append({"what": "ranks", "accepted": accept_ranks,
+                        "text": f"the rank counts differ: baseline {_span(old_ranks)}, new {_span(new_ranks)}"
+                                + (f" ({_span(lost)} dropped)" if lost else "")})
+    old_variants, new_variants = variants(baseline), variants(new)
+    if old_variants != new_variants:
+        lost = old_variants - new_variants
+        changes.append({"what": "variants", "accepted": accept_variants,
+                        "text": f"the variants differ: baseline {', '.join(sorted(old_variants))}, new "
+                                f"{', '.join(sorted(new_variants))}"
+                                + (f" ({', '.join(sorted(lost))} dropped)" if lost else "")})
+    same_release_note = None
+    if old_lib == new_lib and (baseline["run"].get("library_version") or "") != (new["run"].get("library_version") or ""):
+        same_release_note = (f"the library's version text differs within the same release ({_library_text(new_lib)}): "
+                             f"baseline '{res.first_line(baseline['run'].get('library_version'))[:120]}', new "
+                             f"'{res.first_line(new['run'].get('library_version'))[:120]}'")
+    # The baseline's checks compared: with a change of rank counts or variants accepted, those at rank counts or
+    # variants the new run was not asked for are set aside (counted, not compared).
+    def in_scope(r):
+        if accept_ranks and r.get("ranks") not in new_ranks:
+            return False
+        if accept_variants and (r.get("variant") or "default") not in new_variants:
+            return False
+        return True
+    old_all = res.keyed(baseline["records"])
+    old = {k: r for k, r in old_all.items() if in_scope(r)}
+    set_aside = len(old_all) - len(old)
+
+    seen = set()
+    regressions, still_bad, fixed, newly_waived, newly_skipped = [], [], [], [], []
+    lost_to_skip, lost_to_waiver, accepted_waived = [], [], []
+    arrivals = {"pass": 0, "waived": 0, "skip": 0, "bad": 0}
+    arrived_waived, arrived_skipped = [], []
     judged, not_applied = rejudge(new["records"], waivers, today, release)
     for key, r in res.keyed(judged).items():
         seen.add(key)
-        before = old.get(key)
+        before = old_all.get(key)
         was = before["outcome"] if before else None
         now = r["outcome"]
-        if now in rec.BAD:
-            if was in rec.BAD:
-                still_bad.append((r, was))
-            else:
-                regressions.append((r, was))
-        elif was in rec.BAD:
-            fixed.append((r, was))
-        elif now == "waived" and was not in (None, "waived"):
-            newly_waived.append((r, was))
-        elif now == "skip" and was not in (None, "skip"):
-            newly_skipped.append((r, was))
         if before is None:
-            new_checks += 1
+            arrivals[now if now in ("pass", "waived", "skip") else "bad"] += 1
+            if now == "waived":
+                arrived_waived.append(r)
+            elif now == "skip":
+                arrived_skipped.append(r)
+        if now in rec.BAD:
+            (still_bad if was in rec.BAD else regressions).append((r, was))
+        elif now == "pass":
+            if was in rec.BAD:
+                fixed.append((r, was))
+        elif now == "waived":
+            if was == "pass":
+                (accepted_waived if r.get("waiver") in accept_waivers else lost_to_waiver).append((r, was))
+            elif was is not None and was != "waived":
+                newly_waived.append((r, was))
+        elif now == "skip":
+            held = waiver_files.AVOIDED.match(r.get("message") or "")
+            if was == "pass":
+                if held and held.group(1) in accept_waivers:
+                    accepted_waived.append((r, was))
+                else:
+                    lost_to_skip.append((r, was))
+            elif was is not None and was != "skip":
+                newly_skipped.append((r, was))
     missing = [r for key, r in old.items() if key not in seen]
+    counts = []
+    if not new["records"]:
+        counts.append("the new run has no checks")
+    elif len(new["records"]) < len(old):
+        counts.append(f"the new run has {len(new['records'])} checks, fewer than the baseline's {len(old)}"
+                      + (f" (of {len(old_all)}, {set_aside} set aside: rank counts or variants the new run "
+                         f"was not asked for)" if set_aside else ""))
+    not_run = known_fatal(new["records"], waivers, today, release)
     problems = list(waiver_problems(waivers, today))
     for row in not_applied:
         problems.append(f"the waiver {row['id']} did not apply to {row['checks']} checks of this run: {row['why']} "
@@ -146,16 +305,46 @@ def compare(baseline, new, waivers, today):
     for wid in unknown:
         problems.append(f"checks are waived by '{wid}', which is not in the waivers file")
     partial = [f"the new run is partial: {reason}" for reason in new["partial_reasons"]] if new["partial"] else []
+    used = {r.get("waiver") for r, _ in accepted_waived if r["outcome"] == "waived"} | {
+        waiver_files.AVOIDED.match(r.get("message") or "").group(1) for r, _ in accepted_waived if r["outcome"] == "skip"}
+    unused_accepts = sorted(accept_waivers - used)
+    flags = {"library": accept_library, "ranks": accept_ranks, "variants": accept_variants}
+    idle_options = [ACCEPT_OPTIONS[what] for what, given in flags.items()
+                    if given and what not in {c["what"] for c in changes}]
+    failing = (regressions or problems or partial or missing or counts or lost_to_skip or lost_to_waiver or not_run
+               or any(not c["accepted"] for c in changes))
     return {"regressions": regressions, "still_bad": still_bad, "fixed": fixed, "newly_waived": newly_waived,
-            "newly_skipped": newly_skipped, "missing": missing, "new_checks": new_checks,
-            "waiver_problems": problems, "partial": partial, "not_applied": not_applied,
-            "passed": not regressions and not problems and not partial}
+            "newly_skipped": newly_skipped, "missing": missing, "counts": counts, "lost_to_skip": lost_to_skip,
+            "lost_to_waiver": lost_to_waiver, "accepted_waived": accepted_waived, "unused_accepts": unused_accepts,
+            "idle_options": idle_options,
+            "not_run": not_run, "changes": changes, "same_release_note": same_release_note, "set_aside": set_aside,
+            "arrivals": arrivals, "arrived_waived": arrived_waived, "arrived_skipped": arrived_skipped,
+            "new_checks": sum(arrivals.values()), "waiver_problems": problems, "partial": partial,
+            "not_applied": not_applied, "passed": not failing}
+
+
+def _listed(lines, tag, items, line_of, limit, more=""):
+    """A line per item up to the limit, then one '... and N more'."""
+    for item in items[:limit]:
+        lines.append(f"{tag:<12}{line_of(item)}")
+    if len(items) > limit:
+        lines.append(f"{tag:<12}... and {len(items) - limit} more{more}")
+
+
+def _message(r, n=160):
+    return res.first_line(r.get("message"))[:n]
 
 
 def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, limit=200):
-    """The gate's report: every regression and waiver problem on its own line, then a summary."""
+    """The gate's report: a line per cause of failure (per check, up to the limit), the notes, a summary, and
+    'gate: PASS' or 'gate: FAIL' last."""
     lines = [f"ordo gate: baseline {baseline_name} ({baseline['run']['vendor']}, {len(baseline['records'])} checks)"
              f" -> new {new_name} ({new['run']['vendor']}, {len(new['records'])} checks); waivers: {waivers_source}"]
+    for c in d["changes"]:
+        if not c["accepted"]:
+            lines.append(f"{c['what'].upper():<12}{c['text']} (accept it with {ACCEPT_OPTIONS[c['what']]})")
+    for p in d["counts"]:
+        lines.append(f"CHECKS      {p}")
     for r, was in d["regressions"][:limit]:
         lines.append(f"REGRESSION  {_describe(r)} [{r['clause']}, {r['level']}]: {was or 'not in the baseline'} "
                      f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}" +
@@ -165,24 +354,56 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
             lines.append(f"            replay: {rec.printable(replay)}")
     if len(d["regressions"]) > limit:
         lines.append(f"REGRESSION  ... and {len(d['regressions']) - limit} more")
+    _listed(lines, "MISSING", d["missing"], lambda r: f"{_describe(r)}: {r['outcome']} in the baseline, "
+                                                      "not in the new run", limit)
+    _listed(lines, "SKIPPED", d["lost_to_skip"], lambda x: f"{_describe(x[0])}: pass -> skip: {_message(x[0])}"
+            + (f" (accept it with --accept-waiver {waiver_files.AVOIDED.match(x[0]['message']).group(1)})"
+               if waiver_files.AVOIDED.match(x[0].get("message") or "") else ""), limit)
+    _listed(lines, "WAIVED", d["lost_to_waiver"], lambda x: f"{_describe(x[0])}: pass -> waived by "
+            f"{x[0].get('waiver')} (accept it with --accept-waiver {x[0].get('waiver')}): {_message(x[0])}", limit)
+    _listed(lines, "NOT RUN", d["not_run"], lambda x: f"{_describe(x[0])} was not run as a known crash or hang, "
+            f"but {x[2]}: nothing shows it is fine", limit)
     for p in d["waiver_problems"]:
         lines.append(f"WAIVER      {p}")
     for p in d["partial"]:
         lines.append(f"PARTIAL     {p}")
-    for r, was in d["newly_waived"][:20]:
-        lines.append(f"note        newly waived: {_describe(r)}: {was} -> waived ({r.get('waiver')})")
-    if len(d["newly_waived"]) > 20:
-        lines.append(f"note        ... and {len(d['newly_waived']) - 20} more newly waived")
-    for r, was in d["newly_skipped"][:20]:
-        lines.append(f"note        newly skipped: {_describe(r)}: {was} -> skip: {res.first_line(r.get('message'))[:160]}")
-    if len(d["newly_skipped"]) > 20:
-        lines.append(f"note        ... and {len(d['newly_skipped']) - 20} more newly skipped")
-    if d["missing"]:
-        lines.append(f"note        {len(d['missing'])} checks of the baseline are not in the new run "
-                     f"(e.g. {_describe(d['missing'][0])})")
+    # Notes: what does not fail the gate.
+    for c in d["changes"]:
+        if c["accepted"]:
+            lines.append(f"note        accepted ({ACCEPT_OPTIONS[c['what']]}): {c['text']}")
+    for option in d["idle_options"]:
+        lines.append(f"note        {option}: nothing to accept, the new run's is the baseline's")
+    if d["same_release_note"]:
+        lines.append(f"note        {d['same_release_note']}")
+    if d["set_aside"]:
+        lines.append(f"note        {d['set_aside']} checks of the baseline set aside: at rank counts or variants "
+                     "the new run was not asked for (accepted)")
+    _listed(lines, "note", d["accepted_waived"], lambda x: f"accepted (--accept-waiver): {_describe(x[0])}: "
+            f"pass -> {x[0]['outcome']}: {_message(x[0])}", limit, " accepted")
+    for wid in d["unused_accepts"]:
+        lines.append(f"note        --accept-waiver {wid}: no check that passed in the baseline is waived or held "
+                     "back by it")
+    _listed(lines, "note", d["newly_waived"], lambda x: f"newly waived: {_describe(x[0])}: {x[1]} -> waived "
+            f"({x[0].get('waiver')})", 20, " newly waived")
+    _listed(lines, "note", d["newly_skipped"], lambda x: f"newly skipped: {_describe(x[0])}: {x[1]} -> skip: "
+            f"{_message(x[0])}", 20, " newly skipped")
+    a = d["arrivals"]
+    if d["new_checks"]:
+        lines.append(f"note        {d['new_checks']} new checks (not in the baseline): {a['pass']} pass, "
+                     f"{a['waived']} waived, {a['skip']} skip, {a['bad']} bad")
+    _listed(lines, "note", d["arrived_waived"], lambda r: f"new, waived: {_describe(r)} by {r.get('waiver')}: "
+            f"{_message(r)}", limit, " new waived checks")
+    _listed(lines, "note", d["arrived_skipped"], lambda r: f"new, skipped: {_describe(r)}: {_message(r)}", limit,
+            " new skipped checks")
+    unaccepted = sum(1 for c in d["changes"] if not c["accepted"])
     lines.append(f"summary: {len(d['regressions'])} regressions, {len(d['waiver_problems'])} waiver problems, "
+                 f"{len(d['missing'])} missing, {len(d['lost_to_skip'])} pass -> skip, "
+                 f"{len(d['lost_to_waiver'])} pass -> waived, {len(d['accepted_waived'])} accepted by --accept-waiver, "
+                 f"{len(d['not_run'])} not run without a standing waiver, {unaccepted} run changes "
+                 f"({len(d['changes']) - unaccepted} accepted), "
                  f"{len(d['still_bad'])} still failing as in the baseline, {len(d['fixed'])} fixed, "
                  f"{len(d['newly_waived'])} newly waived, {len(d['newly_skipped'])} newly skipped, "
-                 f"{d['new_checks']} new checks, {len(d['missing'])} missing")
+                 f"{d['new_checks']} new checks ({a['pass']} pass, {a['waived']} waived, {a['skip']} skip, "
+                 f"{a['bad']} bad)")
     lines.append("gate: PASS" if d["passed"] else "gate: FAIL")
     return "\n".join(rec.printable(line) for line in lines)

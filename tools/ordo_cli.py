@@ -209,16 +209,38 @@ def add_report_parsers(sub):
                          "purpose); it is counted, not compared (repeatable)")
     cp.set_defaults(func=cmd_compare)
 
-    gp = sub.add_parser("gate", help="exit 1 when a run got worse than a baseline",
-                        description="Exit 0: nothing got worse. Exit 1: a check that passed (or was waived or "
-                                    "skipped, or is new) now fails, crashes or times out; a waiver has no reason, "
-                                    "no expiry date, or has expired; or the new run is partial. Exit 2: a file "
-                                    "cannot be read or does not follow its schema.")
+    gp = sub.add_parser("gate", help="exit 1 when a run got worse than a baseline, or covers less of it",
+                        description="Exit 0: nothing got worse and nothing was lost. Exit 1, with a line per cause "
+                                    "(per check, up to a limit): a check that passed (or was waived or skipped, or "
+                                    "is new) now fails, crashes or times out; a check of the baseline is not in the "
+                                    "new run; the new run has no checks or fewer than the baseline; a check that "
+                                    "passed is now a skip, or waived (unless --accept-waiver names its waiver); the "
+                                    "library (vendor and release), the rank counts or the variants differ from the "
+                                    "baseline's (unless accepted by --accept-library-change, --accept-ranks-change, "
+                                    "--accept-variants-change); a case not run as a known crash or hang "
+                                    "(--ordo-avoid-known-fatal) whose waiver, judged again by the waivers file, no "
+                                    "longer names it; a waiver has no reason, no expiry date, or has expired, or "
+                                    "does not apply to a check it waived; or the new run is partial. The new "
+                                    "checks are listed by outcome, each that arrives waived or skipped on its own "
+                                    "line. Exit 2: a file cannot be read or does not follow its schema, or "
+                                    "--accept-waiver names no waiver of the waivers file.")
     gp.add_argument("--baseline", required=True, metavar="OLD", help="the baseline: results.json.gz, results.json or output folder")
     gp.add_argument("new", metavar="NEW", help="the new run: results.json.gz, results.json or output folder")
     gp.add_argument("--waivers", metavar="FILE",
                     help="waivers file (default: the waivers file of the new run's adapter, its \"waivers\" key)")
     gp.add_argument("--today", metavar="YYYY-MM-DD", help="judge waiver expiry on this date (default: today, UTC)")
+    gp.add_argument("--accept-waiver", action="append", default=[], metavar="ID",
+                    help="accept that the waiver ID waives (or, naming a crash or hang, holds back) checks that "
+                         "passed in the baseline, e.g. a waiver added in this change (repeatable)")
+    gp.add_argument("--accept-library-change", action="store_true",
+                    help="accept a new run of another library (vendor or release) than the baseline's, e.g. a "
+                         "library's CI gating its development head against the run of its last release")
+    gp.add_argument("--accept-ranks-change", action="store_true",
+                    help="accept a new run of other rank counts than the baseline's; the baseline's checks at rank "
+                         "counts the new run was not asked for are then set aside (counted, not compared)")
+    gp.add_argument("--accept-variants-change", action="store_true",
+                    help="accept a new run of other variants than the baseline's; the baseline's checks of "
+                         "variants the new run was not asked for are then set aside (counted, not compared)")
     gp.set_defaults(func=cmd_gate)
 
     pp = sub.add_parser("package", help="the procurement package of a run, with its verifier",

@@ -118,7 +118,14 @@ def cmd_gate(args):
             waivers, source = reports.gate.default_waivers(new)
     except rep.results.ReportError as e:
         raise _report_error(e)
-    decision = reports.gate.compare(baseline, new, waivers, today)
+    known = {w.get("id") for w in waivers}
+    for wid in args.accept_waiver:
+        if wid not in known:
+            raise OrdoError(f"--accept-waiver {wid}: {source} has no waiver of that id", EXIT_USAGE)
+    decision = reports.gate.compare(baseline, new, waivers, today, accept_waivers=args.accept_waiver,
+                                    accept_library=args.accept_library_change,
+                                    accept_ranks=args.accept_ranks_change,
+                                    accept_variants=args.accept_variants_change)
     print(reports.gate.format_decision(decision, args.baseline, args.new, baseline, new, source))
     return EXIT_OK if decision["passed"] else EXIT_FAIL
 

@@ -132,6 +132,13 @@ def gitlab_scripts(config):
             yield from ([part] if isinstance(part, str) else part)
 
 
+def like_with_like(gate):
+    """The gate of a template accepts (by default) only the change of library it is for: the library at the
+    ref against the baseline of an earlier build; the baseline's rank counts and variants must be the run's."""
+    assert gate.accept_library_change and not gate.accept_ranks_change and not gate.accept_variants_change
+    assert gate.accept_waiver == []
+
+
 # ---- GitHub Actions -------------------------------------------------------------
 
 def test_the_github_workflow_follows_the_workflow_syntax():
@@ -160,6 +167,7 @@ def test_the_github_workflow_builds_runs_gates_and_publishes():
     assert [a.command for a in commands] == ["run", "gate", "report"]
     run, gate = commands[0], commands[1]
     assert run.vendor and run.out and gate.baseline and gate.new == run.out
+    like_with_like(gate)
     uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert uploads and uploads[0]["if"] == "${{ always() }}" and uploads[0]["with"]["path"] == "ordo-out/run"
 
@@ -214,6 +222,7 @@ def test_the_gitlab_template_builds_runs_gates_and_publishes():
     commands = [accepted(w) for w in lines]
     assert [a.command for a in commands] == ["run", "gate", "report"]
     assert commands[0].vendor and commands[1].new == commands[0].out
+    like_with_like(commands[1])
     artifacts = job["artifacts"]
     assert artifacts["when"] == "always" and artifacts["paths"] == ["ordo-out/run/"]
     assert artifacts["reports"]["junit"] == "ordo-out/run/junit.xml"
