@@ -65,6 +65,14 @@ def outcomes(waiver):
     return [str(x) for x in o] if isinstance(o, list) else [str(o)]
 
 
+def releases(waiver):
+    """A waiver's library_versions as a list (a string, a list, or absent)."""
+    v = waiver.get("library_versions")
+    if not v:
+        return []
+    return [str(x) for x in v] if isinstance(v, list) else [str(v)]
+
+
 def is_reported(upstream):
     """Whether a waiver's "upstream" text says the fault is reported: it names
     something and does not begin with not / no / none."""
@@ -216,9 +224,12 @@ def clauses_of(finding, head, root=ROOT):
                 rows.append((f"cited by the reproducer (MPI-{version} {section})", slug, section, c.get("title", ""),
                              c.get("paraphrase", "")))
         else:
-            titles = sorted({c.get("title", "") for slug, c in spec.items()
-                             if section in [s.strip() for s in str(c.get("section", "")).split(",")]})
-            rows.append((f"cited by the reproducer (MPI-{version} {section})", None, section, "; ".join(titles), ""))
+            # The section's title: the one most of the clauses of that section have.
+            pool = [c for _, c in exact] or [c for c in spec.values()
+                                             if section in [s.strip() for s in str(c.get("section", "")).split(",")]]
+            parts = [t.strip() for c in pool for t in str(c.get("title", "")).split(";") if t.strip()]
+            title = max(sorted(set(parts)), key=parts.count) if parts else ""
+            rows.append((f"cited by the reproducer (MPI-{version} {section})", None, section, title, ""))
     return rows
 
 
@@ -416,7 +427,7 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
     head = header(src)
     waivers = finding["waivers"]
     installed = library_release(adapter)
-    named = list(dict.fromkeys(str(w["library_versions"]) for w in waivers if w.get("library_versions")))
+    named = list(dict.fromkeys(v for w in waivers for v in releases(w)))
     release = named[0] if len(named) == 1 else installed
     facts = platform_facts(adapter, src)
     matched, variant_note = variants_for(adapter, finding)
@@ -503,8 +514,8 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
         parts = [f"outcome {'/'.join(outcomes(w)) or 'any'}", f"test `{w.get('test', '*')}`"]
         if w.get("variant"):
             parts.append(f"variant `{w['variant']}`")
-        if w.get("library_versions"):
-            parts.append(f"release {w['library_versions']}")
+        if releases(w):
+            parts.append(f"release {', '.join(releases(w))}")
         lines.append(f"- `{w.get('id', '?')}`: " + ", ".join(parts))
     if not waivers:
         lines.append("- none")
