@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, ROOT
 from runner import adapters, protocol, run
 from runner.adapters import launch_env, launcher_prefix, load_adapter
 from runner.job import run_job
@@ -128,3 +128,52 @@ def test_live_every_mpich_rank_reports_both_preloads(tmp_path):
         assert seen["LD_PRELOAD"].split() == [str(yield_so), str(mine)], (rank, seen)
         assert seen["PATH"] is not None  # a list-valued variable the launcher passed on
     assert any(json.loads(line).get("outcome") == "pass" for line in journal.read_text().splitlines())
+
+
+def test_live_ordo_run_records_every_ranks_environment_and_the_notices(tmp_path, monkeypatch, capsys):
+    """`ordo run` at 2 ranks of one check family, with a site adapter (MPICH's,
+    with a variable of its own) and --env LD_PRELOAD=<a preload built here>
+    --env of that variable: run.json's env joins the preloads, its notice is
+    printed and kept, and every rank's reported environment holds both
+    preloads. The build step is the build folder as it is (the test needs
+    only ordo_check_char_types, ordo_replay and the preload; `./ordo run`
+    builds the whole suite)."""
+    import ordo_cli
+    bdir = BUILD / "mpich"
+    needed = [bdir / "conformance" / "char_types" / "ordo_check_char_types",
+              bdir / "conformance" / "ordo_replay", bdir / "vendors" / "mpich" / "libordo_yield_when_idle.so"]
+    if not all(p.is_file() for p in needed) or not shutil.which("mpiexec.mpich"):
+        pytest.skip(f"needs {', '.join(map(str, needed))} (./ordo run --vendor mpich builds them) and MPICH")
+    site = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
+    site["env"] = {"ORDO_SITE_SETTING": "adapter"}
+    site["waivers"] = str(ROOT / "vendors" / "mpich" / "waivers.json")
+    adapter_file = tmp_path / "site-mpich.json"
+    adapter_file.write_text(json.dumps(site))
+    src = tmp_path / "harmless.c"
+    src.write_text("int ordo_harmless_preload(void) { return 1; }\n")
+    mine = tmp_path / "libharmless.so"
+    subprocess.run(["cc", "-shared", "-fPIC", str(src), "-o", str(mine)], check=True, timeout=60)
+
+    def built(adapter, reference_tests, user_env=None, plain_launch=False, sanitize=False, **kw):
+        return bdir, launcher_prefix(adapter, bdir, launch_env(adapter, bdir, user_env or {}, plain_launch, sanitize))
+    monkeypatch.setattr(run, "build", built)
+    monkeypatch.setenv("ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock")  # every launch flocked; each job under `timeout`
+    out = tmp_path / "out"
+    rc = ordo_cli.main(["run", "--vendor", str(adapter_file), "--ranks", "2", "--filter", "char_types",
+                        "--property-budget", "0", "--timeout", "300", "--out", str(out),
+                        "--env", f"LD_PRELOAD={mine}", "--env", "ORDO_SITE_SETTING=user"])
+    printed = capsys.readouterr().out
+    assert rc == 0, printed[-3000:]
+    assert "ordo: --env ORDO_SITE_SETTING=user replaces the adapter's ORDO_SITE_SETTING=adapter (its env)" in printed
+    doc = json.loads((out / "run.json").read_text())
+    yield_so = str(bdir / "vendors" / "mpich" / "libordo_yield_when_idle.so")
+    assert doc["env"]["LD_PRELOAD"] == f"{yield_so} {mine}"
+    assert doc["env_notices"] == [{"variable": "ORDO_SITE_SETTING", "value": "user", "replaced": "adapter",
+                                   "from": "its env"}]
+    [row] = doc["per_rank_count"]
+    assert sorted(row["rank_env"]) == ["0", "1"], row
+    for rank, seen in row["rank_env"].items():
+        assert seen["LD_PRELOAD"].split() == [yield_so, str(mine)], (rank, seen)
+        assert seen["ORDO_SITE_SETTING"] == "user"
+    assert "rank_env_differs" not in row
+    assert not list(out.glob("journal.jsonl.env.*"))
