@@ -12,6 +12,7 @@ argument parsing and dispatch only; the work is done in tools/runner/.
     ordo package  the procurement package of a run, with its verifier
     ordo mutants  the checks against every mutant of vendors/mutants
     ordo bench    the suite's benchmarks in one table
+    ordo findings the library faults ordo found, and a bug report for each
 
 Exit codes: 0 conformant / passed, 1 conformance failures, 2 usage or set-up
 error, 3 infrastructure failure.
@@ -26,6 +27,7 @@ import mutants  # noqa: E402  (tools/mutants.py)
 from runner.arguments import DEFAULT_RANKS  # noqa: E402
 from runner.ctest_job import cmd_job  # noqa: E402
 from runner.errors import EXIT_INFRA, EXIT_USAGE, OrdoError  # noqa: E402
+from runner.findings import cmd_findings  # noqa: E402
 from runner.info import cmd_doctor, cmd_list  # noqa: E402
 from runner.replay import cmd_replay  # noqa: E402
 from runner.reporting import cmd_compare, cmd_gate, cmd_package, cmd_report  # noqa: E402
@@ -164,6 +166,21 @@ def build_parser():
     be = sub.add_parser("bench", help="the suite's benchmarks in one table (fold, properties, runs, mutants)")
     bench.add_arguments(be)
     be.set_defaults(func=bench.run)
+
+    fi = sub.add_parser("findings", help="the library faults ordo found (vendors/*/findings/), and a bug report for each",
+                        description="Lists the findings (the reproducers of vendors/*/findings/, by file stem) with "
+                                    "their library, their waivers and whether they are reported upstream; with "
+                                    "--report ID, writes the Markdown of a bug report for that finding.")
+    fi.add_argument("--report", metavar="ID", help="the finding (its reproducer's file stem) to write the report of")
+    fi.add_argument("--run", action="store_true",
+                    help="with --report: build the reproducer with the library's wrapper and run it under its "
+                         "launcher, and put its output and exit status in the report")
+    fi.add_argument("--variant", metavar="NAME",
+                    help="with --run: the algorithm variant to run it under (default: the library's own choice "
+                         "when a waiver names no variant, else the first the waivers name); 'default' for none")
+    fi.add_argument("--timeout", type=int, default=60, help="with --run: seconds the reproducer may run (default 60)")
+    fi.add_argument("--out", metavar="FILE", help="write the report into FILE instead of standard output")
+    fi.set_defaults(func=cmd_findings)
 
     add_report_parsers(sub)
     return p

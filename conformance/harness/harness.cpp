@@ -305,6 +305,32 @@ void cache_put(const std::string& what, const std::string& inputs, const std::st
   if (std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
 }
 
+namespace {
+// <journal>.env.<world rank> (job_protocol.h): this rank's values of the
+// variables the runner names (those the adapter or the user set, and the
+// list-valued ones), as the launcher handed them over; null: not set. Only
+// the named variables, never the whole environment.
+void write_rank_env(const std::vector<std::string>& names) {
+  Json env = Json::object();
+  for (const std::string& name : names) {
+    if (name.empty()) continue;
+    const char* value = std::getenv(name.c_str());
+    env[name] = value ? Json(std::string(value)) : Json(nullptr);
+  }
+  const std::string path = g_settings.journal + kEnvSuffix + std::to_string(g_rank);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << env.dump() << "\n";
+    if (!f) {
+      std::remove(tmp.c_str());
+      return;  // the runner then records no environment for this rank, never a verdict
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
+}
+}  // namespace
+
 void init(int* argc, char** argv) {
   // The large cases allocate and free buffers of many MiB per case: keep them
   // in the heap (no mmap / munmap and fresh page faults for each).
@@ -322,6 +348,7 @@ void init(int* argc, char** argv) {
         waivers::parse_library_version(std::string(lib, static_cast<std::size_t>(n)));
   }
   int out = 1;
+  std::vector<std::string> env_names;  // --ordo-env-names=A,B,...
   for (int i = 1; i < *argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -379,11 +406,14 @@ void init(int* argc, char** argv) {
       g_settings.launcher = la;
     } else if (const char* v4 = val("--ordo-seed=")) {
       g_settings.seed = std::strtoull(v4, nullptr, 10);
+    } else if (const char* en = val("--ordo-env-names=")) {
+      env_names = split(en, ',');
     } else {
       argv[out++] = argv[i];
     }
   }
   *argc = out;
+  if (!g_settings.journal.empty() && !env_names.empty()) write_rank_env(env_names);
   if (!g_settings.case_stats.empty()) {
     // Written by the runner before each launch; a file it could not write
     // (or none yet) leaves this process's own observations.

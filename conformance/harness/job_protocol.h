@@ -32,6 +32,11 @@
 //       seq of that case; every rank then exits with kRestartExitCode. Read by
 //       the runner: the job is started again after that case, in a fresh
 //       process, and the exit is not a crash.
+//   <journal>.env.<world rank>   written by EVERY rank at start-up when the
+//       runner names variables (--ordo-env-names=A,B,...): one JSON object,
+//       each named variable's value in that rank's environment (null: not
+//       set). Read by the runner after each job: run.json's per-rank
+//       environment as launched (the launcher may add or drop variables).
 #pragma once
 
 namespace ordo::harness {
@@ -40,6 +45,7 @@ inline constexpr char kInflightSuffix[] = ".inflight.";
 inline constexpr char kDoneSuffix[] = ".done";
 inline constexpr char kTimeoutSuffix[] = ".timeout";
 inline constexpr char kRestartSuffix[] = ".restart";
+inline constexpr char kEnvSuffix[] = ".env.";
 inline constexpr int kRestartExitCode = 75;
 
 }  // namespace ordo::harness

@@ -21,6 +21,7 @@
     selftest     `ordo test`
     info         `ordo list`, `ordo doctor`
     reporting    `ordo report`, `compare`, `gate`, `package` (over reports/)
+    findings     `ordo findings`: the reproducers of vendors/*/findings/ and a bug report for each
 
 The runner imports reports/ (records, waivers); reports/ never imports the runner.
 """

@@ -128,20 +128,107 @@ def expand(value, build):
     return value
 
 
-def launch_env(adapter, build, user_env, plain_launch, sanitize=None):
-    """Every rank's environment. sanitize: a sanitizer build (its runtime
-    options added, sanitize_env); None: whatever the build folder was
-    configured as."""
-    env = dict(adapter.get("env", {}))
+# The variables whose value is a list: the adapter's entries and the user's
+# (--env) are joined, never replaced. Per variable: the separators the reader
+# accepts (ld.so takes LD_PRELOAD's entries separated by spaces or colons, and
+# LD_LIBRARY_PATH's by colons or semicolons) and the one written. The joined
+# list holds the adapter's entries first, in their order (an adapter's preload
+# keeps its place: the reference library before the yield-when-idle shim,
+# and with a sanitizer build the ASan runtime before all), then the user's
+# that are not already there; each entry once.
+LIST_VARIABLES = {"LD_PRELOAD": (" :", " "), "LD_LIBRARY_PATH": (":;", ":"), "PATH": (":", ":")}
+
+
+def list_entries(name, value):
+    """The entries of a list-valued variable's value, in order. Empty entries
+    of LD_PRELOAD mean nothing to ld.so and are dropped; a path list keeps
+    them (an empty entry of PATH is the current directory)."""
+    accepted, _ = LIST_VARIABLES[name]
+    entries = re.split("[" + re.escape(accepted) + "]", value)
+    return [e for e in entries if e] if name == "LD_PRELOAD" else entries
+
+
+def join_list(name, first, then):
+    """first's entries, then then's that first lacks: one value, each entry once."""
+    joined = []
+    for entry in list_entries(name, first) + list_entries(name, then):
+        if entry not in joined:
+            joined.append(entry)
+    return LIST_VARIABLES[name][1].join(joined)
+
+
+def join_env(base, overlay):
+    """base with overlay laid over it: a list-valued variable (LIST_VARIABLES)
+    set in both joins base's entries and overlay's; any other takes overlay's
+    value. Returns (the environment, the variables whose base value overlay
+    replaced: [(name, base's value, overlay's)])."""
+    env, replaced = dict(base), []
+    for key, value in overlay.items():
+        if key in env and key in LIST_VARIABLES:
+            env[key] = join_list(key, env[key], value)
+        else:
+            if key in env and env[key] != value:
+                replaced.append((key, env[key], value))
+            env[key] = value
+    return env, replaced
+
+
+def adapter_layers(adapter, plain_launch):
+    """The adapter's own environment as (where it comes from, its variables):
+    its "env", then each launch setting that applies."""
+    layers = [("its env", adapter.get("env", {}))]
     if not plain_launch:
         for setting in adapter.get("launch_settings", []):
             if setting_applies(adapter, setting):
-                env.update(setting.get("env", {}))
-    env.update(user_env)
-    env = {k: expand(v, build) for k, v in env.items()}
+                layers.append((f"launch setting {setting['name']}", setting.get("env", {})))
+    return layers
+
+
+def launch_env(adapter, build, user_env, plain_launch, sanitize=None):
+    """Every rank's environment: the adapter's (adapter_layers), then
+    user_env (the user's --env, with a variant's or a placement's settings),
+    joined by join_env: a list-valued variable gets the adapter's entries and
+    the user's. sanitize: a sanitizer build (its runtime options added,
+    sanitize_env); None: whatever the build folder was configured as."""
+    env = {}
+    for _, layer in adapter_layers(adapter, plain_launch) + [("", user_env)]:
+        env, _ = join_env(env, {k: expand(v, build) for k, v in layer.items()})
     if sanitize is None:
         sanitize = is_sanitize_build(build)
     return sanitize_env(env) if sanitize else env
+
+
+def env_notices(adapter, build, user_env, plain_launch, layers=()):
+    """What the user's --env (user_env) replaces of the adapter's values: one
+    {"variable", "value" (the user's), "replaced" (the adapter's), "from"}
+    per variable that is not list-valued and that the adapter (its env, its
+    launch settings, or the extra layers: [(where, variables)], a variant's
+    or a placement's settings) sets to another value."""
+    seen = {}
+    for where, layer in adapter_layers(adapter, plain_launch) + list(layers):
+        for key, value in layer.items():
+            seen[key] = (expand(value, build), where)
+    notices = []
+    for key, value in user_env.items():
+        if key in seen and key not in LIST_VARIABLES:
+            old, where = seen[key]
+            value = expand(value, build)
+            if value != old:
+                notices.append({"variable": key, "value": value, "replaced": old, "from": where})
+    return notices
+
+
+def notice_line(notice):
+    """The one line that tells of a notice of env_notices."""
+    return (f"ordo: --env {notice['variable']}={notice['value']} replaces the adapter's "
+            f"{notice['variable']}={notice['replaced']} ({notice['from']})")
+
+
+def env_report_names(env):
+    """The variables each rank reports back (--ordo-env-names: the harness
+    writes their values beside the journal, protocol.ENV): those of the
+    launch environment and the list-valued ones; never the whole environ."""
+    return sorted(set(env) | set(LIST_VARIABLES))
 
 
 def setting_applies(adapter, setting):

@@ -9,6 +9,8 @@ job that died is charged to.
     <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
                                waiver says the library corrupts memory there (restart_job);
                                the process exits with RESTART_EXIT_CODE
+    <journal>.env.<rank>       that rank's values of the variables the runner named
+                               (--ordo-env-names): JSON {name: value, or null when unset}
 
 The dead-job rule (charged_case): a job that died is charged to a case only
 when a case was in flight, the earliest case a rank had begun that rank 0 had
@@ -33,6 +35,7 @@ INFLIGHT = ".inflight."
 DONE = ".done"
 TIMEOUT = ".timeout"
 RESTART = ".restart"
+ENV = ".env."
 RESTART_EXIT_CODE = 75
 # The exit codes of `timeout` when it ended the job (TERM, then KILL).
 TIMEOUT_EXIT_CODES = (124, 137)
@@ -53,6 +56,24 @@ def clear(journal):
     """Removes the markers of a previous launch."""
     for f in [marker(journal, TIMEOUT), marker(journal, DONE), marker(journal, RESTART)] + inflight_files(journal):
         f.unlink(missing_ok=True)
+
+
+def rank_envs(journal):
+    """{world rank: the environment it reported} of the job that last ran
+    with this journal (the files it left: ENV), the files then removed, so
+    that the next job's are its own."""
+    envs = {}
+    for p in glob.glob(glob.escape(str(journal) + ENV) + "*"):
+        path = pathlib.Path(p)
+        try:
+            rank = int(p.rsplit(ENV, 1)[1])
+            env = json.loads(path.read_text())
+            if isinstance(env, dict):
+                envs[rank] = env
+        except (OSError, ValueError, IndexError):
+            pass  # a .tmp left by a rank that died while writing: no report of that rank
+        path.unlink(missing_ok=True)
+    return dict(sorted(envs.items()))
 
 
 def begun_cases(journal):

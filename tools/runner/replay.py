@@ -6,7 +6,8 @@ import subprocess
 from reports.records import read_journal
 from . import placement as placement_mod
 from . import variants as variants_mod
-from .adapters import launch_env, launcher_prefix, load_adapter, require_launcher, with_launcher
+from .adapters import (env_notices, launch_env, launcher_prefix, load_adapter, notice_line, require_launcher,
+                       with_launcher)
 from .arguments import parse_env, parse_ranks
 from .build import build
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
@@ -47,11 +48,13 @@ def cmd_replay(args):
     except ValueError as e:
         raise OrdoError(f"--case is not a JSON object: {e}")
     user_env = parse_env(args.env)
+    variant_layers = []  # what the user's --env may replace besides the adapter's own (env_notices)
     if variant and variant != "default":  # the variant's settings, as `ordo run` sets them (run.py)
         try:
             chosen = variants_mod.select(adapter, variant, variants_mod.discover(adapter))[0]
         except variants_mod.VariantError as e:
             raise OrdoError(str(e))
+        variant_layers = [(f"variant {chosen['name']}", variants_mod.launch_settings(adapter, chosen, {}))]
         user_env = variants_mod.launch_settings(adapter, chosen, user_env)
         print(f"ordo: replay under variant {variant}: "
               + " ".join(f"{k}={v}" for k, v in sorted(user_env.items())), flush=True)
@@ -64,6 +67,8 @@ def cmd_replay(args):
         require_launcher(launched)
     bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch,
                          quiet=True, sanitize=getattr(args, "sanitize", False))
+    for notice in env_notices(launched, bdir, parse_env(args.env), args.plain_launch, variant_layers):
+        print(notice_line(notice), flush=True)
     nodes, where = placement_mod.from_settings({"nodes": nodes, "placement": where})
     placed = adapter
     if launcher:  # the build keeps the adapter's launcher; the replay starts through the template

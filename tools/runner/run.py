@@ -15,8 +15,9 @@ from reports import results
 from reports.records import BAD, read_journal
 from . import ROOT, placement as placement_mod, properties, protocol, variants as variants_mod
 from .case_limits import CaseStats
-from .adapters import (known_launchers, launch_env, launcher_prefix, load_adapter, known_vendors,
-                       require_launcher, require_tools, template_variables, with_launcher)
+from . import protocol
+from .adapters import (env_notices, env_report_names, known_launchers, launch_env, launcher_prefix, load_adapter,
+                       known_vendors, notice_line, require_launcher, require_tools, template_variables, with_launcher)
 from .arguments import parse_env, parse_ranks
 from .build import build, check_executables, git_state, library_version
 from .coverage import coverage_table
@@ -98,6 +99,7 @@ def cmd_run(args):
     nodes, where = placement_mod.from_settings(settings)
     plans = placement_mod.plan(adapter, where, nodes, ranks) if nodes is not None else {}
     user_env = parse_env(settings["env"])
+    cli_env = dict(user_env)  # the user's own --env (the notices of what it replaces)
     depth = 2 if settings.get("depth") is None else settings["depth"]  # a run from before --depth: 2
     if depth not in (2, 3):
         raise OrdoError(f"--depth {depth}: the crossing check covers pairs (2) or triples (3)")
@@ -233,6 +235,18 @@ def cmd_run(args):
                                                            out / "virtual-nodes" / f"hostfile-{n}ranks", bdir)
             env = launch_env(vadapter, bdir, {**placed_env, **venv}, settings["plain_launch"], sanitize)
             vprefix = launcher_prefix(vadapter, bdir, env)
+            # A variable of the user's --env that replaces one of the adapter's (not a list-valued one, which
+            # joins): one line, once, and kept in run.json.
+            for notice in env_notices(vadapter, bdir, cli_env, settings["plain_launch"],
+                                      [("virtual nodes", placed_env),
+                                       (f"variant {vname}", variants_mod.launch_settings(adapter, variant, {}))]):
+                if notice not in run.setdefault("env_notices", []):
+                    run["env_notices"].append(notice)
+                    print(notice_line(notice), flush=True)
+            # Every rank reports the variables it was launched with (protocol.ENV), folded into this rank
+            # count's row of run.json (fold_rank_env).
+            env_flags = ordo_flags(env_names=",".join(env_report_names(env)))
+            rank_env = {}
             if str(n) not in run.setdefault("node_maps", {}):
                 placed_flags = vadapter["launcher"]["flags"][len(adapter["launcher"].get("flags", [])):]
                 record_node_map(run, out, vadapter, vprefix, n, bdir, plans.get(n), nodes, where,
@@ -275,6 +289,7 @@ def cmd_run(args):
                 if not wanted:
                     continue
                 skip = 0
+                protocol.rank_envs(journal)  # an earlier job's reports, left by an interrupted run: not this one's
                 if "start" in state:  # interrupted in this job: go on after its last record
                     skip = max((r.get("seq") or 0 for r in read_journal(journal, state["start"]["offset"])),
                                default=0)
@@ -310,7 +325,7 @@ def cmd_run(args):
                                         extra_args=([] if settings.get("run_known_fatal", True)
                                                     else ["--ordo-avoid-known-fatal"]) +
                                         placement_mod.flags(nodes, where) +
-                                        ordo_flags(launcher=settings.get("launcher")) + limit_flags)
+                                        ordo_flags(launcher=settings.get("launcher")) + limit_flags + env_flags)
                     except FileNotFoundError as e:
                         raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
                     except OSError as e:  # the reproducer folder
@@ -340,7 +355,7 @@ def cmd_run(args):
                     if name == SWEEP_EXECUTABLE:
                         flags += ordo_flags(families=",".join(m[len("ordo_check_"):] for m in wanted))
                     flags += placement_mod.flags(nodes, where)
-                    flags += ordo_flags(launcher=settings.get("launcher"))
+                    flags += ordo_flags(launcher=settings.get("launcher")) + env_flags
                     # A run from before --run-known-fatal ran those cases: its resumption does too.
                     if not settings.get("run_known_fatal", True):
                         flags += ["--ordo-avoid-known-fatal"]
@@ -352,6 +367,7 @@ def cmd_run(args):
                                        waivers=waivers, extra_fields=placement_fields(nodes, where, run, n),
                                        before_launch=before_launch)
                 dt = time.time() - t0
+                fold_rank_env(rank_env, name, protocol.rank_envs(journal))
                 new = read_journal(journal, k)
                 done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,
                               "variant": vname}
@@ -407,7 +423,7 @@ def cmd_run(args):
             dt_n = time.time() - t_n
             vrow["seconds"] += dt_n
             run["per_rank_count"].append({"variant": vname, "ranks": n, "seconds": round(dt_n, 2),
-                                          "outcomes": summarize(recs)})
+                                          "outcomes": summarize(recs), **rank_env})
             write_json_atomic(out / "run.json", run)
     records = read_journal(journal)
     run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -468,6 +484,22 @@ def family_seen(logdir, name, n, families, records):
         if family in out and isinstance(r.get("case"), dict):
             out[family].add((r["case"].get("routine"), r["case"].get("mode"), case_kind(r["case"])))
     return [(f, sorted(v)) for f, v in sorted(out.items())]
+
+
+def fold_rank_env(row, job, reported):
+    """Folds what each rank of a job reported of its environment
+    (protocol.rank_envs) into a rank count's row of run.json: "rank_env",
+    {world rank: {variable: value, null when unset}} as the first job that
+    reported it saw it, and "rank_env_differs", any later job whose rank saw
+    other values ({"job", "rank", "env"}; the jobs of a rank count share
+    their launch environment, so it stays absent unless the launcher
+    changed it)."""
+    for rank, env in reported.items():
+        known = row.setdefault("rank_env", {})
+        if str(rank) not in known:
+            known[str(rank)] = env
+        elif known[str(rank)] != env:
+            row.setdefault("rank_env_differs", []).append({"job": job, "rank": rank, "env": env})
 
 
 def placement_fields(nodes, where, run, n):

@@ -107,7 +107,7 @@ def test_no_module_assembles_a_launch_line_of_its_own():
 def test_the_marker_names_are_the_harness_names():
     """The harness writes the files runner/protocol.py reads (same suffixes, same restart exit code)."""
     sources = "".join(p.read_text() for p in (ROOT / "conformance" / "harness").glob("*.*"))
-    for suffix in (protocol.INFLIGHT, protocol.DONE, protocol.TIMEOUT, protocol.RESTART):
+    for suffix in (protocol.INFLIGHT, protocol.DONE, protocol.TIMEOUT, protocol.RESTART, protocol.ENV):
         assert f'"{suffix}"' in sources, suffix
     assert f"{protocol.RESTART_EXIT_CODE}" in sources
 
