@@ -1,7 +1,5 @@
 #include "waivers.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -13,9 +11,76 @@
 namespace ordo::harness::waivers {
 namespace {
 
-bool glob(const std::string& pattern, const std::string& text) {
-  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+// The set that starts at p[i] == '[': whether c is in it, and the index after
+// it; false when the set is not closed (the '[' is then a literal).
+bool glob_set(const std::string& p, std::size_t i, char c, bool& in, std::size_t& after) {
+  std::size_t j = i + 1;
+  const bool negated = j < p.size() && (p[j] == '!' || p[j] == '^');
+  if (negated) ++j;
+  bool hit = false, first = true;
+  while (j < p.size()) {
+    char low = p[j];
+    if (low == ']' && !first) {
+      in = hit != negated;
+      after = j + 1;
+      return true;
+    }
+    first = false;
+    if (low == '\\' && j + 1 < p.size()) low = p[++j];
+    ++j;
+    char high = low;
+    if (j + 1 < p.size() && p[j] == '-' && p[j + 1] != ']') {
+      high = p[j + 1];
+      j += 2;
+      if (high == '\\' && j < p.size()) high = p[j++];
+    }
+    hit = hit || (low <= c && c <= high);
+  }
+  return false;
 }
+
+bool glob_at(const std::string& p, std::size_t i, const std::string& t, std::size_t k) {
+  while (i < p.size()) {
+    char c = p[i];
+    if (c == '*') {
+      while (i < p.size() && p[i] == '*') ++i;
+      if (i == p.size()) return true;
+      for (std::size_t m = k; m <= t.size(); ++m)
+        if (glob_at(p, i, t, m)) return true;
+      return false;
+    }
+    if (k == t.size()) return false;
+    if (c == '?') {
+      ++i, ++k;
+      continue;
+    }
+    if (c == '[') {
+      bool in = false;
+      std::size_t after = 0;
+      if (glob_set(p, i, t[k], in, after)) {
+        if (!in) return false;
+        i = after, ++k;
+        continue;
+      }
+    }
+    if (c == '\\' && i + 1 < p.size()) c = p[++i];
+    if (t[k] != c) return false;
+    ++i, ++k;
+  }
+  return k == t.size();
+}
+
+// ordo's one glob dialect (reports/waivers.py's glob, the same rules): the
+// whole text, case-sensitively; '*' any run, '?' one character, '[...]' a set
+// with ranges, negated by a leading '!' or '^', a ']' first in it literal; a
+// backslash takes the next character literally; an unclosed '[' is literal.
+}  // namespace
+
+bool glob(const std::string& pattern, const std::string& text) {
+  return glob_at(pattern, 0, text, 0);
+}
+
+namespace {
 
 bool is_number(const Json& x) { return x.is_number(); }  // booleans are not numbers in nlohmann
 
@@ -72,7 +137,48 @@ std::string shown(const Json& waiver, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+std::vector<std::string> outcomes_of(const Json& waiver) {
+  const auto it = waiver.find("outcome");
+  if (it == waiver.end()) return {"fail"};
+  if (it->is_string()) return {it->get<std::string>()};
+  std::vector<std::string> out;
+  if (it->is_array())
+    for (const Json& o : *it)
+      if (o.is_string()) out.push_back(o.get<std::string>());
+  return out;
+}
+
+// The first number after `prefix` in the message (a regex), or no value.
+bool number_after(const std::string& message, const std::regex& re, Json& out) {
+  std::smatch m;
+  if (!std::regex_search(message, m, re)) return false;
+  out = std::stoll(m[1].str());
+  return true;
+}
+
 }  // namespace
+
+bool signature_matches(const Json& signature, const Json& record) {
+  if (!signature.is_object()) return false;
+  if (string_or(record, "outcome", "") == "timeout" && signature.contains("hang") &&
+      signature["hang"].is_boolean() && signature["hang"].get<bool>())
+    return true;
+  if (!signature.contains("text") && !signature.contains("signal") &&
+      !signature.contains("exit_code"))
+    return false;
+  const std::string message = string_or(record, "message", "");
+  if (signature.contains("text") && !value_matches(signature["text"], Json(message))) return false;
+  static const std::regex signal_re(R"([Ss]ignal ([0-9]+))");
+  static const std::regex exit_re(R"(\(exit code (-?[0-9]+)\))");
+  Json value;
+  if (signature.contains("signal") &&
+      (!number_after(message, signal_re, value) || !value_matches(signature["signal"], value)))
+    return false;
+  if (signature.contains("exit_code") &&
+      (!number_after(message, exit_re, value) || !value_matches(signature["exit_code"], value)))
+    return false;
+  return true;
+}
 
 const char* match_name(Match m) {
   switch (m) {
@@ -215,13 +321,23 @@ bool node_map_matches(const Json& want, const Json& have, long long root) {
   return true;
 }
 
-bool covers(const Json& waiver, const Json& record) {
-  if (string_or(waiver, "outcome", "fail") != string_or(record, "outcome", "")) return false;
+bool covers(const Json& waiver, const Json& record, bool signature) {
+  const std::string outcome = string_or(record, "outcome", "");
+  const std::vector<std::string> named = outcomes_of(waiver);
+  if (!record.contains("outcome") || !record["outcome"].is_string() ||
+      std::find(named.begin(), named.end(), outcome) == named.end())
+    return false;
   if (!waiver.contains("test") || !waiver["test"].is_string() ||
       !glob(waiver["test"].get<std::string>(), string_or(record, "test", "")))
     return false;
+  // A record without a variant (absent, null or "") ran the default.
+  std::string variant = string_or(record, "variant", "");
+  if (variant.empty()) variant = "default";
   if (waiver.contains("variant") &&
-      !glob(string_or(waiver, "variant", ""), string_or(record, "variant", "default")))
+      (!waiver["variant"].is_string() || !glob(waiver["variant"].get<std::string>(), variant)))
+    return false;
+  if (signature && (outcome == "crash" || outcome == "timeout") &&
+      !signature_matches(waiver.contains("signature") ? waiver["signature"] : Json(), record))
     return false;
   // A message condition is a glob or a list of globs (any of which).
   if (waiver.contains("message") &&
@@ -247,8 +363,10 @@ bool covers(const Json& waiver, const Json& record) {
         any = any || node_map_matches(waiver["comm_node_map"], m, root);
     if (!any) return false;
   }
+  // A record without a placement is one with placement null.
   if (waiver.contains("placement") &&
-      (!record.contains("placement") || !value_matches(waiver["placement"], record["placement"])))
+      !value_matches(waiver["placement"],
+                     record.contains("placement") ? record["placement"] : Json(nullptr)))
     return false;
   const auto conditions = waiver.find("case");
   if (conditions != waiver.end() && conditions->is_object() && !conditions->empty()) {
@@ -261,8 +379,8 @@ bool covers(const Json& waiver, const Json& record) {
 }
 
 Match match(const Json& waiver, const Json& record, const std::string& today,
-            const std::string& library_version) {
-  if (!covers(waiver, record)) return Match::no_match;
+            const std::string& library_version, bool signature) {
+  if (!covers(waiver, record, signature)) return Match::no_match;
   const std::vector<std::string> versions = versions_of(waiver);
   if (!versions.empty()) {
     bool any = false;
