@@ -91,7 +91,56 @@ def glob(pattern, text):
     with ranges (`a-z`), negated by a leading `!` or `^`, a `]` first in the
     set taken literally; a backslash takes the next character literally (in a
     set too); a `[` without its closing `]` is a literal `[`."""
-    return _glob(pattern, 0, text, 0)
+    tokens = _glob_tokens(pattern)
+    i = k = 0
+    star, mark = -1, 0
+    while k < len(text):
+        if i < len(tokens) and tokens[i] == "*":
+            star, mark, i = i, k, i + 1
+        elif i < len(tokens) and _glob_one(tokens[i], text[k]):
+            i, k = i + 1, k + 1
+        elif star >= 0:  # let the last star take one more character
+            mark += 1
+            i, k = star + 1, mark
+        else:
+            return False
+    while i < len(tokens) and tokens[i] == "*":
+        i += 1
+    return i == len(tokens)
+
+
+def _glob_tokens(p):
+    """The pattern as tokens: "*", "?", (negated, [(low, high)...]) for a set,
+    or a one-character string for a literal."""
+    tokens, i = [], 0
+    while i < len(p):
+        c = p[i]
+        if c == "*":
+            if not tokens or tokens[-1] != "*":
+                tokens.append("*")
+            i += 1
+        elif c == "?":
+            tokens.append("?")
+            i += 1
+        elif c == "[" and _glob_set(p, i) is not None:
+            negated, items, i = _glob_set(p, i)
+            tokens.append((negated, items))
+        elif c == "\\" and i + 1 < len(p):
+            tokens.append(("lit", p[i + 1]))
+            i += 2
+        else:
+            tokens.append(("lit", c))
+            i += 1
+    return tokens
+
+
+def _glob_one(token, ch):
+    if token == "?":
+        return True
+    if token[0] == "lit":
+        return token[1] == ch
+    negated, items = token
+    return any(lo <= ch <= hi for lo, hi in items) != negated
 
 
 def _glob_set(pattern, i):
@@ -122,37 +171,6 @@ def _glob_set(pattern, i):
         else:
             items.append((low, low))
     return None
-
-
-def _glob(p, i, t, k):
-    while i < len(p):
-        c = p[i]
-        if c == "*":
-            while i < len(p) and p[i] == "*":
-                i += 1
-            if i == len(p):
-                return True
-            return any(_glob(p, i, t, m) for m in range(k, len(t) + 1))
-        if k == len(t):
-            return False
-        if c == "?":
-            i, k = i + 1, k + 1
-            continue
-        if c == "[":
-            parsed = _glob_set(p, i)
-            if parsed is not None:
-                negated, items, after = parsed
-                if any(lo <= t[k] <= hi for lo, hi in items) == negated:
-                    return False
-                i, k = after, k + 1
-                continue
-        if c == "\\" and i + 1 < len(p):
-            i += 1
-            c = p[i]
-        if t[k] != c:
-            return False
-        i, k = i + 1, k + 1
-    return k == len(t)
 
 
 # ---- conditions --------------------------------------------------------------

@@ -6,22 +6,40 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace ordo::harness::waivers {
 namespace {
 
-// The set that starts at p[i] == '[': whether c is in it, and the index after
-// it; false when the set is not closed (the '[' is then a literal).
-bool glob_set(const std::string& p, std::size_t i, char c, bool& in, std::size_t& after) {
+// One token of a pattern: '*', '?', a set, or a literal character.
+struct GlobToken {
+  enum Kind { star, any, set, literal };
+  explicit GlobToken(Kind k, char ch = 0) : kind(k), c(ch) {}
+  Kind kind;
+  char c;
+  bool negated = false;
+  std::vector<std::pair<char, char>> ranges;
+  bool matches(char ch) const {
+    if (kind == any) return true;
+    if (kind == literal) return ch == c;
+    bool hit = false;
+    for (const auto& [lo, hi] : ranges) hit = hit || (lo <= ch && ch <= hi);
+    return hit != negated;
+  }
+};
+
+// The set that starts at p[i] == '[' as a token, and the index after it;
+// false when it is not closed (the '[' is then a literal).
+bool glob_set(const std::string& p, std::size_t i, GlobToken& token, std::size_t& after) {
   std::size_t j = i + 1;
-  const bool negated = j < p.size() && (p[j] == '!' || p[j] == '^');
-  if (negated) ++j;
-  bool hit = false, first = true;
+  token = GlobToken(GlobToken::set);
+  token.negated = j < p.size() && (p[j] == '!' || p[j] == '^');
+  if (token.negated) ++j;
+  bool first = true;
   while (j < p.size()) {
     char low = p[j];
     if (low == ']' && !first) {
-      in = hit != negated;
       after = j + 1;
       return true;
     }
@@ -34,50 +52,65 @@ bool glob_set(const std::string& p, std::size_t i, char c, bool& in, std::size_t
       j += 2;
       if (high == '\\' && j < p.size()) high = p[j++];
     }
-    hit = hit || (low <= c && c <= high);
+    token.ranges.emplace_back(low, high);
   }
   return false;
 }
 
-bool glob_at(const std::string& p, std::size_t i, const std::string& t, std::size_t k) {
+std::vector<GlobToken> glob_tokens(const std::string& p) {
+  std::vector<GlobToken> tokens;
+  std::size_t i = 0;
   while (i < p.size()) {
-    char c = p[i];
+    const char c = p[i];
+    GlobToken set_token{GlobToken::set};
+    std::size_t after = 0;
     if (c == '*') {
-      while (i < p.size() && p[i] == '*') ++i;
-      if (i == p.size()) return true;
-      for (std::size_t m = k; m <= t.size(); ++m)
-        if (glob_at(p, i, t, m)) return true;
-      return false;
+      if (tokens.empty() || tokens.back().kind != GlobToken::star)
+        tokens.push_back(GlobToken(GlobToken::star));
+      ++i;
+    } else if (c == '?') {
+      tokens.push_back(GlobToken(GlobToken::any));
+      ++i;
+    } else if (c == '[' && glob_set(p, i, set_token, after)) {
+      tokens.push_back(std::move(set_token));
+      i = after;
+    } else if (c == '\\' && i + 1 < p.size()) {
+      tokens.push_back(GlobToken(GlobToken::literal, p[i + 1]));
+      i += 2;
+    } else {
+      tokens.push_back(GlobToken(GlobToken::literal, c));
+      ++i;
     }
-    if (k == t.size()) return false;
-    if (c == '?') {
-      ++i, ++k;
-      continue;
-    }
-    if (c == '[') {
-      bool in = false;
-      std::size_t after = 0;
-      if (glob_set(p, i, t[k], in, after)) {
-        if (!in) return false;
-        i = after, ++k;
-        continue;
-      }
-    }
-    if (c == '\\' && i + 1 < p.size()) c = p[++i];
-    if (t[k] != c) return false;
-    ++i, ++k;
   }
-  return k == t.size();
+  return tokens;
 }
 
-// ordo's one glob dialect (reports/waivers.py's glob, the same rules): the
-// whole text, case-sensitively; '*' any run, '?' one character, '[...]' a set
-// with ranges, negated by a leading '!' or '^', a ']' first in it literal; a
-// backslash takes the next character literally; an unclosed '[' is literal.
+// Matching with one backtrack point, the last star (linear in practice).
+bool glob_match(const std::vector<GlobToken>& tokens, const std::string& t) {
+  std::size_t i = 0, k = 0, mark = 0;
+  std::ptrdiff_t star = -1;
+  while (k < t.size()) {
+    if (i < tokens.size() && tokens[i].kind == GlobToken::star) {
+      star = static_cast<std::ptrdiff_t>(i);
+      mark = k;
+      ++i;
+    } else if (i < tokens.size() && tokens[i].matches(t[k])) {
+      ++i, ++k;
+    } else if (star >= 0) {
+      i = static_cast<std::size_t>(star) + 1;
+      k = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (i < tokens.size() && tokens[i].kind == GlobToken::star) ++i;
+  return i == tokens.size();
+}
+
 }  // namespace
 
 bool glob(const std::string& pattern, const std::string& text) {
-  return glob_at(pattern, 0, text, 0);
+  return glob_match(glob_tokens(pattern), text);
 }
 
 namespace {
