@@ -11,7 +11,6 @@ vendors/README.md ("Waivers").
     match(w, record, ...) "waived" | "no-match" | "expired" | "version"
     apply(record, ws,...) the record, waived by the first waiver that applies
 """
-import fnmatch
 import json
 import pathlib
 import re
@@ -68,7 +67,7 @@ def version_matches(spec, version):
     if not spec or not version:
         return False
     if spec[0] not in "<>=":
-        return fnmatch.fnmatchcase(version, spec)
+        return glob(spec, version)
     for part in spec.split():
         op = next((o for o in (">=", "<=", "==", ">", "<") if part.startswith(o)), None)
         if op is None or not _OPS[op](_compare(_numeric(version), _numeric(part[len(op):]))):
@@ -83,6 +82,97 @@ def versions_of(waiver):
     return [v] if isinstance(v, str) else list(v)
 
 
+# ---- globs -------------------------------------------------------------------
+
+def glob(pattern, text):
+    """ordo's one glob dialect (the C++ matcher implements the same): the whole
+    text must match, case-sensitively; `*` any run of characters (`/` and a
+    leading `.` included), `?` one character, `[...]` one character of a set
+    with ranges (`a-z`), negated by a leading `!` or `^`, a `]` first in the
+    set taken literally; a backslash takes the next character literally (in a
+    set too); a `[` without its closing `]` is a literal `[`."""
+    tokens = _glob_tokens(pattern)
+    i = k = 0
+    star, mark = -1, 0
+    while k < len(text):
+        if i < len(tokens) and tokens[i] == "*":
+            star, mark, i = i, k, i + 1
+        elif i < len(tokens) and _glob_one(tokens[i], text[k]):
+            i, k = i + 1, k + 1
+        elif star >= 0:  # let the last star take one more character
+            mark += 1
+            i, k = star + 1, mark
+        else:
+            return False
+    while i < len(tokens) and tokens[i] == "*":
+        i += 1
+    return i == len(tokens)
+
+
+def _glob_tokens(p):
+    """The pattern as tokens: "*", "?", (negated, [(low, high)...]) for a set,
+    or a one-character string for a literal."""
+    tokens, i = [], 0
+    while i < len(p):
+        c = p[i]
+        if c == "*":
+            if not tokens or tokens[-1] != "*":
+                tokens.append("*")
+            i += 1
+        elif c == "?":
+            tokens.append("?")
+            i += 1
+        elif c == "[" and _glob_set(p, i) is not None:
+            negated, items, i = _glob_set(p, i)
+            tokens.append((negated, items))
+        elif c == "\\" and i + 1 < len(p):
+            tokens.append(("lit", p[i + 1]))
+            i += 2
+        else:
+            tokens.append(("lit", c))
+            i += 1
+    return tokens
+
+
+def _glob_one(token, ch):
+    if token == "?":
+        return True
+    if token[0] == "lit":
+        return token[1] == ch
+    negated, items = token
+    return any(lo <= ch <= hi for lo, hi in items) != negated
+
+
+def _glob_set(pattern, i):
+    """The set that starts at pattern[i] == "[": (negated, items, index after
+    it) or None when it is not closed. items: (low, high) pairs."""
+    j = i + 1
+    negated = j < len(pattern) and pattern[j] in "!^"
+    if negated:
+        j += 1
+    items, first = [], True
+    while j < len(pattern):
+        c = pattern[j]
+        if c == "]" and not first:
+            return negated, items, j + 1
+        first = False
+        if c == "\\" and j + 1 < len(pattern):
+            j += 1
+            c = pattern[j]
+        low = c
+        j += 1
+        if j + 1 < len(pattern) and pattern[j] == "-" and pattern[j + 1] != "]":
+            high = pattern[j + 1]
+            j += 2
+            if high == "\\" and j < len(pattern):
+                high = pattern[j]
+                j += 1
+            items.append((low, high))
+        else:
+            items.append((low, low))
+    return None
+
+
 # ---- conditions --------------------------------------------------------------
 
 def _is_number(x):
@@ -95,7 +185,7 @@ def value_matches(want, have):
     object, a numeric condition {min, max, not, power_of_two}; anything else,
     equality."""
     if isinstance(want, str):
-        return isinstance(have, str) and fnmatch.fnmatchcase(have, want)
+        return isinstance(have, str) and glob(want, have)
     if isinstance(want, list):
         return any(value_matches(w, have) for w in want)
     if isinstance(want, dict):
@@ -155,13 +245,70 @@ def node_map_matches(want, have, root=None):
     return all([r] in have for r in want.get("alone", []))
 
 
-def covers(waiver, record):
-    """Does the waiver's trigger name this record (dates and versions aside)?"""
-    if waiver.get("outcome", "fail") != record.get("outcome"):
+def outcomes_of(waiver):
+    """The outcomes a waiver names: its "outcome", a string or a list (default fail)."""
+    o = waiver.get("outcome", "fail")
+    return [o] if isinstance(o, str) else [x for x in o if isinstance(x, str)] if isinstance(o, list) else []
+
+
+def variant_of(record):
+    """A record's variant: "default" when it has none (absent, null or "")."""
+    v = record.get("variant")
+    return v if isinstance(v, str) and v else "default"
+
+
+_EXIT_CODE = re.compile(r"\(exit code (-?[0-9]+)\)")
+_SIGNAL = re.compile(r"[Ss]ignal ([0-9]+)")
+
+
+def exit_code_of(message):
+    """The job's exit code a crash or timeout record's message states
+    ("... (exit code 6); last output: ..."), or None."""
+    m = _EXIT_CODE.search(message or "")
+    return int(m.group(1)) if m else None
+
+
+def signal_of(message):
+    """The first signal number the message names ("signal 11", "Signal 6"), or None."""
+    m = _SIGNAL.search(message or "")
+    return int(m.group(1)) if m else None
+
+
+def signature_matches(signature, record):
+    """A crash or timeout waiver's signature against a crash or timeout record:
+    `hang: true` covers a timeout by its limit alone; otherwise (and always for
+    a crash) the fields it gives must all hold, and it must give one: `text` (a
+    glob or a list of globs, any of which, over the whole message), `signal` (a
+    condition on the first signal number the message names) and `exit_code` (a
+    condition on the job's exit code the message states). No signature: no match."""
+    if not isinstance(signature, dict):
         return False
-    if "test" not in waiver or not fnmatch.fnmatchcase(record.get("test") or "", waiver["test"]):
+    if record.get("outcome") == "timeout" and signature.get("hang") is True:
+        return True
+    named = [k for k in ("text", "signal", "exit_code") if k in signature]
+    if not named:
         return False
-    if "variant" in waiver and not fnmatch.fnmatchcase(record.get("variant") or "default", waiver["variant"]):
+    message = record.get("message") or ""
+    if "text" in signature and not value_matches(signature["text"], message):
+        return False
+    for key, value in (("signal", signal_of(message)), ("exit_code", exit_code_of(message))):
+        if key in signature and (value is None or not value_matches(signature[key], value)):
+            return False
+    return True
+
+
+def covers(waiver, record, *, signature=True):
+    """Does the waiver's trigger name this record (dates and versions aside)?
+    signature=False: a crash or timeout is judged by its trigger alone (the
+    harness's prediction of a case it does not run, --ordo-avoid-known-fatal)."""
+    if record.get("outcome") not in outcomes_of(waiver):
+        return False
+    if not isinstance(waiver.get("test"), str) or not glob(waiver["test"], record.get("test") or ""):
+        return False
+    if "variant" in waiver and not (isinstance(waiver["variant"], str) and glob(waiver["variant"], variant_of(record))):
+        return False
+    if signature and record.get("outcome") in ("crash", "timeout") and \
+            not signature_matches(waiver.get("signature"), record):
         return False
     if "message" in waiver and not value_matches(waiver["message"], record.get("message") or ""):
         return False
@@ -174,6 +321,7 @@ def covers(waiver, record):
     if "comm_node_map" in waiver and not any(node_map_matches(waiver["comm_node_map"], m, root)
                                              for m in record.get("comm_node_maps") or []):
         return False
+    # A record without a placement is one with placement null.
     if "placement" in waiver and not value_matches(waiver["placement"], record.get("placement")):
         return False
     conditions = waiver.get("case")
@@ -187,11 +335,11 @@ def covers(waiver, record):
     return True
 
 
-def match(waiver, record, *, today, library_version):
+def match(waiver, record, *, today, library_version, signature=True):
     """'waived' when the waiver applies; 'no-match' when its trigger does not
     name the record; 'version' when it does but the library's release is not
     one the waiver was seen in; 'expired' when it does but its date is past."""
-    if not covers(waiver, record):
+    if not covers(waiver, record, signature=signature):
         return NO_MATCH
     versions = versions_of(waiver)
     if versions and not any(version_matches(s, library_version) for s in versions):
@@ -272,11 +420,26 @@ def locate(adapter):
 
 # ---- a run's records against its waivers ------------------------------------------
 
+def _original_outcome(record, waiver):
+    """The outcome a waived record had: the waiver's one outcome, or for a
+    waiver of several, the one its message tells (records.py's wording)."""
+    named = outcomes_of(waiver)
+    if len(named) == 1:
+        return named[0]
+    message = record.get("message") or ""
+    if message.startswith("this case did not finish within the case time limit") and "timeout" in named:
+        return "timeout"
+    if (message.startswith("this case ended the job") or message.startswith("the job ended (exit code")) \
+            and "crash" in named:
+        return "crash"
+    return "fail" if "fail" in named else named[0] if named else "fail"
+
+
 def unwaived(record, waiver):
     """A waived record as it was before the waiver applied: the waiver's outcome
     and the message without the waiver's note."""
     original = dict(record)
-    original["outcome"] = waiver.get("outcome", "fail")
+    original["outcome"] = _original_outcome(record, waiver)
     original["message"] = (record.get("message") or "").split(" | waived until ")[0]
     original.pop("waiver", None)
     return original
@@ -284,7 +447,7 @@ def unwaived(record, waiver):
 
 def in_scope(waiver, *, variants, ranks):
     """Could a run of these variants and rank counts have met the waiver's trigger?"""
-    if "variant" in waiver and not any(fnmatch.fnmatchcase(v, waiver["variant"]) for v in variants or ["default"]):
+    if "variant" in waiver and not any(glob(waiver["variant"], v) for v in variants or ["default"]):
         return False
     if "ranks" in waiver and ranks and not any(value_matches(waiver["ranks"], n) for n in ranks):
         return False

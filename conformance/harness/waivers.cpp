@@ -1,21 +1,119 @@
 #include "waivers.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace ordo::harness::waivers {
 namespace {
 
-bool glob(const std::string& pattern, const std::string& text) {
-  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+// One token of a pattern: '*', '?', a set, or a literal character.
+struct GlobToken {
+  enum Kind { star, any, set, literal };
+  explicit GlobToken(Kind k, char ch = 0) : kind(k), c(ch) {}
+  Kind kind;
+  char c;
+  bool negated = false;
+  std::vector<std::pair<char, char>> ranges;
+  bool matches(char ch) const {
+    if (kind == any) return true;
+    if (kind == literal) return ch == c;
+    bool hit = false;
+    for (const auto& [lo, hi] : ranges) hit = hit || (lo <= ch && ch <= hi);
+    return hit != negated;
+  }
+};
+
+// The set that starts at p[i] == '[' as a token, and the index after it;
+// false when it is not closed (the '[' is then a literal).
+bool glob_set(const std::string& p, std::size_t i, GlobToken& token, std::size_t& after) {
+  std::size_t j = i + 1;
+  token = GlobToken(GlobToken::set);
+  token.negated = j < p.size() && (p[j] == '!' || p[j] == '^');
+  if (token.negated) ++j;
+  bool first = true;
+  while (j < p.size()) {
+    char low = p[j];
+    if (low == ']' && !first) {
+      after = j + 1;
+      return true;
+    }
+    first = false;
+    if (low == '\\' && j + 1 < p.size()) low = p[++j];
+    ++j;
+    char high = low;
+    if (j + 1 < p.size() && p[j] == '-' && p[j + 1] != ']') {
+      high = p[j + 1];
+      j += 2;
+      if (high == '\\' && j < p.size()) high = p[j++];
+    }
+    token.ranges.emplace_back(low, high);
+  }
+  return false;
 }
+
+std::vector<GlobToken> glob_tokens(const std::string& p) {
+  std::vector<GlobToken> tokens;
+  std::size_t i = 0;
+  while (i < p.size()) {
+    const char c = p[i];
+    GlobToken set_token{GlobToken::set};
+    std::size_t after = 0;
+    if (c == '*') {
+      if (tokens.empty() || tokens.back().kind != GlobToken::star)
+        tokens.push_back(GlobToken(GlobToken::star));
+      ++i;
+    } else if (c == '?') {
+      tokens.push_back(GlobToken(GlobToken::any));
+      ++i;
+    } else if (c == '[' && glob_set(p, i, set_token, after)) {
+      tokens.push_back(std::move(set_token));
+      i = after;
+    } else if (c == '\\' && i + 1 < p.size()) {
+      tokens.push_back(GlobToken(GlobToken::literal, p[i + 1]));
+      i += 2;
+    } else {
+      tokens.push_back(GlobToken(GlobToken::literal, c));
+      ++i;
+    }
+  }
+  return tokens;
+}
+
+// Matching with one backtrack point, the last star (linear in practice).
+bool glob_match(const std::vector<GlobToken>& tokens, const std::string& t) {
+  std::size_t i = 0, k = 0, mark = 0;
+  std::ptrdiff_t star = -1;
+  while (k < t.size()) {
+    if (i < tokens.size() && tokens[i].kind == GlobToken::star) {
+      star = static_cast<std::ptrdiff_t>(i);
+      mark = k;
+      ++i;
+    } else if (i < tokens.size() && tokens[i].matches(t[k])) {
+      ++i, ++k;
+    } else if (star >= 0) {
+      i = static_cast<std::size_t>(star) + 1;
+      k = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (i < tokens.size() && tokens[i].kind == GlobToken::star) ++i;
+  return i == tokens.size();
+}
+
+}  // namespace
+
+bool glob(const std::string& pattern, const std::string& text) {
+  return glob_match(glob_tokens(pattern), text);
+}
+
+namespace {
 
 bool is_number(const Json& x) { return x.is_number(); }  // booleans are not numbers in nlohmann
 
@@ -72,7 +170,48 @@ std::string shown(const Json& waiver, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+std::vector<std::string> outcomes_of(const Json& waiver) {
+  const auto it = waiver.find("outcome");
+  if (it == waiver.end()) return {"fail"};
+  if (it->is_string()) return {it->get<std::string>()};
+  std::vector<std::string> out;
+  if (it->is_array())
+    for (const Json& o : *it)
+      if (o.is_string()) out.push_back(o.get<std::string>());
+  return out;
+}
+
+// The first number after `prefix` in the message (a regex), or no value.
+bool number_after(const std::string& message, const std::regex& re, Json& out) {
+  std::smatch m;
+  if (!std::regex_search(message, m, re)) return false;
+  out = std::stoll(m[1].str());
+  return true;
+}
+
 }  // namespace
+
+bool signature_matches(const Json& signature, const Json& record) {
+  if (!signature.is_object()) return false;
+  if (string_or(record, "outcome", "") == "timeout" && signature.contains("hang") &&
+      signature["hang"].is_boolean() && signature["hang"].get<bool>())
+    return true;
+  if (!signature.contains("text") && !signature.contains("signal") &&
+      !signature.contains("exit_code"))
+    return false;
+  const std::string message = string_or(record, "message", "");
+  if (signature.contains("text") && !value_matches(signature["text"], Json(message))) return false;
+  static const std::regex signal_re(R"([Ss]ignal ([0-9]+))");
+  static const std::regex exit_re(R"(\(exit code (-?[0-9]+)\))");
+  Json value;
+  if (signature.contains("signal") &&
+      (!number_after(message, signal_re, value) || !value_matches(signature["signal"], value)))
+    return false;
+  if (signature.contains("exit_code") &&
+      (!number_after(message, exit_re, value) || !value_matches(signature["exit_code"], value)))
+    return false;
+  return true;
+}
 
 const char* match_name(Match m) {
   switch (m) {
@@ -215,13 +354,23 @@ bool node_map_matches(const Json& want, const Json& have, long long root) {
   return true;
 }
 
-bool covers(const Json& waiver, const Json& record) {
-  if (string_or(waiver, "outcome", "fail") != string_or(record, "outcome", "")) return false;
+bool covers(const Json& waiver, const Json& record, bool signature) {
+  const std::string outcome = string_or(record, "outcome", "");
+  const std::vector<std::string> named = outcomes_of(waiver);
+  if (!record.contains("outcome") || !record["outcome"].is_string() ||
+      std::find(named.begin(), named.end(), outcome) == named.end())
+    return false;
   if (!waiver.contains("test") || !waiver["test"].is_string() ||
       !glob(waiver["test"].get<std::string>(), string_or(record, "test", "")))
     return false;
+  // A record without a variant (absent, null or "") ran the default.
+  std::string variant = string_or(record, "variant", "");
+  if (variant.empty()) variant = "default";
   if (waiver.contains("variant") &&
-      !glob(string_or(waiver, "variant", ""), string_or(record, "variant", "default")))
+      (!waiver["variant"].is_string() || !glob(waiver["variant"].get<std::string>(), variant)))
+    return false;
+  if (signature && (outcome == "crash" || outcome == "timeout") &&
+      !signature_matches(waiver.contains("signature") ? waiver["signature"] : Json(), record))
     return false;
   // A message condition is a glob or a list of globs (any of which).
   if (waiver.contains("message") &&
@@ -247,8 +396,10 @@ bool covers(const Json& waiver, const Json& record) {
         any = any || node_map_matches(waiver["comm_node_map"], m, root);
     if (!any) return false;
   }
+  // A record without a placement is one with placement null.
   if (waiver.contains("placement") &&
-      (!record.contains("placement") || !value_matches(waiver["placement"], record["placement"])))
+      !value_matches(waiver["placement"],
+                     record.contains("placement") ? record["placement"] : Json(nullptr)))
     return false;
   const auto conditions = waiver.find("case");
   if (conditions != waiver.end() && conditions->is_object() && !conditions->empty()) {
@@ -261,8 +412,8 @@ bool covers(const Json& waiver, const Json& record) {
 }
 
 Match match(const Json& waiver, const Json& record, const std::string& today,
-            const std::string& library_version) {
-  if (!covers(waiver, record)) return Match::no_match;
+            const std::string& library_version, bool signature) {
+  if (!covers(waiver, record, signature)) return Match::no_match;
   const std::vector<std::string> versions = versions_of(waiver);
   if (!versions.empty()) {
     bool any = false;

@@ -31,8 +31,10 @@ class JobWaivers:
         return str(self.path) if self.path else None
 
     def apply(self, record):
-        """A crash or timeout that a waiver names (its "outcome") is recorded as
-        waived, with the waiver's reason; one that does not apply says why."""
+        """A crash or timeout that a waiver names (one of its outcomes, and its
+        signature: the message's text, signal or exit code, or a hang) is
+        recorded as waived, with the waiver's reason; one that does not apply
+        says why."""
         if not self.waivers:
             return record
         needs_version = any(w.get("library_versions") for w in self.waivers)

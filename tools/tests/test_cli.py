@@ -105,13 +105,14 @@ def test_a_waiver_that_names_a_variant_applies_to_that_variant_only(tmp_path):
     from runner.waivers import JobWaivers
     (tmp_path / "waivers.json").write_text(json.dumps({"schema": "ordo.waivers/1", "vendor": "x", "waivers": [
         {"id": "w-variant", "outcome": "crash", "variant": "lib.ireduce.tsp_*", "test": "*",
+         "signature": {"text": "*Assertion failed in file tree.c*"}, "library_versions": "4.0.2",
          "case": {"routine": "reduce"}, "reason": "r", "upstream": "u", "expires": "2099-12-31"}]}))
     adapter = {"_dir": str(tmp_path)}
 
     def outcome(variant, routine="reduce"):
         record = {"outcome": "crash", "test": "T.t", "variant": variant, "case": {"routine": routine},
-                  "message": "this case ended the job"}
-        return JobWaivers(adapter).apply(record)["outcome"]
+                  "message": "this case ended the job (exit code 6); last output: Assertion failed in file tree.c"}
+        return JobWaivers(adapter, "4.0.2").apply(record)["outcome"]
 
     assert outcome("lib.ireduce.tsp_tree") == "waived"
     assert outcome("lib.ireduce.tsp_ring") == "waived"

@@ -346,7 +346,7 @@ def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_in
     (site / "waivers.json").write_text(json.dumps({"schema": "ordo.waivers/1", "vendor": "mutants", "waivers": [
         {"id": "restart-after-allreduce", "test": "*", "case": {"routine": "allreduce"}, "restart_job": True,
          "reason": "test: the fault is treated as one that corrupts memory", "upstream": "none",
-         "reproducer": "none", "expires": "2099-12-31"}]}))
+         "reproducer": "none", "expires": "2099-12-31", "library_versions": ">=0"}]}))
     out = tmp_path / "out"
     p = run("run", "--vendor", str(site / "adapter.json"), "--env", "ORDO_MUTANT=drop-last-element",
             "--ranks", "2", "--filter", "values", "--only", "Allreduce.sum_of_int_is_exact_and_identical_on_every_rank",

@@ -1,8 +1,12 @@
 // The shared waiver vectors (vendors/waiver-vectors.json): the C++ matcher
 // gives every vector's expected verdict and parses every library version
-// string as reports/waivers.py does. No MPI.
+// string as reports/waivers.py does; and every waiver of every
+// vendors/*/waivers.json covers its examples and not its neighbours, as
+// tools/tests/test_waiver_examples.py checks with the Python matcher. No MPI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "record.h"
@@ -27,9 +31,9 @@ TEST(WaiverVectors, every_vector_gives_its_expected_verdict) {
   ASSERT_FALSE(doc["vectors"].empty());
   for (const Json& v : doc["vectors"]) {
     const Json& ctx = v["context"];
-    const std::string got =
-        w::match_name(w::match(v["waiver"], v["record"], ctx["today"].get<std::string>(),
-                               ctx.value("library_version", std::string())));
+    const std::string got = w::match_name(
+        w::match(v["waiver"], v["record"], ctx["today"].get<std::string>(),
+                 ctx.value("library_version", std::string()), ctx.value("signature", true)));
     EXPECT_EQ(got, v["expect"].get<std::string>()) << v["name"].get<std::string>();
   }
 }
@@ -73,4 +77,64 @@ TEST(WaiverApply, a_record_no_waiver_applies_to_keeps_its_outcome) {
   EXPECT_EQ(w::apply(record, {only}, "2026-11-23", "4.0.2"), nullptr);
   EXPECT_EQ(record["outcome"], "fail");
   EXPECT_EQ(record["message"], "m");
+}
+
+namespace {
+
+// An example as a record: its fields but "why"; the waiver's first outcome,
+// the default variant and an empty message unless it says otherwise.
+Json example_record(const Json& example, const Json& waiver) {
+  Json record = example;
+  record.erase("why");
+  if (!record.contains("outcome")) {
+    const Json& o = waiver.contains("outcome") ? waiver["outcome"] : Json("fail");
+    record["outcome"] = o.is_array() ? o.at(0) : o;
+  }
+  if (!record.contains("variant")) record["variant"] = "default";
+  if (!record.contains("message")) record["message"] = "";
+  return record;
+}
+
+// The release an example is judged for: the waiver's first version spec.
+std::string first_release(const Json& waiver) {
+  const Json& v = waiver.contains("library_versions") ? waiver["library_versions"] : Json();
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array() && !v.empty() && v[0].is_string()) return v[0].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+TEST(WaiverExamples, every_waiver_covers_its_examples_and_not_its_neighbours) {
+  namespace fs = std::filesystem;
+  const fs::path vendors = fs::path(ORDO_WAIVER_VECTORS).parent_path();
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(vendors))
+    if (fs::is_regular_file(entry.path() / "waivers.json"))
+      files.push_back(entry.path() / "waivers.json");
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty()) << "no waivers.json under " << vendors;
+  std::size_t checked = 0;
+  for (const fs::path& file : files) {
+    for (const Json& waiver : w::load(file.string())) {
+      const std::string id = waiver.value("id", std::string("?"));
+      const std::string release = first_release(waiver);
+      EXPECT_FALSE(release.empty()) << file << ": " << id << " names no library_versions";
+      const Json examples = waiver.value("examples", Json::object());
+      const Json covers = examples.value("covers", Json::array());
+      const Json excludes = examples.value("excludes", Json::array());
+      EXPECT_FALSE(covers.empty()) << id << ": no example it must cover";
+      EXPECT_FALSE(excludes.empty()) << id << ": no neighbouring case it must not cover";
+      for (const Json& ex : covers)
+        EXPECT_EQ(w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
+                  std::string("waived"))
+            << id << " does not cover " << ex.dump();
+      for (const Json& ex : excludes)
+        EXPECT_EQ(w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
+                  std::string("no-match"))
+            << id << " covers its neighbour " << ex.dump();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
 }
