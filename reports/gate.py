@@ -164,7 +164,8 @@ def known_fatal(records, waivers, today, release):
     """The cases a run did not run because a crash or timeout waiver names them
     (the skips waivers.AVOIDED reads), judged again by the waivers given for the
     run's release: each as it would have been recorded had it crashed or hung
-    (the harness's own question, with no message), through waivers.match.
+    (the harness's own question: the trigger alone, since a case not run has no
+    message to hold a signature against), through waivers.match.
     Returns [(record, waiver id, why)] for those whose waiver no longer names
     them; why is None for those it still does (not returned)."""
     by_id = {w.get("id"): w for w in waivers}
@@ -184,7 +185,8 @@ def known_fatal(records, waivers, today, release):
         for fatal in ("crash", "timeout"):
             as_fatal = dict(r, outcome=fatal, message="")
             as_fatal.pop("waiver", None)
-            verdicts.add(waiver_files.match(w, as_fatal, today=today.isoformat(), library_version=release))
+            verdicts.add(waiver_files.match(w, as_fatal, today=today.isoformat(), library_version=release,
+                                            signature=False))
         if waiver_files.WAIVED in verdicts:
             continue
         if waiver_files.VERSION in verdicts:

@@ -299,8 +299,9 @@ def signature_matches(signature, record):
 
 def covers(waiver, record, *, signature=True):
     """Does the waiver's trigger name this record (dates and versions aside)?
-    signature=False: a crash or timeout is judged by its trigger alone (the
-    harness's prediction of a case it does not run, --ordo-avoid-known-fatal)."""
+    signature=False: a crash or timeout is judged by its trigger alone, without
+    its signature or message condition (the harness's prediction of a case it
+    does not run, --ordo-avoid-known-fatal, and the gate's re-judging of one)."""
     if record.get("outcome") not in outcomes_of(waiver):
         return False
     if not isinstance(waiver.get("test"), str) or not glob(waiver["test"], record.get("test") or ""):
@@ -310,7 +311,8 @@ def covers(waiver, record, *, signature=True):
     if signature and record.get("outcome") in ("crash", "timeout") and \
             not signature_matches(waiver.get("signature"), record):
         return False
-    if "message" in waiver and not value_matches(waiver["message"], record.get("message") or ""):
+    # A prediction (signature=False) has no message yet: neither the signature nor a message condition is read.
+    if signature and "message" in waiver and not value_matches(waiver["message"], record.get("message") or ""):
         return False
     for key in ("ranks", "comm_size", "bytes"):
         if key in waiver and (key not in record or not value_matches(waiver[key], record[key])):

@@ -372,8 +372,9 @@ bool covers(const Json& waiver, const Json& record, bool signature) {
   if (signature && (outcome == "crash" || outcome == "timeout") &&
       !signature_matches(waiver.contains("signature") ? waiver["signature"] : Json(), record))
     return false;
-  // A message condition is a glob or a list of globs (any of which).
-  if (waiver.contains("message") &&
+  // A message condition is a glob or a list of globs (any of which); a prediction
+  // (signature false) has no message yet, so neither it nor the signature is read.
+  if (signature && waiver.contains("message") &&
       !value_matches(waiver["message"], Json(string_or(record, "message", ""))))
     return false;
   for (const char* key : {"ranks", "comm_size", "bytes"})

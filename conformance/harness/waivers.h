@@ -56,7 +56,8 @@ bool signature_matches(const Json& signature, const Json& record);
 // its outcome is one the waiver names ("outcome": a string or a list, default
 // "fail"), and a crash or timeout matches the waiver's signature, unless
 // signature is false (the harness's prediction of a case it does not run,
-// --ordo-avoid-known-fatal, which has no message yet).
+// --ordo-avoid-known-fatal, which has no message yet: neither the signature
+// nor a message condition is read).
 bool covers(const Json& waiver, const Json& record, bool signature = true);
 
 // The verdict of one waiver on one record.
