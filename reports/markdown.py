@@ -65,6 +65,29 @@ def binding_lines(summary):
     return lines + [""]
 
 
+def clause_lines(report):
+    """The clauses this run checked, with their sections of MPI-4.1 and MPI-5.0
+    and the MPI version the library claims, folded away in a details block."""
+    by_clause = {}
+    for r in report["records"]:
+        by_clause.setdefault(r["clause"], []).append(r)
+    catalogue = report["spec"]["clauses"]
+    rows = []
+    for slug in [s for s in catalogue if s in by_clause] + sorted(set(by_clause) - set(catalogue)):
+        recs = by_clause[slug]
+        cited = res.citations(catalogue.get(slug, {}))
+        levels = sorted({r["level"] for r in recs}, key=rec.LEVELS.index)
+        verdict = res.level_verdict(levels[0] if len(levels) == 1 else "MUST", res.count(recs))
+        rows.append(f"| {code(slug)} | {text(cited['MPI-4.1'])} | {text(cited['MPI-5.0'])} | "
+                    f"{text(', '.join(levels))} | {len(recs)} | {text(verdict)} |")
+    if not rows:
+        return []
+    return ["<details><summary>" + text(f"Clauses checked ({len(rows)}). {res.standard_claim(report)}") +
+            "</summary>", "",
+            "| clause | " + " | ".join(res.CITED) + " | level | checks | verdict |",
+            "| --- | --- | --- | --- | ---: | --- |"] + rows + ["", "</details>", ""]
+
+
 def render(report, report_link="report.html"):
     run, summary = report["run"], report["summary"]
     lines = [f"### ordo: {text(run['vendor'])}: {text(summary.get('headline') or summary['verdict'])}", ""]
@@ -136,6 +159,7 @@ def render(report, report_link="report.html"):
         lines.append(f"{skipped - held} checks skipped (a routine, feature or shape absent, or a known crash "
                      f"or hang); the full report has each reason.")
         lines.append("")
+    lines += clause_lines(report)
     lines.append(f"<sub>Full report: {text(report_link)} · {report.get('stored_as') or report['schema']} · generated "
                  f"{text(report['generated']['at'])}</sub>")
     # The failures go in as far as the comment's size allows.
