@@ -5,6 +5,7 @@ commands, the waivers in use. It stays under MAX_CHARS (GitHub accepts 65536
 characters in a comment). Strings from a library or a command go into code
 spans or are escaped, so they cannot inject markup or HTML.
 """
+import html
 import json
 import re
 
@@ -75,15 +76,17 @@ def clause_lines(report):
     rows = []
     for slug in [s for s in catalogue if s in by_clause] + sorted(set(by_clause) - set(catalogue)):
         recs = by_clause[slug]
-        cited = res.citations(catalogue.get(slug, {}))
+        cited = res.citations(catalogue.get(slug, {"section": "-", "section_50": "-"}))
         levels = sorted({r["level"] for r in recs}, key=rec.LEVELS.index)
         verdict = res.level_verdict(levels[0] if len(levels) == 1 else "MUST", res.count(recs))
         rows.append(f"| {code(slug)} | {text(cited['MPI-4.1'])} | {text(cited['MPI-5.0'])} | "
                     f"{text(', '.join(levels))} | {len(recs)} | {text(verdict)} |")
     if not rows:
         return []
-    return ["<details><summary>" + text(f"Clauses checked ({len(rows)}). {res.standard_claim(report)}") +
-            "</summary>", "",
+    # A summary element holds HTML, not Markdown: its text is HTML-escaped, not Markdown-escaped.
+    summary = html.escape(" ".join(rec.printable(f"Clauses checked ({len(rows)}). {res.standard_claim(report)}")
+                                   .split()))
+    return ["<details><summary>" + summary + "</summary>", "",
             "| clause | " + " | ".join(res.CITED) + " | level | checks | verdict |",
             "| --- | --- | --- | --- | ---: | --- |"] + rows + ["", "</details>", ""]
 
