@@ -117,12 +117,12 @@ def context(report):
                                                                      counts,
                                                                      sum(1 for r in recs if res.known_fatal_waiver(r)))
         if slug == "harness.job":
-            info = {"section": "-", "title": "A check executable died",
+            info = {"section": "-", "section_50": "-", "title": "A check executable died",
                     "paraphrase": "The job crashed or timed out with no case in flight (between cases, before "
                                   "its first or after its last), charged to no case; checks it could not reach "
                                   "make the run partial."}
         clauses.append({"slug": slug, "anchor": "clause-" + anchor(slug), "section": info.get("section", "?"),
-                        "title": info.get("title", ""), "paraphrase": info.get("paraphrase", "not in the catalogue"),
+                        "cited": res.citations(info), "title": info.get("title", ""), "paraphrase": info.get("paraphrase", "not in the catalogue"),
                         "levels": levels, "counts": counts, "total": len(recs), "verdict": verdict,
                         "detect": res.detect_counts(recs) if "DETECT" in levels else None,
                         "worst": worst(counts), "first_failure": first_failure.get(("clause", slug))})
@@ -159,6 +159,7 @@ def context(report):
     return {
         "report": report, "run": run, "summary": report["summary"], "levels": rec.LEVELS,
         "clauses": [c for c in clauses if c["total"]], "unchecked": [c for c in clauses if not c["total"]],
+        "standard_claim": res.standard_claim(report), "cited": res.CITED,
         "ranks": ranks, "heat_rows": rows, "failures": failures,
         "failures_total": len(bad), "waived_groups": waived_groups,
         "held_back_total": sum(len(v) for v in held_back.values()),
@@ -211,7 +212,9 @@ def compare_context(reports, names):
         for col in columns:
             c = res.count(r for r in col["report"]["records"] if r["clause"] == slug and r["variant"] == col["variant"])
             cells.append({"counts": c, "total": sum(c.values()), "worst": worst(c)})
-        clause_rows.append({"slug": slug, "section": catalogue.get(slug, {}).get("section", "-"), "cells": cells})
+        clause_rows.append({"slug": slug, "section": catalogue.get(slug, {}).get("section", "-"),
+                            "cited": res.citations(catalogue.get(slug, {"section": "-", "section_50": "-"})),
+                            "cells": cells})
     ranks = sorted({n for report in reports for n in _ranks_of(report)})
     tests = sorted({r["test"] for report in reports for r in report["records"]})
     heat = []

@@ -5,6 +5,7 @@ commands, the waivers in use. It stays under MAX_CHARS (GitHub accepts 65536
 characters in a comment). Strings from a library or a command go into code
 spans or are escaped, so they cannot inject markup or HTML.
 """
+import html
 import json
 import re
 
@@ -63,6 +64,31 @@ def binding_lines(summary):
         lines.append(f"| {text(res.BINDING_NAMES.get(b, b))} | {v['total']} | " +
                      " | ".join(str(v["outcomes"].get(o, 0)) for o in rec.OUTCOMES) + " |")
     return lines + [""]
+
+
+def clause_lines(report):
+    """The clauses this run checked, with their sections of MPI-4.1 and MPI-5.0
+    and the MPI version the library claims, folded away in a details block."""
+    by_clause = {}
+    for r in report["records"]:
+        by_clause.setdefault(r["clause"], []).append(r)
+    catalogue = report["spec"]["clauses"]
+    rows = []
+    for slug in [s for s in catalogue if s in by_clause] + sorted(set(by_clause) - set(catalogue)):
+        recs = by_clause[slug]
+        cited = res.citations(catalogue.get(slug, {"section": "-", "section_50": "-"}))
+        levels = sorted({r["level"] for r in recs}, key=rec.LEVELS.index)
+        verdict = res.level_verdict(levels[0] if len(levels) == 1 else "MUST", res.count(recs))
+        rows.append(f"| {code(slug)} | {text(cited['MPI-4.1'])} | {text(cited['MPI-5.0'])} | "
+                    f"{text(', '.join(levels))} | {len(recs)} | {text(verdict)} |")
+    if not rows:
+        return []
+    # A summary element holds HTML, not Markdown: its text is HTML-escaped, not Markdown-escaped.
+    summary = html.escape(" ".join(rec.printable(f"Clauses checked ({len(rows)}). {res.standard_claim(report)}")
+                                   .split()))
+    return ["<details><summary>" + summary + "</summary>", "",
+            "| clause | " + " | ".join(res.CITED) + " | level | checks | verdict |",
+            "| --- | --- | --- | --- | ---: | --- |"] + rows + ["", "</details>", ""]
 
 
 def render(report, report_link="report.html"):
@@ -155,6 +181,7 @@ def render(report, report_link="report.html"):
         lines.append(f"{skipped - held} checks skipped (a routine, feature or shape absent); the full report "
                      f"has each reason.")
         lines.append("")
+    lines += clause_lines(report)
     lines.append(f"<sub>Full report: {text(report_link)} · {report.get('stored_as') or report['schema']} · generated "
                  f"{text(report['generated']['at'])}</sub>")
     # The failures go in as far as the comment's size allows.

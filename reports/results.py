@@ -660,6 +660,29 @@ def _catalogue(commit, used):
     return spec, source
 
 
+CITED = ("MPI-4.1", "MPI-5.0")  # the standards spec/clauses.json cites: "section" and "section_50"
+
+
+def citations(info):
+    """A clause's sections in the standards it is cited from: {"MPI-4.1": ..., "MPI-5.0": ...}, and
+    MPI-5.0's heading and the reason it has no section where the catalogue states them. A catalogue
+    older than the MPI-5.0 citations gives "not cited" for MPI-5.0."""
+    s50 = info.get("section_50") or ("none" if info.get("no_section_50") else "not cited")
+    return {"MPI-4.1": info.get("section", "?"), "MPI-5.0": s50,
+            "title_50": info.get("title_50", ""), "no_section_50": info.get("no_section_50", "")}
+
+
+def standard_claim(report):
+    """One sentence: the MPI version the library claims (MPI_Get_version, run.json's
+    mpi_version) beside the standards the clauses are cited from."""
+    claimed = report["run"].get("mpi_version")
+    cited = " and ".join(CITED) if any("section_50" in c for c in report["spec"]["clauses"].values()) \
+        else report["spec"].get("standard", "MPI-4.1")
+    claim = (f"The library claims MPI {claimed} (MPI_Get_version)" if claimed and claimed != "unknown"
+             else "The MPI version the library claims (MPI_Get_version) was not recorded")
+    return f"{claim}; the clauses are cited from {cited}."
+
+
 def waivers_file_of(run, root=ROOT, checkout_first=False):
     """The waivers file of the adapter a run used (reports/waivers.py locates it
     by the adapter's "waivers" key): the run's adapter file, else the vendor's

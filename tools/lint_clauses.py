@@ -4,6 +4,9 @@
 Every TEST in conformance/ must declare ORDO_CLAUSE("<slug>", <LEVEL>) with a
 slug from spec/clauses.json and a level of MUST, SHOULD, DETECT or INFO; every
 clause the reference raises (SemanticsError("<slug>", ...)) must be known too.
+Every clause of the catalogue cites its section of MPI-4.1 ("section") and of
+MPI-5.0 ("section_50" with MPI-5.0's heading in "title_50"), or says in
+"no_section_50" why MPI-5.0 has none for it.
 Prints the number of checks per clause. Exit 0 when clean, 1 otherwise.
 """
 import json
@@ -17,6 +20,34 @@ CLAUSE_RE = re.compile(r'ORDO_CLAUSE\(\s*"([^"]+)"\s*,\s*(\w+)\s*\)')
 RAISE_RE = re.compile(r'SemanticsError\(\s*"([^"]+)"')
 
 
+def _text(value):
+    return isinstance(value, str) and value.strip() != ""
+
+
+def citation_errors(clauses):
+    """The clauses that do not cite both standards: each needs its MPI-4.1
+    section, and its MPI-5.0 section with MPI-5.0's heading, or a stated
+    reason (no_section_50) why MPI-5.0 has no section for it."""
+    errors = []
+    for slug, c in clauses.items():
+        if not isinstance(c, dict):
+            errors.append(f"spec/clauses.json: clause '{slug}' is not an object")
+            continue
+        if not _text(c.get("section")):
+            errors.append(f"spec/clauses.json: clause '{slug}' cites no MPI-4.1 section (\"section\")")
+        if _text(c.get("no_section_50")):
+            continue
+        if "no_section_50" in c:
+            errors.append(f"spec/clauses.json: clause '{slug}' has an empty \"no_section_50\" reason")
+        elif not _text(c.get("section_50")):
+            errors.append(f"spec/clauses.json: clause '{slug}' cites no MPI-5.0 section (\"section_50\") "
+                          f"and gives no reason (\"no_section_50\")")
+        elif not _text(c.get("title_50")):
+            errors.append(f"spec/clauses.json: clause '{slug}' cites MPI-5.0 {c['section_50']} without its "
+                          f"heading (\"title_50\")")
+    return errors
+
+
 def main(root: pathlib.Path) -> int:
     try:
         spec = json.loads((root / "spec" / "clauses.json").read_text())
@@ -24,7 +55,7 @@ def main(root: pathlib.Path) -> int:
     except (OSError, ValueError, KeyError) as e:
         print(f"lint: cannot read spec/clauses.json: {e}")
         return 1
-    errors = []
+    errors = citation_errors(spec["clauses"])
     per_clause = {k: 0 for k in known}
     for path in sorted((root / "conformance").rglob("*.cpp")):
         if "harness" in path.parts:

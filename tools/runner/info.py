@@ -17,7 +17,8 @@ def cmd_list(args):
     elif args.what == "clauses":
         spec = json.loads((ROOT / "spec" / "clauses.json").read_text())
         for slug, c in sorted(spec["clauses"].items()):
-            print(f"{slug:40} §{c['section']:12} {c['paraphrase']}")
+            s50 = c.get("section_50") or "-"
+            print(f"{slug:40} MPI-4.1 §{c['section']:12} MPI-5.0 §{s50:12} {c['paraphrase']}")
     elif args.what == "variants":
         adapter = load_adapter(args.vendor)
         try:

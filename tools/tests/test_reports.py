@@ -46,7 +46,7 @@ def test_results_json_is_written_validated_and_read_back(sample_run):
     assert report["schema"] == "ordo.results/1" and report["partial"] is False
     assert report["summary"]["total"] == len(sample_records())
     assert report["summary"]["outcomes"] == {"pass": 12, "fail": 1, "skip": 1, "waived": 1, "crash": 1}
-    assert report["run"]["vendor"] == "mpich" and report["spec"]["standard"] == "MPI-4.1"
+    assert report["run"]["vendor"] == "mpich" and report["spec"]["standard"] == "MPI-4.1 and MPI-5.0"
     assert report["waivers"]["source"].endswith("vendors/mpich/waivers.json")
 
 

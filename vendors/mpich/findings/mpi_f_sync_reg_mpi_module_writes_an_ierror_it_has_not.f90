@@ -1,5 +1,5 @@
 ! MPICH 4.0.2, the mpi module (and mpif.h): MPI_F_SYNC_REG(buf) has one
-! argument and no ierror (MPI-4.1 20.1.8: "This routine has no ierror return
+! argument and no ierror (MPI-4.1 19.1.8: "This routine has no ierror return
 ! argument"), but the library's routine behind it (mpi_f_sync_reg_ in
 ! libmpichfort.so.12) stores 0 through a second argument, as if it were
 ! IERROR: its whole body is one store through the second argument register.
@@ -25,7 +25,7 @@ program repro
   b = -1
   call MPI_Iallreduce(a, b, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
   call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
-  ! As MPI-4.1 20.1.17 advises after the completion of a nonblocking call.
+  ! As MPI-4.1 19.1.17 advises after the completion of a nonblocking call.
   call MPI_F_sync_reg(b)
   do i = 1, n
     if (b(i) /= size * i + size * (size - 1) / 2) then
