@@ -211,7 +211,7 @@ def make(out_dir, dest):
     res.dump(report, dest / res.RESULTS_NAME)
     report = res.load(dest / res.RESULTS_NAME)  # validated as read back
     paths = views.write_all(report, dest)
-    # TAP has one line per check (about 220 bytes each), JUnit an element with its replay command for every
+    # TAP has one line per check (a passing one's names it), JUnit an element with its replay command for every
     # waived, skipped or failing check: both kept compressed, as the journal is (every byte kept; zcat)
     for kind in ("tap", "junit"):
         _gzip_file(paths[kind], paths[kind].with_name(paths[kind].name + ".gz"))
