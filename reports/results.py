@@ -2,7 +2,7 @@
 
 An output folder of `ordo run` holds run.json (provenance, written at the end
 of the run) and journal.jsonl (one record per check, appended as each check
-completes). results.json joins them with the clause catalogue (spec/) and the
+completes; journal.jsonl.gz once the run has ended). results.json joins them with the clause catalogue (spec/) and the
 waivers the run was judged with, and adds the verdicts derived from the
 records, so that every view can be generated from this one file.
 
