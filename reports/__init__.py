@@ -1,7 +1,8 @@
 """ordo's run report and its views.
 
 results.json.gz (one versioned file, schema/results-2.schema.json, gzip) is
-built from an output folder's run.json and journal.jsonl; every view is
+built from an output folder's run.json and journal (journal.jsonl, or
+journal.jsonl.gz once the run has ended); every view is
 generated from it and from nothing else. results.load is the one reader of a
 report (version 2, or a results.json of version 1): every command and view
 reads through it.

@@ -211,7 +211,7 @@ def make(out_dir, dest):
     res.dump(report, dest / res.RESULTS_NAME)
     report = res.load(dest / res.RESULTS_NAME)  # validated as read back
     paths = views.write_all(report, dest)
-    # TAP has one line per check (about 220 bytes each), JUnit an element with its replay command for every
+    # TAP has one line per check (a passing one's names it), JUnit an element with its replay command for every
     # waived, skipped or failing check: both kept compressed, as the journal is (every byte kept; zcat)
     for kind in ("tap", "junit"):
         _gzip_file(paths[kind], paths[kind].with_name(paths[kind].name + ".gz"))
@@ -252,9 +252,12 @@ def make(out_dir, dest):
     run_dir.mkdir()
     if (out / "run.json").is_file():  # compressed: it lists the waived checks of each variant again
         _gzip_file(out / "run.json", run_dir / "run.json.gz", keep=True)
-    if (out / "journal.jsonl").is_file():  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
-        with open(out / "journal.jsonl", "rb") as src, open(run_dir / "journal.jsonl.gz", "wb") as raw:
-            with gzip.GzipFile(filename="journal.jsonl", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as z:
+    journal = rec.journal_file(out)
+    if journal is not None and journal.name == rec.COMPRESSED_JOURNAL:  # a finished run's: as it is
+        shutil.copyfile(journal, run_dir / rec.COMPRESSED_JOURNAL)
+    elif journal is not None:  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
+        with open(journal, "rb") as src, open(run_dir / rec.COMPRESSED_JOURNAL, "wb") as raw:
+            with gzip.GzipFile(filename=rec.JOURNAL, mode="wb", fileobj=raw, compresslevel=6, mtime=0) as z:
                 shutil.copyfileobj(src, z, 1 << 20)
     for name in ("logs", "gtest"):
         if (out / name).is_dir():

@@ -269,12 +269,15 @@ def quick_problem(record):
     return None
 
 
-JOURNAL_NAMES = ("journal.jsonl", "journal.jsonl.gz")
+JOURNAL, COMPRESSED_JOURNAL = "journal.jsonl", "journal.jsonl.gz"
+JOURNAL_NAMES = (JOURNAL, COMPRESSED_JOURNAL)
 GZIP_MAGIC = b"\x1f\x8b"
 
 
 def journal_file(folder):
-    """The journal of an output folder (journal.jsonl) or of a package's run/ folder (journal.jsonl.gz)."""
+    """The journal of an output folder or of a package's run/ folder: journal.jsonl while the run can go on
+    (or resume), journal.jsonl.gz once it has ended (runner/journal.py compress_journal) and in a package;
+    None when there is neither."""
     for name in JOURNAL_NAMES:
         if (pathlib.Path(folder) / name).is_file():
             return pathlib.Path(folder) / name
@@ -284,8 +287,9 @@ def journal_file(folder):
 def read_journal(path, offset=0, *, check=False, vendor=None):
     """The records of a journal from a byte offset on (0: all of them); [] when
     there is no journal. A line that is not JSON becomes a corrupt record.
-    A gzip-compressed journal (a package's) is read as well (the offset then
-    counts its uncompressed bytes).
+    A gzip-compressed journal (a finished run's journal.jsonl.gz, a
+    package's) is read as well (the offset then counts its uncompressed
+    bytes).
 
     check=True (the report): a record also gets the defaults a runner's record
     may lack (vendor: the run's), a line that is not a check record becomes a
@@ -295,7 +299,7 @@ def read_journal(path, offset=0, *, check=False, vendor=None):
     if not path.exists():
         return []
     with open(path, "rb") as f:
-        if f.read(2) == GZIP_MAGIC:  # a journal compressed in a package (run/journal.jsonl.gz)
+        if f.read(2) == GZIP_MAGIC:  # a finished run's journal.jsonl.gz, or a package's
             f.seek(0)
             with gzip.GzipFile(fileobj=f) as z:
                 data = z.read()[offset:].decode("utf-8", errors="replace")

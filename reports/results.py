@@ -2,7 +2,7 @@
 
 An output folder of `ordo run` holds run.json (provenance, written at the end
 of the run) and journal.jsonl (one record per check, appended as each check
-completes). results.json joins them with the clause catalogue (spec/) and the
+completes; journal.jsonl.gz once the run has ended). results.json joins them with the clause catalogue (spec/) and the
 waivers the run was judged with, and adds the verdicts derived from the
 records, so that every view can be generated from this one file.
 
@@ -731,11 +731,12 @@ def _judged_waivers(run, records):
 
 
 def build(out_dir):
-    """results.json's content for an output folder (run.json + journal.jsonl), validated."""
+    """results.json's content for an output folder (run.json + its journal: journal.jsonl, or
+    journal.jsonl.gz once the run has ended), validated."""
     out = pathlib.Path(out_dir)
-    journal = out / "journal.jsonl"
-    if not journal.is_file():
-        raise ReportError(f"{out} holds no journal.jsonl: not an output folder of `ordo run`")
+    journal = rec.journal_file(out)
+    if journal is None:
+        raise ReportError(f"{out} holds no journal.jsonl (nor journal.jsonl.gz): not an output folder of `ordo run`")
     reasons, notes = [], []
     run_path = out / "run.json"
     run = _load_json(run_path, "the run file") if run_path.is_file() else None
@@ -756,7 +757,7 @@ def build(out_dir):
     # One schema pass over the report in its stored form (version 2: each distinct case checked once); a
     # record it rejects (or whose case it rejects) becomes a corrupt record, and the report is assembled and
     # checked again.
-    results = _assemble(out, run, records, reasons, corrupt, notes)
+    results = _assemble(out, journal, run, records, reasons, corrupt, notes)
     stored = encode(results)
     rejected = {}
     by_case = None
@@ -777,16 +778,16 @@ def build(out_dir):
         for i, why in rejected.items():
             n, line = lines[i]
             records[i] = _corrupt(n, line, f"is not a check record ({why})", records[i])
-        results = _assemble(out, run, records, reasons, corrupt + len(rejected), notes)
+        results = _assemble(out, journal, run, records, reasons, corrupt + len(rejected), notes)
         stored = encode(results)
     if rejected or errors:  # a clean first pass is the whole check (the schema pass is most of a build's time)
         validate(stored, f"the report built from {out}", schema_id=SCHEMA_ID)
     return results
 
 
-def _assemble(out, run, records, reasons, corrupt, notes):
+def _assemble(out, journal, run, records, reasons, corrupt, notes):
     reasons = list(reasons)
-    journal, run_path = out / "journal.jsonl", out / "run.json"
+    run_path = out / "run.json"
     if corrupt:
         reasons.append(f"{corrupt} journal line(s) could not be read as check records")
     expected = run.get("summary")
@@ -873,10 +874,11 @@ def load(path):
 def obtain(path):
     """A report from a results file, or from an output folder (rebuilt when its journal is there)."""
     p = pathlib.Path(path)
-    if p.is_dir() and (p / "journal.jsonl").is_file():
+    if p.is_dir() and rec.journal_file(p) is not None:
         return build(p)
     if p.is_dir() and results_file(p) is None:
-        raise ReportError(f"{p} holds neither journal.jsonl nor {RESULTS_NAME} (nor {RESULTS_NAME_V1})")
+        raise ReportError(f"{p} holds neither a journal (journal.jsonl, journal.jsonl.gz) nor {RESULTS_NAME} "
+                          f"(nor {RESULTS_NAME_V1})")
     if not p.exists():
         raise ReportError(f"{p} does not exist")
     return load(p)

@@ -4,13 +4,18 @@ TAP::Parser, TAP consumers of GitLab or Jenkins).
 
 One test line per check, in the report's order, after the plan `1..N`:
 
-    pass                       ok N - <id> [<ranks> ranks] <case>
-    fail, crash, timeout,      not ok N - ...
+    pass                       ok N - <id> [<ranks> ranks]
+    fail, crash, timeout,      not ok N - <id> [<ranks> ranks] <case>
     corrupt                    (a YAML block gives outcome, clause, level,
                                message and the replay command)
-    skip                       ok N - ... # SKIP <reason>
+    skip                       ok N - <id> [<ranks> ranks] <case> # SKIP <reason>
     waived                     not ok N - ... # TODO waived by <waiver id>:
                                <upstream>, until <expiry>
+
+A passing check's line names it (its id, rank count and variant) and no
+more (a default run has about 120000 of them): its case and message are
+in results.json.gz. Every other check's line carries its case, and its
+detail follows it.
 
 A waived check is a known library bug: the check failed, and a TAP
 consumer counts a `not ok` with a TODO directive as an expected failure,
@@ -56,10 +61,12 @@ def _yaml(fields):
     return lines
 
 
-def description(r):
+def description(r, case=True):
+    """<id> [<ranks> ranks, variant <v>] <case>; without the case when case is False (a passing check)."""
     variant = "" if r.get("variant", "default") == "default" else f", variant {r['variant']}"
     ranks = f"{r['ranks']} rank{'' if r['ranks'] == 1 else 's'}"
-    return _text(f"{r['id']} [{ranks}{variant}] {res.case_text(r.get('case'))}".strip())
+    text = res.case_text(r.get("case")) if case else ""
+    return _text(f"{r['id']} [{ranks}{variant}] {text}".strip())
 
 
 def render(report):
@@ -70,15 +77,17 @@ def render(report):
              f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}"]
     if report.get("partial"):
         lines.append(f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}")
+    lines.append("# a passing check's line names it; its case and message are in results.json.gz")
     for n, r in enumerate(report["records"], 1):
         outcome = r["outcome"]
+        if outcome == "pass":
+            lines.append(f"ok {n} - {description(r, case=False)}")
+            continue
         head = f"{n} - {description(r)}"
         detail = {"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
                   "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
                   "message": r.get("message")}
-        if outcome == "pass":
-            lines.append(f"ok {head}")
-        elif outcome == "skip":
+        if outcome == "skip":
             reason = res.first_line(r.get("message")) or "skipped (no reason recorded)"
             lines.append(f"ok {head} # SKIP {_line(reason)}")
         elif outcome == "waived":

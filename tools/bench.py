@@ -133,16 +133,19 @@ def report_rows(folders):
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from reports import package, results, views
+    from reports.records import journal_file
     rows = []
     for d in folders:
         d = pathlib.Path(d)
-        if not (d / "journal.jsonl").is_file():
-            raise OrdoError(f"{d} holds no journal.jsonl: give output folders of `ordo run` to --reports")
+        journal = journal_file(d)  # journal.jsonl, or journal.jsonl.gz once the run has ended
+        if journal is None:
+            raise OrdoError(f"{d} holds no journal.jsonl (nor journal.jsonl.gz): give output folders of `ordo run` "
+                            f"to --reports")
         held = results.results_file(d)
         row = {"run": str(d), "held": {"results": held.name if held else None,
                                        "results_bytes": _bytes(held) if held else None,
                                        "junit_bytes": _bytes(d / "junit.xml"), "html_bytes": _bytes(d / "report.html"),
-                                       "journal_bytes": _bytes(d / "journal.jsonl")}}
+                                       "journal": journal.name, "journal_bytes": _bytes(journal)}}
         try:
             if held is not None:
                 old = results.load(held)
@@ -179,7 +182,7 @@ def hang_row(folders):
         return None
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from reports.records import HELD_BACK, read_journal
+    from reports.records import HELD_BACK, journal_file, read_journal
     row = {}
     outcomes = {}
     held = {}
@@ -187,7 +190,7 @@ def hang_row(folders):
         run = read_json(pathlib.Path(d) / "run.json", "a run file")
         if run is None or not run.get("end"):
             raise OrdoError(f"{d} holds no finished run (run.json with an end time)")
-        recs = read_journal(pathlib.Path(d) / "journal.jsonl")
+        recs = read_journal(journal_file(d) or pathlib.Path(d) / "journal.jsonl")
         outcomes[label] = {(r.get("variant"), r.get("ranks"), r.get("id")): r.get("outcome") for r in recs}
         timeouts = [r for r in recs if r.get("outcome") == "timeout"]
         # Cases the harness held back because their routine on their communicator kept hanging (skips).
@@ -221,7 +224,7 @@ def sweep_rows(folders):
     are only generated). The default variant's jobs are counted apart."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from reports.records import read_journal
+    from reports.records import journal_file, read_journal
     rows = []
     for d in folders:
         d = pathlib.Path(d)
@@ -233,7 +236,7 @@ def sweep_rows(folders):
         # (survey/ and seen/ events say what a family has or ran: no launch of their own)
         done = [e for e in events if e.get("event") == "done" and not e["job"].startswith(("survey/", "seen/"))]
         surveys = sum(1 for e in events if e.get("event") == "done" and e["job"].startswith("survey/"))
-        records = read_journal(d / "journal.jsonl")
+        records = read_journal(journal_file(d) or d / "journal.jsonl")
         by_variant = {}
         for r in records:
             v = by_variant.setdefault(r.get("variant") or "default", [0, 0.0, 0.0, 0])

@@ -134,7 +134,8 @@ def build_parser():
     rp.add_argument("--vendor", default="mpich")
     rp.add_argument("--ranks", default="2")
     rp.add_argument("--case", help="the case as JSON, as printed by a failure")
-    rp.add_argument("--record", metavar="JOURNAL:ID", help="a record of a journal, by id")
+    rp.add_argument("--record", metavar="JOURNAL:ID", help="a record of a journal (journal.jsonl or "
+                    "journal.jsonl.gz), by id")
     rp.add_argument("--clause", help="the clause to report the case under")
     rp.add_argument("--level", choices=["MUST", "SHOULD", "DETECT", "INFO"],
                     help="the level to judge the case at (a record's own with --record; default MUST): "
@@ -204,10 +205,11 @@ def main(argv=None):
 
 def add_report_parsers(sub):
     rp = sub.add_parser("report", help="write results.json.gz and the HTML / Markdown / JUnit / TAP views of a run",
-                        description="Builds results.json.gz from an output folder (run.json + journal.jsonl; a run "
-                                    "without an end is reported as partial) and writes report.html, summary.md, "
-                                    "junit.xml and report.tap next to it; or re-generates the views of a "
-                                    "results.json.gz (or of a results.json of version 1).")
+                        description="Builds results.json.gz from an output folder (run.json + journal.jsonl, or "
+                                    "journal.jsonl.gz once the run has ended; a run without an end is reported "
+                                    "as partial) and writes report.html, summary.md, junit.xml and report.tap "
+                                    "next to it; or re-generates the views of a results.json.gz (or of a "
+                                    "results.json of version 1).")
     rp.add_argument("source", metavar="OUT", help="an output folder of `ordo run`, or a results.json.gz (or results.json)")
     rp.add_argument("--out", metavar="DIR", help="write into DIR instead of next to the source")
     rp.set_defaults(func=cmd_report)

@@ -1,11 +1,14 @@
 """Writing a journal: one record a line, flushed to disk; byte offsets that
-mark where a job's records start; a last line cut short set aside. Records
-are made and read by reports/records.py."""
+mark where a job's records start; a last line cut short set aside; once the
+run has ended, the journal compressed (compress_journal). Records are made
+and read by reports/records.py."""
+import gzip
 import json
 import os
 import pathlib
+import shutil
 
-from reports.records import read_journal
+from reports.records import COMPRESSED_JOURNAL, journal_file, read_journal
 from .errors import EXIT_INFRA, OrdoError
 
 
@@ -62,3 +65,34 @@ def probe_writable(path):
     probe = path / ".ordo-write-probe"
     probe.write_text("ok\n")
     probe.unlink()
+
+
+def compress_journal(journal):
+    """The journal of a run that has ended (run.json has its end, so it is never
+    resumed): journal.jsonl becomes journal.jsonl.gz, every byte kept (`zcat`
+    gives it back), streamed, synced and renamed into place before the plain
+    one is removed; every reader reads either (reports/records.py). A failure
+    (a full disk) keeps the plain journal, says so in one line and removes
+    the part written. Returns the journal the folder then holds (None: none)."""
+    journal = pathlib.Path(journal)
+    packed = journal.with_name(COMPRESSED_JOURNAL)
+    if not journal.is_file():
+        return journal_file(journal.parent)
+    tmp = packed.with_name(packed.name + ".tmp")
+    try:
+        with open(journal, "rb") as src, open(tmp, "wb") as raw:
+            with gzip.GzipFile(filename=journal.name, mode="wb", fileobj=raw, compresslevel=9, mtime=0) as z:
+                shutil.copyfileobj(src, z, 1 << 20)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, packed)
+    except OSError as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        print(f"ordo: the journal is kept uncompressed ({journal}): cannot write {packed.name}: {e.strerror}",
+              flush=True)
+        return journal
+    journal.unlink()
+    return packed

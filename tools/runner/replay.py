@@ -25,7 +25,10 @@ def cmd_replay(args):
     variant = getattr(args, "variant", None)
     if args.record:
         path, _, rid = args.record.rpartition(":")
-        records = [r for r in read_journal(pathlib.Path(path)) if r.get("id") == rid]
+        journal = pathlib.Path(path)
+        if not journal.exists() and journal.with_name(journal.name + ".gz").is_file():
+            journal = journal.with_name(journal.name + ".gz")  # a finished run's journal.jsonl, now compressed
+        records = [r for r in read_journal(journal) if r.get("id") == rid]
         if variant:  # a sweep's journal holds one record of an id per variant and rank count
             records = [r for r in records if (r.get("variant") or "default") == variant]
         if not records or not records[0].get("case"):

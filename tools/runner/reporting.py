@@ -45,9 +45,10 @@ def write_run_reports(out):
 
 def cmd_report(args):
     rep = _reports()
+    from reports.records import journal_file
     src = pathlib.Path(args.source)
     try:
-        if src.is_dir() and (src / "journal.jsonl").is_file():
+        if src.is_dir() and journal_file(src) is not None:  # journal.jsonl, or journal.jsonl.gz
             dest = pathlib.Path(args.out) if args.out else src
             dest.mkdir(parents=True, exist_ok=True)
             report, results_path = rep.results.write(src, dest / rep.results.RESULTS_NAME)

@@ -12,7 +12,7 @@ import sys
 import time
 
 from reports import results
-from reports.records import BAD, read_journal
+from reports.records import BAD, journal_file, read_journal
 from . import ROOT, placement as placement_mod, properties, protocol, variants as variants_mod
 from .case_limits import CaseStats
 from . import protocol
@@ -23,7 +23,7 @@ from .build import build, check_executables, git_state, library_version
 from .coverage import coverage_table
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
 from .job import run_job
-from .journal import append_line, journal_offset, repair_journal, summarize
+from .journal import append_line, compress_journal, journal_offset, repair_journal, summarize
 from .launch import job_command, ordo_flags
 from .progress import HELD_LOCKS, OutputLock, check_writable_dir, end_stale_job, read_progress, write_json_atomic
 from .reporting import write_run_reports
@@ -130,9 +130,14 @@ def cmd_run(args):
     if not args.resume:
         out = pathlib.Path(args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}").resolve()
     journal, progress_path = out / "journal.jsonl", out / "progress.jsonl"
-    if not args.resume and journal.exists():
-        raise OrdoError(f"{out} already holds a run (journal.jsonl); `./ordo run --resume {out}` finishes it, "
-                        f"or choose another --out")
+    if not args.resume and journal_file(out) is not None:
+        held = journal_file(out)
+        raise OrdoError(f"{out} already holds a run ({held.name}); " +
+                        (f"`./ordo run --resume {out}` finishes it, or choose another --out" if held == journal
+                         else "choose another --out"))
+    if args.resume and not journal.is_file() and journal_file(out) is not None:
+        # A compressed journal is a run that ended; appending to a new plain one would split its records.
+        raise OrdoError(f"{out} holds a finished run's journal ({journal_file(out).name}): nothing to resume")
     require_tools(adapter)
     if launched is not adapter:
         require_launcher(launched)
@@ -440,14 +445,16 @@ def cmd_run(args):
     table = coverage_table(records)
     (out / "coverage.txt").write_text(table)
     print("\n" + table)
-    print(f"journal: {journal}\nrun:     {out / 'run.json'}")
     return finish(out, journal, adapter["name"], run)
 
 
 def finish(out, journal, vendor, run):
-    """The end of a run: its report, and its exit code, which follows the rule the headline states
+    """The end of a run (run.json has its end: it is not resumed): the journal compressed (journal.jsonl.gz,
+    every byte kept), its report, and its exit code, which follows the rule the headline states
     (reports/results.py findings): 1 when a check of any level, or of ordo's own code, failed, crashed or
     timed out; from the journal's records, read as the report reads them, when no report could be written."""
+    journal = compress_journal(journal) or journal
+    print(f"journal: {journal}\nrun:     {out / 'run.json'}", flush=True)
     written = write_run_reports(out)
     if written:
         summary = written[0]["summary"]

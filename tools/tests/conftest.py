@@ -1,5 +1,6 @@
 """Synthetic output folders of `ordo run` for the report tests (no MPI needed)."""
 import copy
+import gzip
 import json
 import os
 import pathlib
@@ -113,8 +114,12 @@ def needs_build(vendor):
 
 
 def journal_records(out):
-    return [json.loads(line) for line in (pathlib.Path(out) / "journal.jsonl").read_text().splitlines()
-            if line.strip()]
+    """The records of an output folder's journal: journal.jsonl while the run can go on, journal.jsonl.gz once
+    it has ended."""
+    plain = pathlib.Path(out) / "journal.jsonl"
+    path = plain if plain.is_file() else plain.with_name("journal.jsonl.gz")
+    text = gzip.decompress(path.read_bytes()).decode() if path.name.endswith(".gz") else path.read_text()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from runner import placement
 from runner.adapters import load_adapter
 from runner.errors import EXIT_INFRA, EXIT_USAGE, OrdoError
 
+from conftest import journal_records
 from test_cli import one_line_error, run
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -149,7 +150,7 @@ def test_a_short_mpich_run_under_two_nodes_records_the_node_map(tmp_path):
     row = run_json["node_maps"]["4"]
     assert row["node_map"] == row["asked"] == [[0, 1], [2, 3]] and row["method"] == "cliques-block"
     assert row["jobs_verified"] >= 1
-    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    records = journal_records(out)
     assert records and all(r["node_map"] == [[0, 1], [2, 3]] and r["nodes"] == 2 for r in records)
     assert all("--nodes 2 --placement block" in r["replay"] for r in records if r.get("replay"))
     # the node map of each group of the case's communicator, in its own ranks (waivers read it)
@@ -179,7 +180,7 @@ def test_a_crash_under_two_nodes_is_recorded_with_the_node_maps_its_waiver_reads
         cmd.append("--run-known-fatal")
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1000, env=dict(os.environ))
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    records = journal_records(out)
     waiver = "mpich-variant-ch4-reduce-alpha-in-place-root-not-first-on-node-crash"
     world_root_1 = [r for r in records if r.get("case") and r["case"]["routine"] == "reduce" and
                     r["case"]["in_place"] and r["case"]["comm"] == "world" and r["case"]["root"] == 1]
@@ -208,7 +209,7 @@ def test_on_one_node_the_crash_waivers_node_conditions_read_the_machines_node_ma
            "--property-budget", "0", "--out", str(out)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1000, env=dict(os.environ))
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    records = journal_records(out)
     waiver = "mpich-variant-ch4-reduce-alpha-in-place-root-not-first-on-node-crash"
     world = [r for r in records if r.get("case") and r["case"]["routine"] == "reduce" and r["case"]["in_place"]
              and r["case"]["comm"] == "world" and r["case"]["count"] < 513]

@@ -5,6 +5,7 @@ The tests marked `mpi` run real jobs in the builds `./ordo test` has made
 (build/mpich, build/mutants); they are skipped with the reason when a build
 is missing."""
 import fcntl
+import gzip
 import json
 import os
 import pathlib
@@ -147,6 +148,72 @@ def test_resume_sets_a_cut_last_line_aside():
         assert repair_journal(j) == 0
 
 
+def _run_with_settings(end):
+    """A synthetic run.json with the settings `ordo run --vendor mpich` records (what --resume reads)."""
+    import conftest
+    from ordo_cli import build_parser
+    from runner.run import RUN_SETTINGS
+    args = build_parser().parse_args(["run", "--vendor", "mpich"])
+    return conftest.run_json(end=end, settings={k: getattr(args, k) for k in RUN_SETTINGS})
+
+
+def _without_generated(report):
+    """A report but for when and how it was made and stored."""
+    return {k: v for k, v in report.items() if k not in ("generated", "stored_as")}
+
+
+def test_a_finished_run_keeps_its_journal_compressed_and_every_reader_reads_it(tmp_path, capsys):
+    """The end of `ordo run` (runner/run.py finish): journal.jsonl becomes journal.jsonl.gz, every byte kept;
+    the report made then, `ordo report` again, a package and `ordo compare --records` read it; a finished run
+    is not resumed and its folder takes no new run."""
+    import conftest
+    from runner.run import finish
+    out = conftest.write_run(tmp_path / "run", conftest.sample_records(), run=_run_with_settings(end=True))
+    plain = (out / "journal.jsonl").read_bytes()
+    reference = shutil.copytree(out, tmp_path / "reference")  # the report of the plain journal, as before
+    expected = results.build(reference)
+    run_json = json.loads((out / "run.json").read_text())
+    assert finish(out, out / "journal.jsonl", "mpich", run_json) == 1  # the sample run has failures
+    assert not (out / "journal.jsonl").exists()
+    assert gzip.decompress((out / "journal.jsonl.gz").read_bytes()) == plain
+    assert f"journal: {out / 'journal.jsonl.gz'}" in capsys.readouterr().out
+    written = results.load(out)
+    assert _without_generated(written) == _without_generated(expected)
+    assert written["generated"]["from"] == [str(out / "run.json"), str(out / "journal.jsonl.gz")]
+    # `ordo report` regenerates the same report from the compressed journal
+    p = run("report", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    again = results.load(out)
+    assert _without_generated(again) == _without_generated(written)
+    assert again["generated"]["from"] == written["generated"]["from"]
+    # compare --records reads it (same records as the plain journal's folder)
+    p = run("compare", "--records", str(reference), str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    # a package keeps it as it is
+    p = run("package", str(out), "--dest", str(tmp_path / "pkg"))
+    assert p.returncode == 0 and "verify: OK" in p.stdout, p.stdout + p.stderr
+    assert (tmp_path / "pkg" / "run" / "journal.jsonl.gz").read_bytes() == (out / "journal.jsonl.gz").read_bytes()
+    # a finished run is not resumed, and its folder takes no new run
+    packed = (out / "journal.jsonl.gz").read_bytes()
+    assert "nothing to resume" in one_line_error(run("run", "--resume", str(out)), codes=(2,))
+    line = one_line_error(run("run", "--vendor", "mpich", "--out", str(out)), codes=(2,))
+    assert "already holds a run (journal.jsonl.gz)" in line and "choose another --out" in line
+    assert (out / "journal.jsonl.gz").read_bytes() == packed and not (out / "journal.jsonl").exists()
+
+
+def test_resume_of_a_folder_whose_journal_is_compressed_is_refused(tmp_path):
+    """A compressed journal is a finished run's, even when run.json lost its end: --resume would start a
+    second, plain journal beside it."""
+    import conftest
+    out = conftest.write_run(tmp_path / "run", conftest.sample_records(), run=_run_with_settings(end=False))
+    packed = gzip.compress((out / "journal.jsonl").read_bytes())
+    (out / "journal.jsonl.gz").write_bytes(packed)
+    (out / "journal.jsonl").unlink()
+    line = one_line_error(run("run", "--resume", str(out)), codes=(2,))
+    assert "journal.jsonl.gz" in line and "nothing to resume" in line
+    assert (out / "journal.jsonl.gz").read_bytes() == packed and not (out / "journal.jsonl").exists()
+
+
 @pytest.fixture
 def tiny_disk(tmp_path):
     """A 64 KiB tmpfs (root only): a disk that fills up."""
@@ -170,6 +237,28 @@ def test_a_full_disk_while_writing_a_report_keeps_the_run(tiny_disk, tmp_path):
     line = one_line_error(run("report", str(src), "--out", str(tiny_disk)), codes=(2, 3))
     assert "No space left on device" in line
     assert snapshot(src) == before
+
+
+def test_a_full_disk_when_the_journal_is_compressed_keeps_it_plain(tiny_disk):
+    from runner.journal import compress_journal
+    journal = tiny_disk / "journal.jsonl"
+    text = "".join(json.dumps({"id": f"r{i}", "data": os.urandom(48).hex()}) + "\n" for i in range(200))
+    journal.write_text(text)  # about 30 KB that gzip cannot halve
+    filler = tiny_disk / "filler"
+    try:
+        with open(filler, "wb") as f:  # the rest of the disk
+            while True:
+                f.write(b"x" * 1024)
+                f.flush()
+    except OSError:
+        pass
+    assert compress_journal(journal) == journal
+    assert journal.read_text() == text
+    assert sorted(p.name for p in tiny_disk.iterdir()) == ["filler", "journal.jsonl"]
+    filler.unlink()
+    assert compress_journal(journal) == tiny_disk / "journal.jsonl.gz"
+    assert gzip.decompress((tiny_disk / "journal.jsonl.gz").read_bytes()).decode() == text
+    assert not journal.exists()
 
 
 # ---- real jobs -----------------------------------------------------------------
@@ -210,6 +299,10 @@ def test_a_run_killed_with_sigkill_and_resumed_has_the_records_of_an_uninterrupt
     assert record_set(cut) == record_set(whole)
     assert json.loads((cut / "run.json").read_text())["end"]
     assert not results.load(cut)["partial"]
+    # finished: its journal compressed, as an uninterrupted run's; a finished run is not resumed
+    for d in (whole, cut):
+        assert (d / "journal.jsonl.gz").is_file() and not (d / "journal.jsonl").exists()
+    assert "nothing to resume" in one_line_error(run("run", "--resume", str(cut)), codes=(2,))
 
 
 def test_a_full_disk_during_a_run_stops_it_in_one_line_and_resume_finishes_it(tiny_disk, tmp_path):
@@ -226,7 +319,7 @@ def test_a_full_disk_during_a_run_stops_it_in_one_line_and_resume_finishes_it(ti
     subprocess.check_call(["mount", "-o", "remount,size=64m", str(tiny_disk)])
     p = run("run", "--resume", str(out))
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
-    assert (out / "journal.jsonl").read_bytes().startswith(kept.rsplit(b"\n", 1)[0])
+    assert gzip.decompress((out / "journal.jsonl.gz").read_bytes()).startswith(kept.rsplit(b"\n", 1)[0])
     assert record_set(out) == record_set(whole)
 
 

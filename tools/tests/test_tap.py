@@ -1,12 +1,13 @@
 """The TAP view (reports/tap.py, report.tap) read by a TAP parser that Debian
 ships, Perl's TAP::Parser (tools/tests/tap_counts.pl): its counts must be the
 report's (no MPI needed)."""
+import json
 import pathlib
 import shutil
 import subprocess
 
 import pytest
-from conftest import record, sample_records, write_run
+from conftest import TRACER_MESSAGE as TRACER, record, sample_records, write_run
 
 from reports import results, tap
 
@@ -101,3 +102,32 @@ def test_a_partial_run_says_so_and_still_parses(tmp_path):
     assert any(line.startswith("# PARTIAL run: ") for line in text.splitlines())
     (tmp_path / "partial.tap").write_text(text)
     assert_counts_agree(parse(tmp_path / "partial.tap"), report)
+
+
+def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_whole_detail(tmp_path):
+    """A passing check's line names it and no more (its case is in results.json.gz): the view of a default
+    run (about 120000 checks) stays a few megabytes. The failures keep their case and their detail."""
+    passes = [record(index=i, ranks=n, root=i % n, count=1000 + i, message="every element as expected " * 4)
+              for n in (2, 5, 8) for i in range(1000)]
+    failed = record(index=1000, ranks=8, outcome="fail", message=TRACER, root=3, count=17)
+    folder = write_run(tmp_path / "run", passes + [failed])
+    report = report_of(folder)
+    text = (folder / "report.tap").read_text()
+    parsed = parse(folder / "report.tap")
+    assert_counts_agree(parsed, report)
+    lines = text.splitlines()
+    by_id = {(r["id"], r["ranks"]): n for n, r in enumerate(report["records"], 1)}
+    ok_lines = {line for line in lines if line.startswith("ok ")}
+    assert len(ok_lines) == len(passes)
+    for r in passes:  # the line of each, exactly: its number, id ('#' escaped, TAP's rule) and rank count
+        escaped = r["id"].replace("#", "\\#")
+        assert f"ok {by_id[(r['id'], r['ranks'])]} - {escaped} [{r['ranks']} ranks]" in ok_lines
+    # The whole view: its header, a line per passing check of its id and about 25 bytes more, and the failure.
+    failure = text[text.index("not ok "):]
+    bound = 400 + sum(len(r["id"]) + 25 for r in passes) + len(failure)
+    assert len(text.encode()) <= bound
+    # The failure: its case on its line, its message and replay command in its YAML block.
+    assert failure.splitlines()[0] == f"not ok {len(passes) + 1} - {tap.description(report['records'][-1])}"
+    assert "count=17" in failure.splitlines()[0] and "root=3" in failure.splitlines()[0]
+    assert f"  message: {json.dumps(TRACER)}" in failure
+    assert f"  replay: {json.dumps(report['records'][-1]['replay'])}" in failure
