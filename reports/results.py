@@ -91,6 +91,23 @@ def replay_command(record):
     return ""
 
 
+def system_name(run):
+    """The system a run ran in (`ordo run --system NAME`), or None on the host (or a run from before systems)."""
+    name = ((run or {}).get("system") or {}).get("name")
+    return name if name and name != "host" else None
+
+
+def with_system(command, name):
+    """A replay command of ordo that runs in the system NAME: `--system NAME` after `./ordo replay` or
+    `./ordo run`, unless it names one already (the harness adds it inside a root)."""
+    if not command or not name or " --system " in command:
+        return command
+    for head in ("./ordo replay", "./ordo run"):
+        if command.startswith(head + " ") or command == head:
+            return f"{head} --system {shlex.quote(name)}{command[len(head):]}"
+    return command
+
+
 def record_key(record):
     """Identifies a check across runs: test, variant, rank count and the case itself."""
     case = record.get("case")
@@ -650,6 +667,12 @@ def _assemble(out, run, records, reasons, corrupt, notes):
     expected = run.get("summary")
     if isinstance(expected, dict) and sum(expected.values()) != len(records):
         reasons.append(f"run.json counts {sum(expected.values())} checks, the journal holds {len(records)}")
+    system = system_name(run)
+    if system:  # every replay command runs in the run's system (the runner's own records name none)
+        for r in records:
+            replay = replay_command(r)
+            if replay:
+                r["replay"] = with_system(replay, system)
     spec, spec_source = _catalogue(run["git"].get("commit") or "", {r["clause"] for r in records})
     partial = bool(reasons)
     results = {

@@ -12,7 +12,7 @@ import sys
 import time
 
 from reports.records import BAD, read_journal
-from . import ROOT, placement as placement_mod, properties, variants as variants_mod
+from . import ROOT, placement as placement_mod, properties, systems, variants as variants_mod
 from .case_limits import CaseStats
 from .adapters import (known_launchers, launch_env, launcher_prefix, load_adapter, known_vendors,
                        require_launcher, require_tools, template_variables, with_launcher)
@@ -199,6 +199,9 @@ def cmd_run(args):
             "nodes": nodes, "placement": where if nodes is not None else None, "node_maps": {},
             # The launch settings applied only where a probe saw them change nothing (vendors/adapter.schema.json).
             "launch_probes": None if settings["plain_launch"] else (adapter.get("_probed") or None),
+            # Where it ran (runner/systems.py): the host, or the root of `--system NAME`; os-release and the
+            # Debian versions of the library's, the compilers' and the launcher's packages.
+            "system": systems.describe_current(adapter),
         }
     write_json_atomic(out / "run.json", run)
     # Crashes and timeouts are judged against the release the run recorded (the harness asks the library itself).
@@ -206,6 +209,9 @@ def cmd_run(args):
     lib = (run.get("library_version") or "?").splitlines()[0] if run.get("library_version") else "?"
     print(f"ordo: {adapter['name']} ({lib}), ranks {','.join(map(str, ranks))}, "
           f"variants {len(chosen)}, output {out}", flush=True)
+    if (run.get("system") or {}).get("name", "host") != "host":
+        print(f"ordo: system {run['system']['name']} "
+              f"({(run['system'].get('os_release') or {}).get('PRETTY_NAME', '?')})", flush=True)
     seen = {}  # (n, executable) -> what the default variant ran: [routine, mode, kind]
     for key, j in jobs.items():
         if "done" in j and j["done"].get("seen") is not None:
