@@ -49,6 +49,11 @@ EXTRA_PACKAGES = ("git", "bash", "ca-certificates")
 RECORDED = re.compile(r"^(mpich|libmpich[0-9a-z.-]*|openmpi-[a-z-]+|libopenmpi[0-9a-z.-]*|libpmix[0-9a-z.-]*|"
                       r"libprrte[0-9a-z.-]*|prrte-bin|libucx[0-9a-z.-]*|libfabric[0-9a-z.-]*|libhwloc[0-9a-z.-]*|"
                       r"hwloc-nox|gcc|gcc-[0-9]+|g\+\+|g\+\+-[0-9]+|gfortran|gfortran-[0-9]+|cmake|libc6)$")
+# dpkg in the making of a root: no fsync (a root that was cut short is made again), and no documentation,
+# manual pages or translations (a root only builds and runs ordo; the copyright files stay).
+SPEED = ("--dpkgopt=force-unsafe-io", "--dpkgopt=path-exclude=/usr/share/doc/*",
+         "--dpkgopt=path-include=/usr/share/doc/*/copyright", "--dpkgopt=path-exclude=/usr/share/man/*",
+         "--dpkgopt=path-exclude=/usr/share/locale/*")
 # Variables of the host that are not passed into a root: they name the host's own files.
 NOT_PASSED = ("PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
               "CMAKE_PREFIX_PATH", "PKG_CONFIG_PATH", "MANPATH", "CPATH", "LIBRARY_PATH")
@@ -166,7 +171,7 @@ def check_reachable(mirror, suite, timeout=20):
 
 def mmdebstrap_command(name, target, mirror):
     suite = SYSTEMS[name]
-    cmd = ["mmdebstrap", "--variant=apt", "--include=" + ",".join(root_packages())]
+    cmd = ["mmdebstrap", "--variant=apt", "--include=" + ",".join(root_packages())] + list(SPEED)
     if suite in NO_VALID_UNTIL:  # in the root's own apt configuration: that root alone
         cmd.append('--aptopt=Acquire::Check-Valid-Until "false"')
     return cmd + [suite, str(target), mirror]
