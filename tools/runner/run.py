@@ -68,6 +68,12 @@ def cmd_run(args):
                             f"`ordo report {out}` still reports what the journal holds")
         if run.get("end"):
             raise OrdoError(f"the run in {out} finished at {run['end']}: nothing to resume")
+        ran_in = (run.get("system") or {}).get("name") or "host"
+        here = os.environ.get(systems.INSIDE) or "host"
+        if ran_in != here:  # its build and library are the other system's
+            raise OrdoError(f"the run in {out} ran in the system {ran_in}, this is {here}: resume it with "
+                            + (f"`./ordo run --system {ran_in} --resume {out}`" if ran_in != "host" else
+                               f"`./ordo run --resume {out}` outside --system"))
         # A run from before the sweep's one launch per variant: its jobs were one per family.
         settings.setdefault("launch_per_family", True)
         # A run from before the default variant's one launch per rank count: its default jobs were one per family.

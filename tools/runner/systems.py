@@ -357,7 +357,7 @@ def inner_env(name):
     return env
 
 
-def run_inside(name, root, argv, out_dirs=()):
+def run_inside(name, root, argv, out_dirs=(), read_only=()):
     """Runs `./ordo ARGV` inside the system's root; returns its exit code."""
     check_name(name)
     require("bwrap")
@@ -386,7 +386,9 @@ def run_inside(name, root, argv, out_dirs=()):
     # The build folder of the system: build/<system>/<vendor>, apart from the host's build/<vendor>.
     (ROOT / "build" / name).mkdir(parents=True, exist_ok=True)
     cmd = bwrap_command(name, root, ["/bin/bash", str(ROOT / "ordo")] + list(argv), binds=binds,
-                        ro_binds=git_dirs(), cwd=cwd, env=inner_env(name))
+                        ro_binds=git_dirs() + [pathlib.Path(d) for d in dict.fromkeys(read_only)
+                                               if not pathlib.Path(d).is_relative_to(ROOT)],
+                        cwd=cwd, env=inner_env(name))
     return subprocess.call(cmd)
 
 
@@ -406,7 +408,7 @@ def strip_system_options(argv):
     return out
 
 
-def absolute_paths(argv, options=("--out", "--resume", "--record")):
+def absolute_paths(argv, options=("--out", "--resume", "--record", "--vendor", "--launcher")):
     """argv with the paths of these options made absolute (the run inside starts in the checkout)."""
     out, i = [], 0
     while i < len(argv):
@@ -425,6 +427,8 @@ def absolute(option, value):
     if option == "--record":  # JOURNAL:ID
         path, sep, rid = value.rpartition(":")
         return f"{os.path.abspath(path)}:{rid}" if sep else value
+    if option in ("--vendor", "--launcher"):  # a name of vendors/ stays; a site's file gets its absolute path
+        return os.path.abspath(value) if os.path.isfile(value) else value
     return os.path.abspath(value)
 
 
@@ -449,7 +453,11 @@ def maybe_run_inside(args, argv):
             out_dirs.append(os.path.abspath(args.out))
     elif args.command == "replay" and getattr(args, "record", None):
         out_dirs.append(os.path.dirname(os.path.abspath(args.record.rpartition(":")[0])))
-    return run_inside(name, root, argv, out_dirs)
+    # A site's adapter or launcher file (and its folder: its waivers) outside the checkout, read-only.
+    files = [os.path.dirname(os.path.abspath(f)) for f in (getattr(args, "vendor", None),
+                                                             getattr(args, "launcher", None))
+             if f and os.path.isfile(f)]
+    return run_inside(name, root, argv, out_dirs, read_only=files)
 
 
 # ---- `ordo systems` -----------------------------------------------------------------------------------------------

@@ -229,3 +229,11 @@ def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
     # The library the run asked is the root's: its upstream version (4.3.0+really4.2.1-1: 4.2.1).
     upstream = made["packages"]["libmpich-dev"].rsplit("really", 1)[-1].split("-")[0].split("+")[0]
     assert upstream in (run.get("library_version") or ""), run.get("library_version")
+
+
+def test_a_run_of_a_system_is_resumed_in_that_system_only(tmp_path):
+    out = write_run(tmp_path / "run", [record(ranks=2)], run=run_json(end=False, system=SYSTEM,
+                                                                       settings={"vendor": "mpich"}))
+    line = one_line_exit_2(cli("run", "--resume", str(out)))
+    assert "ran in the system debian-13, this is host" in line
+    assert f"./ordo run --system debian-13 --resume {out}" in line
