@@ -142,8 +142,7 @@ def _validator(part=None, schema_id=SCHEMA_V1):
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
         # The records' schema (record-1.schema.json) is resolved from this folder, never fetched.
-        resolver = jsonschema.RefResolver.from_schema(schema, store=rec.resolver_store())
-        _validators[(part, schema_id)] = cls(schema, resolver=resolver)
+        _validators[(part, schema_id)] = rec.with_store(cls, schema, rec.resolver_store())
     return _validators[(part, schema_id)]
 
 
