@@ -339,7 +339,10 @@ def bwrap_command(name, root, inner, binds=(), ro_binds=(), cwd=None, env=None):
     """bwrap's command line that runs `inner` inside the root (see the module's notes)."""
     cmd = ["bwrap", "--bind", str(root), "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev",
            "--tmpfs", "/dev/shm", "--ro-bind", "/sys", "/sys", "--tmpfs", "/tmp",
-           "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]
+           "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf",
+           # The host's names: a root made by mmdebstrap has no /etc/hosts, and without it the launcher's
+           # lookups of this machine's names go to DNS (every other MPICH launch took 5 s longer).
+           "--ro-bind-try", "/etc/hosts", "/etc/hosts"]
     for b in binds:
         cmd += ["--bind", str(b), str(b)]
     for b in ro_binds:

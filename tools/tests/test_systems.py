@@ -116,7 +116,7 @@ def test_the_root_is_entered_with_the_mounts_mpi_needs_and_the_lock_file():
     text = " ".join(cmd)
     assert cmd[:4] == ["bwrap", "--bind", "/r", "/"]
     for mount in ("--proc /proc", "--dev-bind /dev /dev", "--tmpfs /dev/shm", "--ro-bind /sys /sys",
-                  f"--bind {ROOT} {ROOT}", "--bind /tmp/ordo-mpi.lock /tmp/ordo-mpi.lock", "--ro-bind /git /git",
+                  "--ro-bind-try /etc/hosts /etc/hosts", f"--bind {ROOT} {ROOT}", "--bind /tmp/ordo-mpi.lock /tmp/ordo-mpi.lock", "--ro-bind /git /git",
                   "--setenv A 1"):
         assert mount in text, mount
     # The lock file is bound after the root's own tmpfs /tmp, which would hide it.
