@@ -192,7 +192,7 @@ def test_a_run_records_its_systems_packages_from_dpkg():
 # ---- the real thing -------------------------------------------------------------------------------------------------
 
 SHORT_RUN_SYSTEM = "debian-13"
-SHORT_RUN_FAMILY = os.environ.get("ORDO_SYSTEM_TEST_FAMILY", "ordo_check_reduce_local")
+SHORT_RUN_FAMILY = os.environ.get("ORDO_SYSTEM_TEST_FAMILY", "ordo_check_minloc_maxloc")
 
 
 def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
