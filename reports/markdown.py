@@ -91,6 +91,19 @@ def clause_lines(report):
             "| --- | --- | --- | --- | ---: | --- |"] + rows + ["", "</details>", ""]
 
 
+def system_lines(run):
+    """The system the run ran in (`ordo run --system`): its release and the library's packages."""
+    system = run.get("system")
+    if not isinstance(system, dict):
+        return []
+    release = (system.get("os_release") or {}).get("PRETTY_NAME") or "release unknown"
+    tools = system.get("tools") or {}
+    versions = sorted({f"{t['package']} {t['version']}" for t in tools.values()
+                       if isinstance(t, dict) and t.get("package") and t.get("version")})
+    return ["", f"System: {text(system.get('name') or 'host')} ({text(release)})"
+            + (f" · {text(', '.join(versions))}" if versions else "")]
+
+
 def render(report, report_link="report.html"):
     run, summary = report["run"], report["summary"]
     lines = [f"### ordo: {text(run['vendor'])}: {text(summary.get('headline') or summary['verdict'])}", ""]
@@ -100,6 +113,7 @@ def render(report, report_link="report.html"):
                  f"({code((run['git'].get('commit') or 'unknown')[:12])}) · {summary['total']} checks at "
                  f"rank counts {text(', '.join(map(str, ranks)) or 'none')}")
     lines += placement_lines(run)
+    lines += system_lines(run)
     lines.append("")
     if report["partial"]:
         lines.append("> **Partial report**: " + text("; ".join(report["partial_reasons"])))

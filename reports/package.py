@@ -95,6 +95,13 @@ def _commands(report, out_dir, dest):
         "",
         "# 2. The run:",
         q(run["command"]) if run["command"] else "# (not recorded: the run did not complete)",
+    ]
+    system = run.get("system")
+    if isinstance(system, dict):  # where it ran (`ordo run --system NAME`: a root of that Debian release)
+        lines += ["#    on the system " + str(system.get("name") or "host") + ": " +
+                  str((system.get("os_release") or {}).get("PRETTY_NAME") or "release unknown") + "; packages:"]
+        lines += [f"#      {k} {v}" for k, v in sorted((system.get("packages") or {}).items())]
+    lines += [
         "",
         "# 3. Each check executable was launched at each rank count N with this launcher",
         "#    (tools/runner/launch.py, job_command, adds the executable and its --ordo-* and --gtest_output arguments):",
@@ -108,8 +115,8 @@ def _commands(report, out_dir, dest):
         "", "# 4. This package was made with:", q(["./ordo", "package", out_dir, "--dest", dest]),
         "", "# 5. To verify it:", "/usr/bin/python3 verify.py",
         "", "# 6. One failing case again (each record of results.json.gz carries its own replay command):",
-        "./ordo replay --record run/journal.jsonl.gz:<check id> --vendor " + shlex.quote(run["vendor"]) +
-        " --ranks <N>",
+        res.with_system("./ordo replay --record run/journal.jsonl.gz:<check id> --vendor " +
+                        shlex.quote(run["vendor"]) + " --ranks <N>", res.system_name(run)),
     ]
     return "\n".join(lines) + "\n"
 

@@ -343,8 +343,24 @@ def validator():
         cls = jsonschema.validators.validator_for(doc)
         cls.check_schema(doc)
         # Its references name it by its $id (urn:ordo:schema:record:1#/$defs/...), resolved here, never fetched.
-        _validator = cls(doc, resolver=jsonschema.RefResolver.from_schema(doc, store=resolver_store()))
+        _validator = with_store(cls, doc, resolver_store())
     return _validator
+
+
+def with_store(cls, doc, store):
+    """A validator of class cls for doc whose references to the schemas of store ({$id: schema}) are resolved
+    from store, never fetched: through the `referencing` registry where jsonschema has one (4.18 on, Debian 13;
+    its deprecated RefResolver there resolves urn: references to the empty URL and fails), else RefResolver
+    (Debian 12's 4.10)."""
+    import jsonschema
+    try:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+    except ImportError:
+        return cls(doc, resolver=jsonschema.RefResolver.from_schema(doc, store=store))
+    registry = Registry().with_resources(
+        (uri, Resource.from_contents(schema, default_specification=DRAFT202012)) for uri, schema in store.items())
+    return cls(doc, registry=registry)
 
 
 def schema_errors(record):

@@ -92,6 +92,23 @@ def replay_command(record):
     return ""
 
 
+def system_name(run):
+    """The system a run ran in (`ordo run --system NAME`), or None on the host (or a run from before systems)."""
+    name = ((run or {}).get("system") or {}).get("name")
+    return name if name and name != "host" else None
+
+
+def with_system(command, name):
+    """A replay command of ordo that runs in the system NAME: `--system NAME` after `./ordo replay` or
+    `./ordo run`, unless it names one already (the harness adds it inside a root)."""
+    if not command or not name or " --system " in command:
+        return command
+    for head in ("./ordo replay", "./ordo run"):
+        if command.startswith(head + " ") or command == head:
+            return f"{head} --system {shlex.quote(name)}{command[len(head):]}"
+    return command
+
+
 def record_key(record):
     """Identifies a check across runs: test, variant, rank count and the case itself."""
     case = record.get("case")
@@ -126,8 +143,7 @@ def _validator(part=None, schema_id=SCHEMA_V1):
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
         # The records' schema (record-1.schema.json) is resolved from this folder, never fetched.
-        resolver = jsonschema.RefResolver.from_schema(schema, store=rec.resolver_store())
-        _validators[(part, schema_id)] = cls(schema, resolver=resolver)
+        _validators[(part, schema_id)] = rec.with_store(cls, schema, rec.resolver_store())
     return _validators[(part, schema_id)]
 
 
@@ -796,6 +812,12 @@ def _assemble(out, journal, run, records, reasons, corrupt, notes):
     # A job that ended with cases not run (its restart budget used up, or its launches dying before their
     # first case): the run did not check what it was asked to.
     reasons += [why for why in map(rec.not_run_reason, records) if why]
+    system = system_name(run)
+    if system:  # every replay command runs in the run's system (the runner's own records name none)
+        for r in records:
+            replay = replay_command(r)
+            if replay:
+                r["replay"] = with_system(replay, system)
     spec, spec_source = _catalogue(run["git"].get("commit") or "", {r["clause"] for r in records})
     partial = bool(reasons)
     results = {

@@ -89,8 +89,14 @@ def check_results(pkg, problems):
         problems.append(f"cannot read {name} or its schema: {e}")
         return None
     # The records' schema is the package's own copy, found by its $id (never fetched).
-    resolver = jsonschema.RefResolver.from_schema(schema, store={record["$id"]: record})
-    validator = jsonschema.validators.validator_for(schema)(schema, resolver=resolver)
+    cls = jsonschema.validators.validator_for(schema)
+    try:  # jsonschema 4.18 on (Debian 13): its registry (RefResolver there fails on the urn: $id)
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+        validator = cls(schema, registry=Registry().with_resource(
+            record["$id"], Resource.from_contents(record, default_specification=DRAFT202012)))
+    except ImportError:  # 4.10 (Debian 12)
+        validator = cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store={record["$id"]: record}))
     errors = sorted(validator.iter_errors(results), key=lambda e: list(e.absolute_path))
     for e in errors[:5]:
         problems.append(f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "

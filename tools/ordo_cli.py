@@ -13,6 +13,7 @@ argument parsing and dispatch only; the work is done in tools/runner/.
     ordo mutants  the checks against every mutant of vendors/mutants
     ordo bench    the suite's benchmarks in one table
     ordo findings the library faults ordo found, and a bug report for each
+    ordo systems  the roots of other Debian releases that `run --system` runs in
 
 Exit codes: 0 conformant / passed, 1 conformance failures, 2 usage or set-up
 error, 3 infrastructure failure.
@@ -33,6 +34,7 @@ from runner.replay import cmd_replay  # noqa: E402
 from runner.reporting import cmd_compare, cmd_gate, cmd_package, cmd_report  # noqa: E402
 from runner.run import cmd_run  # noqa: E402
 from runner.selftest import cmd_test  # noqa: E402
+from runner import systems  # noqa: E402
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -111,6 +113,7 @@ def build_parser():
                    help="plan every case with the reference at every rank, never from the run's expected-result "
                         "cache (conformance/harness/expect_cache.h): the same verdicts, slower (to compare the two)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
+    systems.add_options(r)
     r.set_defaults(func=cmd_run)
 
     # One executable at one rank count, as CTest runs it: no help= keeps it out of the command list.
@@ -150,6 +153,7 @@ def build_parser():
     rp.add_argument("--nodes", type=int, metavar="N", help="on N virtual nodes (as `run --nodes`)")
     rp.add_argument("--launcher", metavar="NAME|FILE", help="through a launcher template (as `run --launcher`)")
     rp.add_argument("--placement", metavar="P", help="with --nodes: the placement (as `run --placement`)")
+    systems.add_options(rp)
     rp.set_defaults(func=cmd_replay)
 
     ls = sub.add_parser("list", help="list vendors, clauses or checks")
@@ -182,6 +186,17 @@ def build_parser():
     fi.add_argument("--timeout", type=int, default=60, help="with --run: seconds the reproducer may run (default 60)")
     fi.add_argument("--out", metavar="FILE", help="write the report into FILE instead of standard output")
     fi.set_defaults(func=cmd_findings)
+    sy = sub.add_parser("systems", help="list, make or remove the roots of other Debian releases (run --system)",
+                        description="A system is a root of another Debian release (made by mmdebstrap) holding "
+                                    "ordo's build dependencies and that release's MPICH and Open MPI; "
+                                    "`ordo run --system NAME` builds and runs inside it (bubblewrap). Known: "
+                                    + ", ".join(f"{k} ({v})" for k, v in sorted(systems.SYSTEMS.items())) + ".")
+    sy.add_argument("action", nargs="?", choices=["list", "make", "remove"], help="list (default), make or remove")
+    sy.add_argument("name", nargs="?", metavar="NAME", help="the system (make, remove)")
+    sy.add_argument("--mirror", metavar="URL", help="the Debian archive to make a root from (default: the one the "
+                                                    "host's apt uses)")
+    systems.add_options(sy, run_like=False)
+    sy.set_defaults(func=systems.cmd_systems)
 
     add_report_parsers(sub)
     return p
@@ -194,6 +209,10 @@ def main(argv=None):
         p.print_help()
         return EXIT_USAGE
     try:
+        if args.command in ("run", "replay"):  # --system NAME: the whole command again, inside the root
+            rc = systems.maybe_run_inside(args, sys.argv[1:] if argv is None else list(argv))
+            if rc is not None:
+                return rc
         return args.func(args)
     except OrdoError as e:
         print(f"ordo: {e}", file=sys.stderr)

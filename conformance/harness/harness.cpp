@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -564,7 +565,11 @@ std::vector<std::string> gather_to_rank0(const std::string& bytes) {
 
 std::string replay_command(const ref::Case& c) {
   std::string j = c.to_json();
-  return "./ordo replay --vendor " +
+  // Inside the root of `ordo run --system NAME` (tools/runner/systems.py sets ORDO_SYSTEM): the replay runs
+  // in the same root.
+  const char* system = std::getenv("ORDO_SYSTEM");
+  return "./ordo replay" +
+         (system && *system ? std::string(" --system ") + system : std::string()) + " --vendor " +
          (g_settings.vendor.empty() ? std::string("mpich") : g_settings.vendor) +
          (g_settings.launcher.empty() ? std::string() : " --launcher " + g_settings.launcher) +
          " --ranks " + std::to_string(g_size) +

@@ -13,9 +13,8 @@ import time
 
 from reports import results
 from reports.records import BAD, journal_file, read_journal
-from . import ROOT, placement as placement_mod, properties, protocol, variants as variants_mod
+from . import ROOT, placement as placement_mod, properties, protocol, systems, variants as variants_mod
 from .case_limits import CaseStats
-from . import protocol
 from .adapters import (env_notices, env_report_names, known_launchers, launch_env, launcher_prefix, load_adapter,
                        known_vendors, notice_line, require_launcher, require_tools, template_variables, with_launcher)
 from .arguments import parse_env, parse_ranks
@@ -70,6 +69,12 @@ def cmd_run(args):
                             f"`ordo report {out}` still reports what the journal holds")
         if run.get("end"):
             raise OrdoError(f"the run in {out} finished at {run['end']}: nothing to resume")
+        ran_in = (run.get("system") or {}).get("name") or "host"
+        here = os.environ.get(systems.INSIDE) or "host"
+        if ran_in != here:  # its build and library are the other system's
+            raise OrdoError(f"the run in {out} ran in the system {ran_in}, this is {here}: resume it with "
+                            + (f"`./ordo run --system {ran_in} --resume {out}`" if ran_in != "host" else
+                               f"`./ordo run --resume {out}` outside --system"))
         # A run from before the sweep's one launch per variant: its jobs were one per family.
         settings.setdefault("launch_per_family", True)
         # A run from before the default variant's one launch per rank count: its default jobs were one per family.
@@ -207,6 +212,9 @@ def cmd_run(args):
             "nodes": nodes, "placement": where if nodes is not None else None, "node_maps": {},
             # The launch settings applied only where a probe saw them change nothing (vendors/adapter.schema.json).
             "launch_probes": None if settings["plain_launch"] else (adapter.get("_probed") or None),
+            # Where it ran (runner/systems.py): the host, or the root of `--system NAME`; os-release and the
+            # Debian versions of the library's, the compilers' and the launcher's packages.
+            "system": systems.describe_current(adapter),
         }
     write_json_atomic(out / "run.json", run)
     # Crashes and timeouts are judged against the release the run recorded (the harness asks the library itself).
@@ -214,6 +222,9 @@ def cmd_run(args):
     lib = (run.get("library_version") or "?").splitlines()[0] if run.get("library_version") else "?"
     print(f"ordo: {adapter['name']} ({lib}), ranks {','.join(map(str, ranks))}, "
           f"variants {len(chosen)}, output {out}", flush=True)
+    if (run.get("system") or {}).get("name", "host") != "host":
+        print(f"ordo: system {run['system']['name']} "
+              f"({(run['system'].get('os_release') or {}).get('PRETTY_NAME', '?')})", flush=True)
     seen = {}  # (n, executable) -> what the default variant ran: [routine, mode, kind]
     for key, j in jobs.items():
         if "done" in j and j["done"].get("seen") is not None:

@@ -61,7 +61,7 @@ class VariantError(ValueError):
 # REDUCE_SCATTER_BLOCK is not read as REDUCE_SCATTER.
 _MPICH_COLLS = ("REDUCE_SCATTER_BLOCK", "REDUCE_SCATTER", "ALLREDUCE", "REDUCE", "EXSCAN", "SCAN")
 _MPICH_ALGO_RE = re.compile(r"^\s*(MPIR_CVAR_(I?)(%s)_(INTRA|INTER)_ALGORITHM)\s*=([^\t]*)\t(.*)$"
-                            % "|".join(_MPICH_COLLS))
+                            % "|".join(_MPICH_COLLS), re.S)
 # Values that are not an algorithm: the library's own choice. ("sched_auto" of
 # the nonblocking variables is not even a case of the generated switch in
 # MPICH 4.0.2: src/mpi/coll/mpir_coll.c comes from maint/gen_coll.py, whose
@@ -85,6 +85,8 @@ def _mpich_items(desc, known, vocabulary):
     for m in re.finditer(r"([A-Za-z0-9_]+)( +)- (?=\S)", desc):
         token = m.group(1)
         cands = []
+        if m.start() > 0 and desc[m.start() - 1] == "\n":  # a line of its own (MPICH 4.2): the name itself
+            cands.append(token)
         for prefix in _NB_PREFIXES:  # nonblocking algorithms are sched_* or tsp_*
             i = token.find(prefix)
             if i >= 0:
@@ -107,11 +109,25 @@ def _mpich_items(desc, known, vocabulary):
     return items
 
 
+def _mpivars_entries(text):
+    """mpivars' lines, each variable's description whole: MPICH 4.0 hands it over on the variable's line with
+    its line breaks removed; MPICH 4.2 keeps them, and its enum values follow on lines of their own (joined
+    here with their line breaks)."""
+    entries = []
+    for line in text.splitlines():
+        if (entries and line.strip() and not line.startswith("\t") and not re.match(r"^\d+ MPI ", line)
+                and entries[-1].lstrip().startswith("MPIR_CVAR_")):
+            entries[-1] += "\n" + line
+        else:
+            entries.append(line)
+    return entries
+
+
 def parse_mpivars(text):
     """[(cvar, [candidate names per item])] for the reduce family's
     algorithm variables, in the order mpivars lists them."""
     rows = []
-    for line in text.splitlines():
+    for line in _mpivars_entries(text):
         m = _MPICH_ALGO_RE.match(line)
         if m:
             rows.append((m.group(1), m.group(2), m.group(3), m.group(4), m.group(6)))

@@ -62,6 +62,22 @@ def test_mpivars_values_are_split_from_the_glued_descriptions():
     assert len(parsed) == 20
 
 
+def test_mpivars_values_of_mpich_4_2_are_read_from_their_own_lines():
+    # MPICH 4.2.1 (Debian 13) keeps the line breaks of a description: each value on a line of its own.
+    text = (FIXTURES / "mpich-4.2.1-mpivars.txt").read_text()
+    parsed = {cvar: [c[0] for c in items] for cvar, items in variants.parse_mpivars(text)}
+    assert len(parsed) == 20
+    assert parsed["MPIR_CVAR_REDUCE_INTRA_ALGORITHM"] == ["auto", "binomial", "nb", "smp", "reduce_scatter_gather"]
+    assert parsed["MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"] == [
+        "auto", "nb", "smp", "recursive_doubling", "reduce_scatter_allgather", "tree", "recexch", "ring",
+        "k_reduce_scatter_allgather"]
+    assert parsed["MPIR_CVAR_IREDUCE_INTRA_ALGORITHM"] == [
+        "auto", "sched_auto", "sched_smp", "sched_binomial", "sched_reduce_scatter_gather", "tsp_tree", "tsp_ring"]
+    names = {v["name"] for v in variants.mpich_variants(text)}
+    assert names >= {v["name"] for v in variants.mpich_variants(MPIVARS)}  # all of 4.0.2's, and 4.2's new ones
+    assert {"mpich.allreduce.intra.tree", "mpich.allreduce.intra.ring"} <= names
+
+
 def test_mpich_variants_from_recorded_mpivars():
     found = variants.finish(adapter("mpich"), variants.mpich_variants(MPIVARS))
     check_shape(found)
