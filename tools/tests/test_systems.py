@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, record, run_json, write_run
+from conftest import ROOT, journal_records, record, run_json, write_run
 from reports import markdown, package, results as res
 from runner import systems
 
@@ -203,6 +203,12 @@ def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
     if made is None or not shutil.which("bwrap"):
         pytest.skip(f"no root of {SHORT_RUN_SYSTEM} at {root} (make it with `./ordo systems make "
                     f"{SHORT_RUN_SYSTEM}`), or bwrap is missing")
+    # The first run in a root builds the whole of ordo there (6-20 minutes on 2 cores): more than the test
+    # command's budget allows on a fresh clone. It runs where that build exists, or when asked.
+    built = ROOT / "build" / SHORT_RUN_SYSTEM / "mpich"
+    if not built.is_dir() and os.environ.get("ORDO_TEST_SYSTEMS") != "1":
+        pytest.skip(f"ordo is not built in the {SHORT_RUN_SYSTEM} root yet ({built}: the first build there takes "
+                    f"6-20 minutes); ORDO_TEST_SYSTEMS=1 runs this test with that build")
     out = tmp_path / "out"
     # The runner takes the MPI lock per launch (its file is bound into the root), not around the build.
     env = {k: v for k, v in os.environ.items() if k != systems.INSIDE}
@@ -219,7 +225,7 @@ def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
     assert system["packages"]["libmpich-dev"] == made["packages"]["libmpich-dev"]
     assert system["tools"]["launcher"]["version"] == made["packages"]["mpich"]
     assert run["command"][:4] == ["./ordo", "run", "--system", SHORT_RUN_SYSTEM]
-    recs = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines() if line.strip()]
+    recs = journal_records(out)
     assert recs and all(r["vendor"] == "mpich" for r in recs)
     with_case = [r for r in recs if r.get("replay")]
     assert with_case and all(r["replay"].startswith(f"./ordo replay --system {SHORT_RUN_SYSTEM} ")
