@@ -1,10 +1,11 @@
-"""TAP (Test Anything Protocol, version 13) view of one run, for CI systems
+r"""TAP (Test Anything Protocol, version 13) view of one run, for CI systems
 whose harness reads TAP (MPICH's own test runner, Perl's prove and
 TAP::Parser, TAP consumers of GitLab or Jenkins).
 
 One test line per check, in the report's order, after the plan `1..N`:
 
-    pass                       ok N - <id> [<ranks> ranks]
+    pass                       ok N - \#<k>   (under a comment line
+                               # <test> [<ranks> ranks]: its id <test>#<k>)
     fail, crash, timeout,      not ok N - <id> [<ranks> ranks] <case>
     corrupt                    (a YAML block gives outcome, clause, level,
                                message and the replay command)
@@ -12,16 +13,20 @@ One test line per check, in the report's order, after the plan `1..N`:
     waived                     not ok N - ... # TODO waived by <waiver id>:
                                <upstream>, until <expiry>
 
-A passing check's line names it (its id, rank count and variant) and no
-more (a default run has about 120000 of them): its case and message are
-in results.json.gz. Every other check's line carries its case, and its
-detail follows it.
+A passing check's line names it and no more (a default run has about
+120000 of them): a comment line `# <test> [<ranks> ranks, variant <v>]`
+opens each run of passing checks of one test, rank count and variant, and
+each of them is then `ok N - \#<k>`, its id being <test>#<k> (a check id
+without a numbered suffix stays whole on its line). Its case and message
+are in results.json.gz. Every other check's line carries its id and case,
+and its detail follows it.
 
 A waived check is a known library bug: the check failed, and a TAP
 consumer counts a `not ok` with a TODO directive as an expected failure,
 not as a failed test (TAP 13, "TODO tests"), which is what a waiver
 means; the directive names the waiver, and its YAML block gives the
-waiver's reason and the check's message. A check that a waiver would have
+check's message, and the waiver's reason the first time the waiver
+occurs. A check that a waiver would have
 covered but that now passes never occurs: waived records are failures by
 construction. Version 13, not 14: Debian's TAP::Parser (perl 5.36, 3.44)
 refuses a later version line.
@@ -69,6 +74,17 @@ def description(r, case=True):
     return _text(f"{r['id']} [{ranks}{variant}] {text}".strip())
 
 
+def numbered(check_id):
+    """(<test>, <k>) of an id <test>#<k>, or (check_id, None) when it has no numbered suffix."""
+    test, sep, k = check_id.rpartition("#")
+    return (test, k) if sep and test and k.isdigit() else (check_id, None)
+
+
+def group_comment(r, test):
+    """The comment line over a run of passing checks of one test, rank count and variant."""
+    return "# " + description({**r, "id": test}, case=False)
+
+
 def render(report):
     run = report["run"]
     waivers = {w["id"]: w for w in (report.get("waivers") or {}).get("waivers", []) if w.get("id")}
@@ -77,12 +93,23 @@ def render(report):
              f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}"]
     if report.get("partial"):
         lines.append(f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}")
-    lines.append("# a passing check's line names it; its case and message are in results.json.gz")
+    lines.append("# a passing check's line is its number under '# <test> [<ranks>]' (its id <test>#<number>); "
+                 "its case and message are in results.json.gz")
+    group, reasons_given = None, set()  # the comment line the passing checks below it belong to
     for n, r in enumerate(report["records"], 1):
         outcome = r["outcome"]
         if outcome == "pass":
-            lines.append(f"ok {n} - {description(r, case=False)}")
+            test, k = numbered(r["id"])
+            if k is None:
+                lines.append(f"ok {n} - {description(r, case=False)}")
+                continue
+            comment = group_comment(r, test)
+            if comment != group:
+                lines.append(comment)
+                group = comment
+            lines.append(f"ok {n} - \\#{k}")
             continue
+        group = None  # the next passing check opens its group again
         head = f"{n} - {description(r)}"
         detail = {"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
                   "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
@@ -96,7 +123,9 @@ def render(report):
                               if x)
             lines.append(f"not ok {head} # TODO waived by {_line(r.get('waiver') or 'an unnamed waiver')}" +
                          (f": {_line(where)}" if where else ""))
-            lines += _yaml({**detail, "waiver": r.get("waiver"), "waiver_reason": w.get("reason"),
+            first = r.get("waiver") not in reasons_given
+            reasons_given.add(r.get("waiver"))
+            lines += _yaml({**detail, "waiver": r.get("waiver"), "waiver_reason": w.get("reason") if first else None,
                             "replay": res.replay_command(r)})
         else:  # fail, crash, timeout, corrupt
             lines.append(f"not ok {head}")

@@ -3,6 +3,7 @@ ships, Perl's TAP::Parser (tools/tests/tap_counts.pl): its counts must be the
 report's (no MPI needed)."""
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -104,9 +105,31 @@ def test_a_partial_run_says_so_and_still_parses(tmp_path):
     assert_counts_agree(parse(tmp_path / "partial.tap"), report)
 
 
+GROUP = re.compile(r"^# (\S+) \[(\d+) ranks?(?:, variant (\S+))?\]$")
+NUMBERED = re.compile(r"^ok (\d+) - \\#(\d+)$")
+
+
+def passing_checks(text):
+    """What a reader makes of the view's passing lines: {test number: (id, ranks, variant)}, each id the
+    comment line's test (its '\\#' unescaped) and the line's number."""
+    found, group = {}, None
+    for line in text.splitlines():
+        m = GROUP.match(line)
+        if m:
+            group = (m[1].replace("\\#", "#"), int(m[2]), m[3] or "default")
+        elif line.startswith("ok ") and "# SKIP" not in line:
+            m = NUMBERED.match(line)
+            assert m and group, line  # a passing line is a number under its group's comment
+            found[int(m[1])] = (f"{group[0]}#{m[2]}", group[1], group[2])
+        elif not line.startswith("#") and not line.startswith("  "):
+            group = None  # any other test line ends the group: the next passing check opens its own
+    return found
+
+
 def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_whole_detail(tmp_path):
-    """A passing check's line names it and no more (its case is in results.json.gz): the view of a default
-    run (about 120000 checks) stays a few megabytes. The failures keep their case and their detail."""
+    """A passing check's line is its number under a comment naming its test, rank count and variant (its case
+    and message are in results.json.gz): the view of a default run (about 120000 checks) stays a few
+    megabytes. Every check keeps a line of its own; the failures keep their case and their detail."""
     passes = [record(index=i, ranks=n, root=i % n, count=1000 + i, message="every element as expected " * 4)
               for n in (2, 5, 8) for i in range(1000)]
     failed = record(index=1000, ranks=8, outcome="fail", message=TRACER, root=3, count=17)
@@ -116,18 +139,43 @@ def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_who
     parsed = parse(folder / "report.tap")
     assert_counts_agree(parsed, report)
     lines = text.splitlines()
-    by_id = {(r["id"], r["ranks"]): n for n, r in enumerate(report["records"], 1)}
-    ok_lines = {line for line in lines if line.startswith("ok ")}
+    ok_lines = [line for line in lines if line.startswith("ok ")]
     assert len(ok_lines) == len(passes)
-    for r in passes:  # the line of each, exactly: its number, id ('#' escaped, TAP's rule) and rank count
-        escaped = r["id"].replace("#", "\\#")
-        assert f"ok {by_id[(r['id'], r['ranks'])]} - {escaped} [{r['ranks']} ranks]" in ok_lines
-    # The whole view: its header, a line per passing check of its id and about 25 bytes more, and the failure.
+    # each passing check, exactly: its number, its id and rank count, read back from its group's comment
+    expected = {n: (r["id"], r["ranks"], r["variant"]) for n, r in enumerate(report["records"], 1)
+                if r["outcome"] == "pass"}
+    assert passing_checks(text) == expected
+    assert sum(1 for line in lines if GROUP.match(line)) == 3  # one per test and rank count
+    # The whole view: its header, a comment per group, about 16 bytes a passing check, and the failure.
     failure = text[text.index("not ok "):]
-    bound = 400 + sum(len(r["id"]) + 25 for r in passes) + len(failure)
+    bound = 600 + 3 * 100 + sum(16 for _ in passes) + len(failure)
     assert len(text.encode()) <= bound
     # The failure: its case on its line, its message and replay command in its YAML block.
     assert failure.splitlines()[0] == f"not ok {len(passes) + 1} - {tap.description(report['records'][-1])}"
     assert "count=17" in failure.splitlines()[0] and "root=3" in failure.splitlines()[0]
     assert f"  message: {json.dumps(TRACER)}" in failure
     assert f"  replay: {json.dumps(report['records'][-1]['replay'])}" in failure
+
+
+def test_checks_between_passing_ones_reopen_their_group_and_a_waivers_reason_is_given_once(tmp_path):
+    """A waived, failed or skipped check between passing checks of one test has its whole line; the passing
+    checks after it come under their group's comment again, so each id reads back whole. The waiver's
+    reason is in the first waived check's YAML block; the others name the waiver (and keep their message)."""
+    waiver = "mpich-6351-intercomm-reduce-null-sendbuf"
+    recs = [record(index=0, ranks=2), record(index=1, ranks=2),
+            record(index=2, ranks=2, outcome="waived", waiver=waiver, message="observed 1, expected 2"),
+            record(index=3, ranks=2), record(index=4, ranks=2, variant="mpich.reduce.intra.binomial"),
+            record(index=5, ranks=2, outcome="waived", waiver=waiver, message="observed 4, expected 5"),
+            record(index=6, ranks=2, outcome="skip", message="not this time"), record(index=7, ranks=2),
+            record(test="Reduce.a_check_#_with_a_hash", index=8, ranks=1)]
+    folder = write_run(tmp_path / "run", recs)
+    report = report_of(folder)
+    text = (folder / "report.tap").read_text()
+    assert_counts_agree(parse(folder / "report.tap"), report)
+    expected = {n: (r["id"], r["ranks"], r["variant"]) for n, r in enumerate(report["records"], 1)
+                if r["outcome"] == "pass"}
+    assert len(expected) == 6 and passing_checks(text) == expected
+    reason = next(w["reason"] for w in report["waivers"]["waivers"] if w["id"] == waiver)
+    assert text.count("  waiver_reason: ") == 1 and f"  waiver_reason: {json.dumps(reason)}" in text
+    assert text.count(f'  waiver: "{waiver}"') == 2
+    assert '"observed 1, expected 2' in text and '"observed 4, expected 5' in text
