@@ -4,37 +4,37 @@ TAP::Parser, TAP consumers of GitLab or Jenkins).
 
 One test line per check, in the report's order, after the plan `1..N`:
 
-    pass                       ok N - \#<k>   (under a comment line
-                               # <test> [<ranks> ranks]: its id <test>#<k>)
+    pass                       ok N - \#<k>
+    skip                       ok N - \#<k> <case> # SKIP <reason>
+    waived                     not ok N - \#<k> <case> # TODO waived by <waiver id>
+                               (a YAML block gives clause, level, message, replay command)
     fail, crash, timeout,      not ok N - <id> [<ranks> ranks] <case>
     corrupt                    (a YAML block gives outcome, clause, level,
                                message and the replay command)
-    skip                       ok N - <id> [<ranks> ranks] <case> # SKIP <reason>
-    waived                     not ok N - ... # TODO waived by <waiver id>:
-                               <upstream>, until <expiry>
 
-A passing check's line names it and no more (a default run has about
-120000 of them): a comment line `# <test> [<ranks> ranks, variant <v>]`
-opens each run of passing checks of one test, rank count and variant, and
-each of them is then `ok N - \#<k>`, its id being <test>#<k> (a check id
-without a numbered suffix stays whole on its line). Its case and message
-are in results.json.gz. Every other check's line carries its id and case,
-and its detail follows it.
+A passing, skipped or waived check's line is numbered under a comment line
+`# <test> [<ranks> ranks, variant <v>]`, which opens each run of such
+checks of one test, rank count and variant: its id is <test>#<k> (a check
+id without a numbered suffix stays whole on its line, as a failure's
+does, and the next numbered line opens its group again). A passing check's
+line names it and no more (a default run has about 120000 of them): its
+case and message are in results.json.gz.
 
 A waived check is a known library bug: the check failed, and a TAP
 consumer counts a `not ok` with a TODO directive as an expected failure,
 not as a failed test (TAP 13, "TODO tests"), which is what a waiver
-means; the directive names the waiver, and its YAML block gives the
-check's message, and the waiver's reason the first time the waiver
-occurs. A check that a waiver would have
-covered but that now passes never occurs: waived records are failures by
-construction. Version 13, not 14: Debian's TAP::Parser (perl 5.36, 3.44)
-refuses a later version line.
+means. The directive names the waiver; the YAML block of its first waived
+check gives the waiver's reason, upstream report and expiry, and every
+block gives the check's message without the note the waiver appended to
+it (waivers.apply), which would repeat them. A check that a waiver would
+have covered but that now passes never occurs: waived records are
+failures by construction. Version 13, not 14: Debian's TAP::Parser (perl
+5.36, 3.44) refuses a later version line.
 
 Generated from results.json and from nothing else (views.py)."""
 import json
 
-from . import records as rec, results as res
+from . import records as rec, results as res, waivers as wvr
 
 FAILED = ("fail", "crash", "timeout", "corrupt")
 
@@ -81,7 +81,7 @@ def numbered(check_id):
 
 
 def group_comment(r, test):
-    """The comment line over a run of passing checks of one test, rank count and variant."""
+    """The comment line over a run of passing, skipped or waived checks of one test, rank count and variant."""
     return "# " + description({**r, "id": test}, case=False)
 
 
@@ -93,42 +93,45 @@ def render(report):
              f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}"]
     if report.get("partial"):
         lines.append(f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}")
-    lines.append("# a passing check's line is its number under '# <test> [<ranks>]' (its id <test>#<number>); "
-                 "its case and message are in results.json.gz")
-    group, reasons_given = None, set()  # the comment line the passing checks below it belong to
+    lines.append("# a passing, skipped or waived check's line starts with its number k under '# <test> [<ranks>]': "
+                 "its id is <test>#k; a passing check's case and message are in results.json.gz")
+    group, waivers_given = None, set()  # the comment line the numbered lines below it belong to
     for n, r in enumerate(report["records"], 1):
         outcome = r["outcome"]
-        if outcome == "pass":
-            test, k = numbered(r["id"])
-            if k is None:
-                lines.append(f"ok {n} - {description(r, case=False)}")
-                continue
+        test, k = numbered(r["id"])
+        if outcome in FAILED or k is None:
+            group = None  # a line with the whole id: the next numbered line opens its group again
+            head = f"{n} - {description(r, case=outcome != 'pass')}"
+        else:
             comment = group_comment(r, test)
             if comment != group:
                 lines.append(comment)
                 group = comment
-            lines.append(f"ok {n} - \\#{k}")
-            continue
-        group = None  # the next passing check opens its group again
-        head = f"{n} - {description(r)}"
-        detail = {"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
-                  "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
-                  "message": r.get("message")}
-        if outcome == "skip":
+            head = f"{n} - " + _text(f"#{k} {res.case_text(r.get('case')) if outcome != 'pass' else ''}".strip())
+        if outcome == "pass":
+            lines.append(f"ok {head}")
+        elif outcome == "skip":
             reason = res.first_line(r.get("message")) or "skipped (no reason recorded)"
             lines.append(f"ok {head} # SKIP {_line(reason)}")
         elif outcome == "waived":
-            w = waivers.get(r.get("waiver"), {})
-            where = ", ".join(x for x in (w.get("upstream"), f"until {w['expires']}" if w.get("expires") else "")
-                              if x)
-            lines.append(f"not ok {head} # TODO waived by {_line(r.get('waiver') or 'an unnamed waiver')}" +
-                         (f": {_line(where)}" if where else ""))
-            first = r.get("waiver") not in reasons_given
-            reasons_given.add(r.get("waiver"))
-            lines += _yaml({**detail, "waiver": r.get("waiver"), "waiver_reason": w.get("reason") if first else None,
+            wid = r.get("waiver")
+            w = waivers.get(wid, {})
+            lines.append(f"not ok {head} # TODO waived by {_line(wid or 'an unnamed waiver')}")
+            first = wid not in waivers_given
+            waivers_given.add(wid)
+            # Its outcome is the directive's, its rank count and variant its line's; the waiver's reason,
+            # upstream and expiry are in the first block of the waiver, and the note they make at the end of
+            # each message (waivers.apply) is left out.
+            message = wvr.without_note(r.get("message"), w) if w else r.get("message")
+            lines += _yaml({"clause": r.get("clause"), "level": r.get("level"), "routine": r.get("routine"),
+                            "message": message, "waiver": wid,
+                            **({"waiver_reason": w.get("reason"), "waiver_upstream": w.get("upstream"),
+                                "waiver_expires": w.get("expires")} if first else {}),
                             "replay": res.replay_command(r)})
         else:  # fail, crash, timeout, corrupt
             lines.append(f"not ok {head}")
-            lines += _yaml({**detail, "replay": res.replay_command(r), "reproducer": r.get("reproducer"),
-                            "log": r.get("log")})
+            lines += _yaml({"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
+                            "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
+                            "message": r.get("message"), "replay": res.replay_command(r),
+                            "reproducer": r.get("reproducer"), "log": r.get("log")})
     return "\n".join(lines) + "\n"
