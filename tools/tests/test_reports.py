@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import ROOT, TRACER_MESSAGE, record, run_json, sample_records, write_run
-from reports import deps, html, junit, markdown, results, tracer, views
+from reports import deps, html, junit, markdown, results, tracer, views, waivers
 
 ORDO = str(ROOT / "ordo")
 HOSTILE = "<script>alert('x')</script>"
@@ -335,6 +335,29 @@ def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_its_own_
         skipped[0].get("name")
     assert (root.get("failures"), root.get("errors")) == ("1", "2")
     assert root.get("tests") == str(len(cases)) == "7"
+
+
+def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
+    """A waived check's <skipped> names its waiver and keeps its message; the note its waiver appended
+    (expiry, reason, upstream: waivers.apply) is in the first waived check of that waiver only."""
+    w = {"id": "w1", "expires": "2027-06-30", "reason": "the library compares unsigned as signed",
+         "upstream": "https://example.org/issue/1"}
+    recs = [record(index=i, outcome="waived", waiver="w1", ranks=n, message=f"observed {i}" + waivers.waiver_note(w))
+            for i in range(3) for n in (2, 4)]
+    recs.append(record(index=9, outcome="waived", waiver="w2", message="observed 9 | not the note"))
+    report = dict(_report(recs), waivers={"source": None, "waivers": [w]})
+    root = ET.fromstring(junit.render(report))
+    cases = [c for c in root.iter("testcase") if c.find("skipped") is not None]
+    messages = [c.find("skipped").get("message") for c in cases]
+    assert len(cases) == 7 and root.get("skipped") == "7"
+    assert sum(waivers.waiver_note(w) in m for m in messages) == 1
+    first = next(m for m in messages if waivers.waiver_note(w) in m)
+    assert first == "waived by w1: observed 0" + waivers.waiver_note(w)
+    assert sorted(m for m in messages if "w1" in m and m != first) == sorted(
+        f"waived by w1: observed {i}" for i in range(3) for n in (2, 4))[1:]
+    assert "waived by w2: observed 9 | not the note" in messages  # a waiver the report does not hold: whole
+    assert [c.find("properties/property[@name='waiver']").get("value") for c in cases].count("w1") == 6
+    assert all("replay: ./ordo replay" in c.find("system-out").text for c in cases)
 
 
 def test_junit_counts_failures_errors_and_skips():
