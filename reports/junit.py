@@ -5,7 +5,8 @@ One <testsuite> per check executable family and rank count (e.g.
 <testcase>: fail -> <failure>, crash / timeout / corrupt -> <error>, waived ->
 <skipped> "waived by <waiver id>: <message>" (a known library bug, not a new
 failure), the message ending with the waiver's note (its expiry, reason and
-upstream report) in the first waived check of each waiver only.
+upstream report) in the first waived check of each waiver only, and its
+replay command with the case's fields at the harness's default left out.
 Passing checks are summarised: one <testcase> per check (GoogleTest name)
 and clause, named "<check>: N checks passed", and skipped ones one per check,
 clause and reason ("N checks skipped: <reason>"); a default run's 90000
@@ -36,8 +37,7 @@ def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
     seconds = float(r.get("duration_s") or 0.0)
     case = ET.SubElement(suite, "testcase", name=_s(f"{r['id']} {res.case_text(r.get('case'))}".strip()),
                          classname=_s(f"{prefix}{ranks}ranks.{r['test']}"), time=f"{seconds:.6f}")
-    _props(case, [("clause", r["clause"]), ("level", r["level"]), ("outcome", r["outcome"]), ("checks", "1")] +
-           ([("waiver", r.get("waiver") or "")] if r["outcome"] == "waived" else []))
+    _props(case, [("clause", r["clause"]), ("level", r["level"]), ("outcome", r["outcome"]), ("checks", "1")])
     message = _s(f"[{r['clause']}, {r['level']}] {r.get('message', '')}")
     if r["outcome"] == "fail":
         counts["failures"] += 1
@@ -55,7 +55,8 @@ def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
             text = wvr.without_note(text, waivers[wid])
         noted.add(wid)
         ET.SubElement(case, "skipped", message=_s(f"waived by {wid or 'an unnamed waiver'}: {text}")[:1000])
-    replay = res.replay_command(r)
+    # A waived check's case without its fields at the harness's default (the same case: results.short_replay).
+    replay = res.short_replay(r) if r["outcome"] == "waived" else res.replay_command(r)
     if replay:
         ET.SubElement(case, "system-out").text = _s("replay: " + replay)
     return seconds

@@ -7,7 +7,8 @@ One test line per check, in the report's order, after the plan `1..N`:
     pass                       ok N - \#<k>
     skip                       ok N - \#<k> <case> # SKIP <reason>
     waived                     not ok N - \#<k> <case> # TODO waived by <waiver id>
-                               (a YAML block gives clause, level, message, replay command)
+                               (a YAML block gives clause, level, message, replay command
+                               with the case's fields at the harness's default left out)
     fail, crash, timeout,      not ok N - <id> [<ranks> ranks] <case>
     corrupt                    (a YAML block gives outcome, clause, level,
                                message and the replay command)
@@ -127,7 +128,7 @@ def render(report):
                             "message": message, "waiver": wid,
                             **({"waiver_reason": w.get("reason"), "waiver_upstream": w.get("upstream"),
                                 "waiver_expires": w.get("expires")} if first else {}),
-                            "replay": res.replay_command(r)})
+                            "replay": res.short_replay(r)})
         else:  # fail, crash, timeout, corrupt
             lines.append(f"not ok {head}")
             lines += _yaml({"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),

@@ -4,6 +4,8 @@ import gzip
 import importlib.util
 from html.parser import HTMLParser
 import json
+import shlex
+import re
 import os
 import pathlib
 import shutil
@@ -360,8 +362,50 @@ def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
     assert sorted(m for m in messages if "w1" in m and m != first) == sorted(
         f"waived by w1: observed {i}" for i in range(3) for n in (2, 4))[1:]
     assert "waived by w2: observed 9 | not the note" in messages  # a waiver the report does not hold: whole
-    assert [c.find("properties/property[@name='waiver']").get("value") for c in cases].count("w1") == 6
-    assert all("replay: ./ordo replay" in c.find("system-out").text for c in cases)
+    # each its replay command, its case's fields at the harness's default left out (results.short_replay)
+    assert sorted(c.find("system-out").text for c in cases) == sorted("replay: " + results.short_replay(r)
+                                                                      for r in recs)
+    assert all(len(results.short_replay(r)) <= len(r["replay"]) - 100 for r in recs)
+
+
+def test_the_case_defaults_a_short_replay_leaves_out_are_the_harness_own():
+    """results.CASE_DEFAULTS are the initialisers of struct Case (case.h), which Case::from_json starts from:
+    a field left out of --case is the harness's default, so the short command replays the same case."""
+    text = (ROOT / "reference/include/ordo/reference/case.h").read_text()
+    body = text[text.index("struct Case {"):]
+    body = body[:body.index("};")]
+    fields = {}
+    for m in re.finditer(r"^\s*(bool|int|std::string|std::vector<int>|Mode|Routine|std::uint64_t)\s+(\w+)"
+                         r"(?:\s*=\s*([^;]+))?;", body, re.M):
+        kind, name, init = m[1], m[2], (m[3] or "").strip()
+        if kind == "bool":
+            fields[name] = {"true": True, "false": False}[init]
+        elif kind == "std::string":
+            fields[name] = json.loads(init) if init else ""
+        elif kind == "std::vector<int>":
+            fields[name] = [] if not init else None
+        elif kind == "Mode":
+            fields[name] = init.split("::")[-1]
+        else:
+            fields[name] = init
+    assert set(results.CASE_DEFAULTS) <= set(fields)
+    assert {k: fields[k] for k in results.CASE_DEFAULTS} == results.CASE_DEFAULTS
+
+
+def test_a_short_replay_is_the_same_case_without_its_default_fields():
+    r = record(index=0, outcome="waived", waiver="w", in_place=True, binding="f08", count=7)
+    short = results.short_replay(r)
+    prefix = "./ordo replay --vendor mpich --ranks 4 --case "
+    assert r["replay"].startswith(prefix) and short.startswith(prefix)
+    case = json.loads(shlex.split(short[len(prefix):])[0])
+    assert {**results.CASE_DEFAULTS, **case} == {**results.CASE_DEFAULTS, **r["case"]}  # the same case
+    assert case["in_place"] is True and case["binding"] == "f08" and case["count"] == 7  # not defaults: kept
+    assert not set(case) & {k for k, v in results.CASE_DEFAULTS.items() if r["case"].get(k) == v}
+    assert list(case) == [k for k in r["case"] if k in case]  # in the harness's order
+    # a command that is not the record's case run again is given whole
+    other = dict(r, replay=r["replay"].replace("--ranks 4", "--ranks 4 --variant x").replace("}'", ",\"x\":1}'"))
+    assert results.short_replay(other) == other["replay"]
+    assert results.short_replay(dict(r, case=None)) == r["replay"]
 
 
 def test_junit_counts_failures_errors_and_skips():
