@@ -1,35 +1,41 @@
-"""TAP (Test Anything Protocol, version 13) view of one run, for CI systems
+r"""TAP (Test Anything Protocol, version 13) view of one run, for CI systems
 whose harness reads TAP (MPICH's own test runner, Perl's prove and
 TAP::Parser, TAP consumers of GitLab or Jenkins).
 
 One test line per check, in the report's order, after the plan `1..N`:
 
-    pass                       ok N - <id> [<ranks> ranks]
+    pass                       ok N - \#<k>
+    skip                       ok N - \#<k> <case> # SKIP <reason>
+    waived                     not ok N - \#<k> <case> # TODO waived by <waiver id>
+                               (a YAML block gives clause, level, message, replay command
+                               with the case's fields at the harness's default left out)
     fail, crash, timeout,      not ok N - <id> [<ranks> ranks] <case>
     corrupt                    (a YAML block gives outcome, clause, level,
                                message and the replay command)
-    skip                       ok N - <id> [<ranks> ranks] <case> # SKIP <reason>
-    waived                     not ok N - ... # TODO waived by <waiver id>:
-                               <upstream>, until <expiry>
 
-A passing check's line names it (its id, rank count and variant) and no
-more (a default run has about 120000 of them): its case and message are
-in results.json.gz. Every other check's line carries its case, and its
-detail follows it.
+A passing, skipped or waived check's line is numbered under a comment line
+`# <test> [<ranks> ranks, variant <v>]`, which opens each run of such
+checks of one test, rank count and variant: its id is <test>#<k> (a check
+id without a numbered suffix stays whole on its line, as a failure's
+does, and the next numbered line opens its group again). A passing check's
+line names it and no more (a default run has about 120000 of them): its
+case and message are in results.json.gz.
 
 A waived check is a known library bug: the check failed, and a TAP
 consumer counts a `not ok` with a TODO directive as an expected failure,
 not as a failed test (TAP 13, "TODO tests"), which is what a waiver
-means; the directive names the waiver, and its YAML block gives the
-waiver's reason and the check's message. A check that a waiver would have
-covered but that now passes never occurs: waived records are failures by
-construction. Version 13, not 14: Debian's TAP::Parser (perl 5.36, 3.44)
-refuses a later version line.
+means. The directive names the waiver; the YAML block of its first waived
+check gives the waiver's reason, upstream report and expiry, and every
+block gives the check's message without the note the waiver appended to
+it (waivers.apply), which would repeat them. A check that a waiver would
+have covered but that now passes never occurs: waived records are
+failures by construction. Version 13, not 14: Debian's TAP::Parser (perl
+5.36, 3.44) refuses a later version line.
 
 Generated from results.json and from nothing else (views.py)."""
 import json
 
-from . import records as rec, results as res
+from . import records as rec, results as res, waivers as wvr
 
 FAILED = ("fail", "crash", "timeout", "corrupt")
 
@@ -69,6 +75,17 @@ def description(r, case=True):
     return _text(f"{r['id']} [{ranks}{variant}] {text}".strip())
 
 
+def numbered(check_id):
+    """(<test>, <k>) of an id <test>#<k>, or (check_id, None) when it has no numbered suffix."""
+    test, sep, k = check_id.rpartition("#")
+    return (test, k) if sep and test and k.isdigit() else (check_id, None)
+
+
+def group_comment(r, test):
+    """The comment line over a run of passing, skipped or waived checks of one test, rank count and variant."""
+    return "# " + description({**r, "id": test}, case=False)
+
+
 def render(report):
     run = report["run"]
     waivers = {w["id"]: w for w in (report.get("waivers") or {}).get("waivers", []) if w.get("id")}
@@ -77,29 +94,45 @@ def render(report):
              f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}"]
     if report.get("partial"):
         lines.append(f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}")
-    lines.append("# a passing check's line names it; its case and message are in results.json.gz")
+    lines.append("# a passing, skipped or waived check's line starts with its number k under '# <test> [<ranks>]': "
+                 "its id is <test>#k; a passing check's case and message are in results.json.gz")
+    group, waivers_given = None, set()  # the comment line the numbered lines below it belong to
     for n, r in enumerate(report["records"], 1):
         outcome = r["outcome"]
+        test, k = numbered(r["id"])
+        if outcome in FAILED or k is None:
+            group = None  # a line with the whole id: the next numbered line opens its group again
+            head = f"{n} - {description(r, case=outcome != 'pass')}"
+        else:
+            comment = group_comment(r, test)
+            if comment != group:
+                lines.append(comment)
+                group = comment
+            head = f"{n} - " + _text(f"#{k} {res.case_text(r.get('case')) if outcome != 'pass' else ''}".strip())
         if outcome == "pass":
-            lines.append(f"ok {n} - {description(r, case=False)}")
-            continue
-        head = f"{n} - {description(r)}"
-        detail = {"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
-                  "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
-                  "message": r.get("message")}
-        if outcome == "skip":
+            lines.append(f"ok {head}")
+        elif outcome == "skip":
             reason = res.first_line(r.get("message")) or "skipped (no reason recorded)"
             lines.append(f"ok {head} # SKIP {_line(reason)}")
         elif outcome == "waived":
-            w = waivers.get(r.get("waiver"), {})
-            where = ", ".join(x for x in (w.get("upstream"), f"until {w['expires']}" if w.get("expires") else "")
-                              if x)
-            lines.append(f"not ok {head} # TODO waived by {_line(r.get('waiver') or 'an unnamed waiver')}" +
-                         (f": {_line(where)}" if where else ""))
-            lines += _yaml({**detail, "waiver": r.get("waiver"), "waiver_reason": w.get("reason"),
-                            "replay": res.replay_command(r)})
+            wid = r.get("waiver")
+            w = waivers.get(wid, {})
+            lines.append(f"not ok {head} # TODO waived by {_line(wid or 'an unnamed waiver')}")
+            first = wid not in waivers_given
+            waivers_given.add(wid)
+            # Its outcome is the directive's, its rank count and variant its line's; the waiver's reason,
+            # upstream and expiry are in the first block of the waiver, and the note they make at the end of
+            # each message (waivers.apply) is left out.
+            message = wvr.without_note(r.get("message"), w) if w else r.get("message")
+            lines += _yaml({"clause": r.get("clause"), "level": r.get("level"), "routine": r.get("routine"),
+                            "message": message, "waiver": wid,
+                            **({"waiver_reason": w.get("reason"), "waiver_upstream": w.get("upstream"),
+                                "waiver_expires": w.get("expires")} if first else {}),
+                            "replay": res.short_replay(r)})
         else:  # fail, crash, timeout, corrupt
             lines.append(f"not ok {head}")
-            lines += _yaml({**detail, "replay": res.replay_command(r), "reproducer": r.get("reproducer"),
-                            "log": r.get("log")})
+            lines += _yaml({"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
+                            "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
+                            "message": r.get("message"), "replay": res.replay_command(r),
+                            "reproducer": r.get("reproducer"), "log": r.get("log")})
     return "\n".join(lines) + "\n"

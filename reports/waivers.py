@@ -368,10 +368,21 @@ def apply(record, waivers, *, today, library_version):
             continue
         record["outcome"] = "waived"
         record["waiver"] = w.get("id")
-        record["message"] = (record.get("message") or "") + (
-            f" | waived until {w.get('expires')}: {w.get('reason')} ({w.get('upstream')})")
+        record["message"] = (record.get("message") or "") + waiver_note(w)
         break
     return record
+
+
+def waiver_note(waiver):
+    """The note apply() appends to a waived record's message."""
+    return f" | waived until {waiver.get('expires')}: {waiver.get('reason')} ({waiver.get('upstream')})"
+
+
+def without_note(message, waiver):
+    """A waived record's message without the note its waiver appended (the message whole when it does not
+    end with that note: a view that leaves the note out gives the waiver's fields itself)."""
+    message, note = message or "", waiver_note(waiver)
+    return message[:-len(note)] if message.endswith(note) else message
 
 
 # ---- files ---------------------------------------------------------------------

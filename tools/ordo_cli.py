@@ -112,6 +112,9 @@ def build_parser():
     r.add_argument("--no-expect-cache", action="store_true",
                    help="plan every case with the reference at every rank, never from the run's expected-result "
                         "cache (conformance/harness/expect_cache.h): the same verdicts, slower (to compare the two)")
+    r.add_argument("--keep-cache", action="store_true",
+                   help="keep the run's cache/ folder (expected-result digests, covering arrays) when the run "
+                        "ends; by default a finished run, which is never resumed, deletes it (to read or copy it)")
     r.add_argument("--resume", metavar="DIR", help="finish an interrupted run in DIR (its settings are reused)")
     systems.add_options(r)
     r.set_defaults(func=cmd_run)

@@ -8,6 +8,7 @@ import os
 import pathlib
 import platform
 import re
+import shutil
 import sys
 import time
 
@@ -456,15 +457,18 @@ def cmd_run(args):
     table = coverage_table(records)
     (out / "coverage.txt").write_text(table)
     print("\n" + table)
-    return finish(out, journal, adapter["name"], run)
+    return finish(out, journal, adapter["name"], run, keep_cache=getattr(args, "keep_cache", False))
 
 
-def finish(out, journal, vendor, run):
+def finish(out, journal, vendor, run, keep_cache=False):
     """The end of a run (run.json has its end: it is not resumed): the journal compressed (journal.jsonl.gz,
-    every byte kept), its report, and its exit code, which follows the rule the headline states
+    every byte kept), the cache/ folder deleted (only later launches of the same run read it; --keep-cache
+    keeps it), its report, and its exit code, which follows the rule the headline states
     (reports/results.py findings): 1 when a check of any level, or of ordo's own code, failed, crashed or
     timed out; from the journal's records, read as the report reads them, when no report could be written."""
     journal = compress_journal(journal) or journal
+    if not keep_cache:
+        shutil.rmtree(out / "cache", ignore_errors=True)
     print(f"journal: {journal}\nrun:     {out / 'run.json'}", flush=True)
     written = write_run_reports(out)
     if written:

@@ -40,7 +40,8 @@ def test_a_later_variant_plans_from_the_cache_and_every_record_is_that_of_a_run_
     needs_build("mpich")
     cached, full = tmp_path / "cached", tmp_path / "full"
     for out, extra in ((cached, ()), (full, ("--no-expect-cache",))):
-        p = run(out, "--variants", VARIANTS, *extra)
+        # --keep-cache: a finished run deletes its cache/ folder, which this test reads
+        p = run(out, "--variants", VARIANTS, "--keep-cache", *extra)
         assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     first, second = VARIANTS.split(",")
     # The first variant planned every case in full and kept the digests; the second found them.
@@ -61,7 +62,7 @@ def test_a_result_other_than_the_references_is_judged_against_the_full_plan(tmp_
     the cache."""
     needs_build("mutants")
     clean, cached, full = tmp_path / "clean", tmp_path / "cached", tmp_path / "full"
-    p = run(clean, vendor="mutants", families="noncommutative")
+    p = run(clean, "--keep-cache", vendor="mutants", families="noncommutative")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     assert cache_counts(clean)["kept"] > 50
     cached.mkdir()
@@ -71,6 +72,7 @@ def test_a_result_other_than_the_references_is_judged_against_the_full_plan(tmp_
     assert p.returncode == 1, p.stdout[-3000:] + p.stderr
     p = run(full, "--no-expect-cache", vendor="mutants", env=mutant, families="noncommutative")
     assert p.returncode == 1, p.stdout[-3000:] + p.stderr
+    assert not (cached / "cache").exists() and not (full / "cache").exists()  # finished: deleted (no --keep-cache)
     counts = cache_counts(cached)
     assert counts["mismatches"] > 0 and counts["hits"] > 0, counts
     failed = [r for r in records(cached) if r["outcome"] == "fail"]

@@ -18,8 +18,9 @@ FAMILIES = "crossing,noncommutative,in_place,detect,fortran"
 
 
 def sweep(out, *extra):
+    # --keep-cache: a finished run deletes its cache/ folder, which these tests read
     p = run_ordo("run", "--vendor", "mpich", "--variants", VARIANTS, "--filter", FAMILIES, "--ranks", "3",
-                 "--property-budget", "0", "--out", str(out), *extra)
+                 "--property-budget", "0", "--keep-cache", "--out", str(out), *extra)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     return p
 

@@ -167,6 +167,23 @@ def test_the_exit_code_of_ordo_run_and_its_headline_agree(tmp_path, capsys, reco
     assert finish(out, out / "journal.jsonl", "mpich", run) == code
 
 
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_finished_run_deletes_its_cache_unless_asked_to_keep_it(tmp_path, keep):
+    """The cache/ folder (expected-result digests, covering arrays: 12.7 MB of the default MPICH run) is read
+    only by later launches of the same run; a finished run is never resumed, so its end deletes it, and the
+    report is still written. --keep-cache (finish's keep_cache) keeps it."""
+    from runner.run import finish
+    out = write_run(tmp_path / "run", [record(index=0)])
+    (out / "cache").mkdir()
+    (out / "cache" / "expect-0123456789abcdef-p2-r0.bin").write_bytes(bytes(64))
+    run = json.loads((out / "run.json").read_text())
+    assert finish(out, out / "journal.jsonl", "mpich", run, keep_cache=keep) == 0
+    assert (out / "cache").is_dir() == keep
+    assert (out / "results.json.gz").is_file() and (out / "journal.jsonl.gz").is_file()
+    if keep:
+        assert (out / "cache" / "expect-0123456789abcdef-p2-r0.bin").read_bytes() == bytes(64)
+
+
 def test_a_case_held_back_by_a_crash_or_timeout_waiver_makes_the_verdict_with_waivers():
     s = results.summarize([record(index=0), known_fatal_skip(1, "known-hang")], partial=False)
     assert s["verdict"] == "conformant with waivers"
