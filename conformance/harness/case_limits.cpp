@@ -163,7 +163,7 @@ CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const Ha
                       const std::string& kind, int ranks, const KindStats& of_kind,
                       const KindStats& any, const LimitSettings& settings, const KindStats& fewer,
                       int fewer_ranks) {
-  if (streak.hung < kHoldBackAfter) return current;
+  if (streak.hung < 1) return current;
   std::string larger, basis;
   double slowest = 0, s = 1;
   const std::string at = " at " + std::to_string(ranks) + " ranks in this run";
@@ -188,12 +188,18 @@ CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const Ha
   const double seconds = std::max(settings.hung_floor_s, LimitSettings::kHungFactor * slowest * s);
   if (seconds >= current.seconds) return current;
   CaseLimit l = current;
-  l.rule = "probe";
   l.seconds = seconds;
-  l.why = "the last " + std::to_string(streak.hung) + " cases of " + key +
-          " that ran in this run hung (the last: " + streak.last +
-          "), none finished between; this one runs to see whether it still hangs: max(" +
-          secs(settings.hung_floor_s) + ", 3 x " + secs(slowest) + ", " + basis + ")";
+  const std::string of_it = secs(settings.hung_floor_s) + ", 3 x " + secs(slowest) + ", " + basis + ")";
+  if (streak.hung >= kHoldBackAfter) {
+    l.rule = "probe";
+    l.why = "the last " + std::to_string(streak.hung) + " cases of " + key +
+            " that ran in this run hung (the last: " + streak.last +
+            "), none finished between; this one runs to see whether it still hangs: max(" + of_it;
+  } else {
+    l.rule = "again";
+    l.why = "the last case of " + key + " that ran in this run hung (" + streak.last +
+            "): max(" + of_it;
+  }
   return l;
 }
 
@@ -201,6 +207,13 @@ std::string hang_key(const std::string& routine, const std::string& comm, int co
                      long long count, bool erroneous) {
   return routine + " on " + (comm.rfind("inter", 0) == 0 ? "intercommunicators" : "communicators") +
          " of " + std::to_string(comm_size) + " processes" + (count == 0 ? ", count 0" : "") +
+         (erroneous ? ", erroneous calls" : "");
+}
+
+std::string call_key(const std::string& routine, long long count, int root, bool rooted,
+                     bool erroneous) {
+  return routine + " in any form with count " + std::to_string(count) +
+         (rooted ? " and root " + std::to_string(root) : std::string()) +
          (erroneous ? ", erroneous calls" : "");
 }
 

@@ -9,13 +9,14 @@ import time
 
 from conftest import journal_records as records, needs_build, run_ordo
 from reports.records import HELD_BACK
-from runner.case_limits import HUNG_MESSAGE, CaseStats, hang_key, held_back, hung, kind_of
+from runner.case_limits import HUNG_MESSAGE, CaseStats, call_key, hang_key, held_back, hung, kind_of
 
 
 def rec(routine="MPI_Reduce", ranks=4, variant="default", outcome="pass", seconds=0.01, message="", case=True,
-        comm="world", count=5, id="Reduce.x#0", comm_size=4):
+        comm="world", count=5, id="Reduce.x#0", comm_size=4, root=0):
     r = {"routine": routine, "test": "Reduce.x", "ranks": ranks, "variant": variant, "outcome": outcome,
-         "message": message, "case": {"routine": "reduce", "comm": comm, "count": count} if case else None,
+         "message": message,
+         "case": {"routine": "reduce", "comm": comm, "count": count, "root": root} if case else None,
          "id": id, "comm_size": comm_size}
     if seconds is not None:
         r["case_seconds"] = seconds
@@ -91,7 +92,8 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
              timeout(variant="v", id="R#9"), timeout(ranks=3, id="R#10"),
              timeout(comm="inter:1,3", id="R#11"),  # an intercommunicator: a key of its own
              rec(outcome="skip", message="communicator shape x needs more ranks", comm="dup"),  # not a verdict
-             rec(routine="MPI_Scan", outcome="crash", seconds=None, message="this case ended the job")]
+             dict(rec(routine="MPI_Scan", outcome="crash", seconds=None, message="this case ended the job"),
+                  case={"routine": "scan", "comm": "world", "count": 5, "root": 0})]
     journal.write_text("".join(json.dumps(r) + "\n" for r in lines))
     stats = CaseStats(journal)
     stats.update()
@@ -100,8 +102,13 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
     assert doc["hang_streaks"] == {
         four: {"hung": 4, "skipped": 0, "last": "R#10 at 3 ranks"},  # R#10 at 3 ranks continues the streak
         zero: {"hung": 1, "skipped": 0, "last": "R#8 at 4 ranks"},
-        "MPI_Reduce on intercommunicators of 4 processes": {"hung": 1, "skipped": 0, "last": "R#11 at 4 ranks"}}
-    assert stats.for_job(4, "v")["hang_streaks"] == {four: {"hung": 1, "skipped": 0, "last": "R#9 at 4 ranks"}}
+        "MPI_Reduce on intercommunicators of 4 processes": {"hung": 1, "skipped": 0, "last": "R#11 at 4 ranks"},
+        # The call keys (routine, count, root, on any communicator): R#7 of count 5 finished after R#6.
+        "MPI_Reduce in any form with count 5 and root 0": {"hung": 2, "skipped": 0, "last": "R#11 at 4 ranks"},
+        "MPI_Reduce in any form with count 0 and root 0": {"hung": 1, "skipped": 0, "last": "R#8 at 4 ranks"}}
+    assert stats.for_job(4, "v")["hang_streaks"] == {
+        four: {"hung": 1, "skipped": 0, "last": "R#9 at 4 ranks"},
+        "MPI_Reduce in any form with count 5 and root 0": {"hung": 1, "skipped": 0, "last": "R#9 at 4 ranks"}}
     assert stats.for_job(5, "default")["hang_streaks"] == doc["hang_streaks"]
     # Before R#10, the held-back cases since the last hang counted.
     early = CaseStats(journal)
@@ -118,7 +125,7 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
         f.write(json.dumps(rec(outcome="fail", message="expected 1, observed 2")) + "\n")
     stats.update()
     assert sorted(stats.for_job(4, "default")["hang_streaks"]) == [
-        zero, "MPI_Reduce on intercommunicators of 4 processes"]
+        "MPI_Reduce in any form with count 0 and root 0", zero, "MPI_Reduce on intercommunicators of 4 processes"]
     # --run-hung-kinds: no streak is handed on, every case runs.
     everything = CaseStats(journal, hold_back=False)
     everything.update()
@@ -126,6 +133,48 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
     assert everything.for_job(4, "default")["kinds"]["MPI_Reduce"]["hung"] == 6
     assert hang_key(rec(case=False)) is None and held_back(skipped()) and not held_back(rec(outcome="skip"))
     assert hang_key(dict(rec(), level="DETECT")) == four + ", erroneous calls"  # the argument checks' path
+
+
+def test_a_combination_of_count_and_root_that_hangs_on_every_communicator_keeps_its_own_streak(tmp_path):
+    """Issue #38: MPI_Reduce hangs at one count and root on every communicator, and the routine's other cases
+    finish between its hangs, ending every hang key's streak; the call key (routine, count, root, on any
+    communicator) keeps its own, so the harness holds its cases back after two hangs in a row and gives a
+    case whose call key's last case hung the short limit of rule "again"."""
+    def timeout(**kw):
+        return rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE + " of 10.00 s", count=7, **kw)
+    journal = tmp_path / "journal.jsonl"
+    lines = [timeout(comm="world", comm_size=2, ranks=2, id="C#1"),
+             rec(count=1000, comm="world", comm_size=2, ranks=2, id="C#2"),  # another count: it finishes
+             rec(count=7, root=1, comm="world", comm_size=2, ranks=2, id="C#3"),  # another root: it finishes
+             timeout(comm="dup", comm_size=2, ranks=2, id="C#4"),
+             rec(count=1000, comm="dup", comm_size=2, ranks=2, id="C#5"),
+             timeout(comm="world", comm_size=3, ranks=3, id="C#6")]
+    journal.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    stats = CaseStats(journal)
+    stats.update()
+    key = "MPI_Reduce in any form with count 7 and root 0"
+    assert call_key(lines[0]) == key and call_key(lines[2]) == "MPI_Reduce in any form with count 7 and root 1"
+    assert call_key(dict(rec(routine="MPI_Allreduce"), case={"routine": "allreduce", "count": 7, "root": 0})) == \
+        "MPI_Allreduce in any form with count 7"
+    assert call_key(dict(lines[0], routine="MPI_Ireduce_c")) == key  # every form of the routine
+    assert call_key(dict(lines[0], level="DETECT")) == key + ", erroneous calls"
+    assert call_key(rec(case=False)) is None
+    streaks = stats.for_job(3, "default")["hang_streaks"]
+    # Three hangs in a row on three communicators; no hang key has two (another count finished between).
+    assert streaks[key] == {"hung": 3, "skipped": 0, "last": "C#6 at 3 ranks"}
+    assert "MPI_Reduce on communicators of 2 processes" not in streaks
+    assert streaks["MPI_Reduce on communicators of 3 processes"]["hung"] == 1
+    # A case held back by the call key counts there; one of the combination that finishes ends its streak.
+    with open(journal, "a") as f:
+        f.write(json.dumps(dict(rec(outcome="skip", count=7, id="C#7", ranks=3, comm_size=3),
+                                message=f"{HELD_BACK}: the last 3 cases of {key} that ran in this run hung ...")) + "\n")
+    stats.update()
+    assert stats.for_job(3, "default")["hang_streaks"][key]["skipped"] == 1
+    assert stats.for_job(3, "default")["hang_streaks"]["MPI_Reduce on communicators of 3 processes"]["skipped"] == 0
+    with open(journal, "a") as f:
+        f.write(json.dumps(rec(count=7, comm="inter:1,2", comm_size=3, ranks=3, id="C#8")) + "\n")
+    stats.update()
+    assert key not in stats.for_job(3, "default")["hang_streaks"]
 
 
 def test_a_kind_is_the_records_routine_and_only_a_case_that_overran_is_a_hang():
