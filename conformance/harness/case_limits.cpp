@@ -40,7 +40,12 @@ double scale(double work, double basis_work, std::string* words, bool unlike_bas
              bool squared = false) {
   const double w = std::max(work, LimitSettings::kMinWork);
   const double b = std::max(basis_work, LimitSettings::kMinWork);
-  const double f = unlike_basis ? LimitSettings::kUnlikeFactor : 1;
+  // A light case (at most kMinWork: its time is the call's fixed cost) is not
+  // counted kUnlikeFactor times: a user function or a derived datatype costs
+  // per byte. Before, 20 x the minimum work against a light basis was "from
+  // afar" and gave a 16-byte case 30 s (issue #38: the first hang of the
+  // default mutant run, MPI_Reduce with a user op on hvector(4,1,0,MPI_INT)).
+  const double f = unlike_basis && work > LimitSettings::kMinWork ? LimitSettings::kUnlikeFactor : 1;
   if (work <= 0 || w * f <= b) return 1;
   const double r = w * f / b;
   char t[96];

@@ -162,6 +162,16 @@ TEST(CaseLimits, a_first_case_with_a_user_op_or_derived_datatype_counts_its_work
       << l.why;
   // A light case of the kind stays at the floor; so does a case like its basis.
   EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 4096).seconds, 10);
+  // Also against a light basis (issue #38: a 16-byte case, at the minimum
+  // work, was counted 20 x that work, "from afar": 30 s); a heavier one is not
+  // light.
+  h::KindStats light = stats(0.002, 300);
+  light.slowest_kind = "MPI_Allreduce";
+  light.slowest_work = 4096;
+  l = h::case_limit(kind, 2, {}, light, settings(60), 4096);
+  EXPECT_EQ(l.rule, "any");
+  EXPECT_DOUBLE_EQ(l.seconds, 10);
+  EXPECT_DOUBLE_EQ(h::case_limit(kind, 2, {}, light, settings(60), 8192).seconds, 10 * 0.002 * 1600);
   EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce_init", 8, {}, any, settings(60), 1 << 20).seconds, 10);
   any.slowest_kind = "MPI_Reduce_init with a user op on a derived datatype";
   EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 1 << 20).seconds, 10);
@@ -328,16 +338,16 @@ TEST(CaseLimits, a_case_that_runs_while_its_key_keeps_hanging_gets_the_short_lim
   any.slowest_kind = "MPI_Reduce";
   any.slowest_work = 4096;
   // A first case of its kind, with a user op on a derived datatype: rule any
-  // gives it 30 s (20 x the work, squared, from afar); as a probe of a key
+  // gives it 35 s (20 x the work, squared); as a probe of a key
   // that hung 4 times in a row, the hung floor decides.
   const std::string kind = "MPI_Reduce with a user op on a derived datatype";
-  const h::CaseLimit first = h::case_limit(kind, 4, {}, any, settings(60, 10, 1), 4096);
+  const h::CaseLimit first = h::case_limit(kind, 4, {}, any, settings(60, 10, 1), 8192);
   EXPECT_EQ(first.rule, "any");
-  EXPECT_DOUBLE_EQ(first.seconds, 30);
+  EXPECT_DOUBLE_EQ(first.seconds, 10 * 0.0022 * 40 * 40);
   auto l = h::probe_limit(first, key, streak, kind, 4, {}, any, settings(60, 10, 1));
   EXPECT_EQ(l.rule, "probe");
   EXPECT_DOUBLE_EQ(l.seconds, 1);
-  EXPECT_DOUBLE_EQ(l.work, 4096);
+  EXPECT_DOUBLE_EQ(l.work, 8192);
   EXPECT_NE(l.why.find("the last 4 cases of MPI_Reduce on communicators of 4 processes that ran in "
                        "this run hung (the last: Buffers.x#9 at 4 ranks), none finished between"),
             std::string::npos)
@@ -362,7 +372,7 @@ TEST(CaseLimits, a_case_that_runs_while_its_key_keeps_hanging_gets_the_short_lim
   l = h::probe_limit(h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096, fewer, 3), key,
                      streak, kind, 4, {}, {}, settings(60, 10, 1), fewer, 3);
   EXPECT_EQ(l.rule, "probe");
-  EXPECT_NEAR(l.seconds, 3 * 0.6 * 20 * 4.0 / 3.0, 1e-9);
+  EXPECT_NEAR(l.seconds, 3 * 0.6 * 4.0 / 3.0, 1e-9);  // a light case: not 20 x its work
   // Never longer than the limit it had; no probe below two hangs in a row,
   // nor with nothing finished to derive from.
   EXPECT_EQ(h::probe_limit(h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096, fewer, 3), key,
