@@ -374,3 +374,19 @@ def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_a
     assert [r["routine"] for r in own] == ["MPI_Ireduce"]
     assert all("the threaded phase runs these 4 cases together, and thread 1's case (MPI_Ireduce) was held back"
                in r["message"] for r in phase if r not in own)
+
+
+def test_bench_hangs_counts_a_runs_seconds_without_its_waits_for_the_mpi_lock(tmp_path):
+    """run.json's seconds per rank count are wall time; with other runs holding the MPI lock a clean MPICH run
+    at ranks 2-4 read 44, 301 and 568 s (issue #38). Each rank count says how long it waited (lock_wait_s), and
+    `ordo bench --hangs` leaves that out."""
+    import bench
+    for name, rows in (("clean", [(2, 40.0, 30.0), (3, 20.0, 0.0)]), ("hang", [(2, 25.0, 0.0), (3, 35.0, 20.0)])):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "run.json").write_text(json.dumps({"end": "x", "ranks": [2, 3], "settings": {}, "per_rank_count": [
+            {"ranks": n, "seconds": s, "lock_wait_s": w} for n, s, w in rows]}))
+        (d / "journal.jsonl").write_text(json.dumps(rec()) + "\n")
+    row = bench.hang_row([tmp_path / "clean", tmp_path / "hang"])
+    assert (row["clean"]["seconds"], row["hanging"]["seconds"], row["ratio"]) == (30.0, 40.0, 1.33)
+    assert (row["clean"]["lock_wait_s"], row["hanging"]["lock_wait_s"]) == (30.0, 20.0)
