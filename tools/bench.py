@@ -201,7 +201,10 @@ def hang_row(folders):
             rule = (r.get("case_limit") or {}).get("rule", "none")
             rules[rule] = rules.get(rule, 0) + 1
         row[label] = {"run": str(d), "env": (run.get("settings") or {}).get("env"), "ranks": run.get("ranks"),
-                      "seconds": round(sum(x["seconds"] for x in run.get("per_rank_count", [])), 1),
+                      # the rank counts' wall time less their waits for the MPI lock (run.json lock_wait_s)
+                      "seconds": round(sum(x["seconds"] - (x.get("lock_wait_s") or 0)
+                                           for x in run.get("per_rank_count", [])), 1),
+                      "lock_wait_s": round(sum(x.get("lock_wait_s") or 0 for x in run.get("per_rank_count", [])), 1),
                       "records": len(recs), "timeouts": len(timeouts), "held_back": len(held[label]),
                       "timeout_rules": rules,
                       "timeout_seconds": round(sum((r.get("case_limit") or {}).get("seconds", 0) for r in timeouts), 1)}

@@ -40,7 +40,12 @@ double scale(double work, double basis_work, std::string* words, bool unlike_bas
              bool squared = false) {
   const double w = std::max(work, LimitSettings::kMinWork);
   const double b = std::max(basis_work, LimitSettings::kMinWork);
-  const double f = unlike_basis ? LimitSettings::kUnlikeFactor : 1;
+  // A light case (at most kMinWork: its time is the call's fixed cost) is not
+  // counted kUnlikeFactor times: a user function or a derived datatype costs
+  // per byte. Before, 20 x the minimum work against a light basis was "from
+  // afar" and gave a 16-byte case 30 s (issue #38: the first hang of the
+  // default mutant run, MPI_Reduce with a user op on hvector(4,1,0,MPI_INT)).
+  const double f = unlike_basis && work > LimitSettings::kMinWork ? LimitSettings::kUnlikeFactor : 1;
   if (work <= 0 || w * f <= b) return 1;
   const double r = w * f / b;
   char t[96];
@@ -163,7 +168,7 @@ CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const Ha
                       const std::string& kind, int ranks, const KindStats& of_kind,
                       const KindStats& any, const LimitSettings& settings, const KindStats& fewer,
                       int fewer_ranks) {
-  if (streak.hung < kHoldBackAfter) return current;
+  if (streak.hung < 1) return current;
   std::string larger, basis;
   double slowest = 0, s = 1;
   const std::string at = " at " + std::to_string(ranks) + " ranks in this run";
@@ -188,12 +193,18 @@ CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const Ha
   const double seconds = std::max(settings.hung_floor_s, LimitSettings::kHungFactor * slowest * s);
   if (seconds >= current.seconds) return current;
   CaseLimit l = current;
-  l.rule = "probe";
   l.seconds = seconds;
-  l.why = "the last " + std::to_string(streak.hung) + " cases of " + key +
-          " that ran in this run hung (the last: " + streak.last +
-          "), none finished between; this one runs to see whether it still hangs: max(" +
-          secs(settings.hung_floor_s) + ", 3 x " + secs(slowest) + ", " + basis + ")";
+  const std::string of_it = secs(settings.hung_floor_s) + ", 3 x " + secs(slowest) + ", " + basis + ")";
+  if (streak.hung >= kHoldBackAfter) {
+    l.rule = "probe";
+    l.why = "the last " + std::to_string(streak.hung) + " cases of " + key +
+            " that ran in this run hung (the last: " + streak.last +
+            "), none finished between; this one runs to see whether it still hangs: max(" + of_it;
+  } else {
+    l.rule = "again";
+    l.why = "the last case of " + key + " that ran in this run hung (" + streak.last +
+            "): max(" + of_it;
+  }
   return l;
 }
 
@@ -201,6 +212,13 @@ std::string hang_key(const std::string& routine, const std::string& comm, int co
                      long long count, bool erroneous) {
   return routine + " on " + (comm.rfind("inter", 0) == 0 ? "intercommunicators" : "communicators") +
          " of " + std::to_string(comm_size) + " processes" + (count == 0 ? ", count 0" : "") +
+         (erroneous ? ", erroneous calls" : "");
+}
+
+std::string call_key(const std::string& routine, long long count, int root, bool rooted,
+                     bool erroneous) {
+  return routine + " in any form with count " + std::to_string(count) +
+         (rooted ? " and root " + std::to_string(root) : std::string()) +
          (erroneous ? ", erroneous calls" : "");
 }
 

@@ -24,6 +24,8 @@
 //            x S x ranks / m); the first case of a rank count that hangs
 //            does not cost the whole --case-timeout
 //   default  no case finished yet in this run: the --case-timeout
+// (and probe_limit: rules probe and again, for a case whose hang key or call
+// key keeps hanging or whose key's last case hung)
 // S scales for a case larger than the one the limit derives from: its work
 // (case_work: the bytes a process sends, at least kMinWork) over that slowest
 // case's work, or 1 when it is not larger; under rules kind, any and fewer
@@ -150,6 +152,23 @@ CaseLimit reported_limit(const CaseLimit& current, double elapsed, const std::st
 std::string hang_key(const std::string& routine, const std::string& comm, int comm_size,
                      long long count, bool erroneous = false);
 
+// A case's call key (issue #38): its routine in any form (blocking,
+// nonblocking, persistent, large-count, any language binding: MPI_Reduce for
+// MPI_Ireduce_c) with its count and, for MPI_Reduce, its root, on any
+// communicator, erroneous calls apart, under one variant, at any rank count
+// ("MPI_Reduce in any form with count 1 and root 0"). A library that hangs at
+// one combination of count and root hangs there on every communicator, while
+// the routine's other cases on those communicators finish between its hangs
+// and end every hang key's streak: such a family was run case by case, each
+// hang paying a limit and a relaunch, the first of each kind at each rank
+// count the 10 s floor (the default mutant run at ranks 2-4 over MPICH 4.0.2,
+// issue #38: 133 hangs at 2 ranks alone, 207 s of limits). A case has both
+// keys, each with its own streak (a case of the key that finishes ends it);
+// either holds the case back (CaseStats::hold_back) or shortens its limit
+// (probe_limit). `routine`: the routine's blocking form (its MPI name).
+std::string call_key(const std::string& routine, long long count, int root, bool rooted,
+                     bool erroneous = false);
+
 struct HangStreak {
   long long hung = 0;     // cases of the key that hung one after the other, none finished between
   long long skipped = 0;  // cases of the key held back since the last one that hung
@@ -165,8 +184,11 @@ long long hold_back_count(long long hung);
 // A case of `key` that still runs while the key keeps hanging (its last
 // streak.hung >= kHoldBackAfter cases hung one after the other, none finished
 // between: the 1 in 1, 4, 16, ... that CaseStats::hold_back lets run to see
-// whether the key still hangs). Its limit is that of a further case of a kind
-// that hung (rule "probe", like rule "hung"): max(hung floor, 3 x the slowest
+// whether the key still hangs), or after the last case of the key hung
+// (streak.hung == 1: rule "again"; issue #38: the second case of a call key
+// that hung, or of a hang key at another rank count, had the 10 s of a first
+// case of its kind there). Its limit is that of a further case of a kind
+// that hung (rule "probe" or "again", like rule "hung"): max(hung floor, 3 x the slowest
 // case that finished x S, S the work's ratio itself), from the slowest case of
 // its kind at this rank count, else of any kind (a user op or derived
 // datatype that case had not counting kUnlikeFactor times), else at the most

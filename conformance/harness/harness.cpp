@@ -51,6 +51,7 @@ CaseStats g_case_stats;             // --ordo-case-stats: what cases of each kin
 CaseLimit g_case_limit;             // the limit of the case in flight and why
 std::string g_case_kind;            // its kind (case_limits.h)
 std::string g_case_hang_key;        // its hang key (case_limits.h, hang_key)
+std::string g_case_call_key;        // its call key (case_limits.h, call_key)
 double g_case_t0 = 0;               // when it began (MPI_Wtime)
 
 std::string g_test;
@@ -692,21 +693,36 @@ namespace {
 LimitSettings limit_settings();
 }  // namespace
 
+namespace {
+std::string call_key_of(const ref::Case& c) {
+  return call_key(std::string(ref::mpi_routine_name(c.routine, ref::Mode::blocking)), c.count,
+                  c.root, c.routine == ref::Routine::reduce, g_level == Level::DETECT);
+}
+}  // namespace
+
 std::string held_back(const ref::Case& c, int comm_size) {
-  // The case's hang key: a case of it that runs to its verdict ends its streak (record_impl).
+  // The case's hang key and call key: a case of either that runs to its
+  // verdict ends that key's streak (record_impl).
   g_case_hang_key =
       hang_key(record_routine(c), c.comm, comm_size, c.count, g_level == Level::DETECT);
+  g_case_call_key = call_key_of(c);
   if (g_settings.case_stats.empty()) return "";
-  std::string why = g_case_stats.hold_back(g_case_hang_key);
-  const HangStreak* streak = g_case_stats.streak(g_case_hang_key);
-  if (!why.empty() || streak == nullptr) return why;
-  // It runs while its key keeps hanging: the short limit of rule "probe"
-  // (case_limits.h), for the watchdog and for the record the runner writes
-  // from the in-flight note if it hangs.
-  const CaseLimit probe = probe_limit(
-      g_case_limit, g_case_hang_key, *streak, g_case_kind, g_size, g_case_stats.of(g_case_kind),
-      g_case_stats.any(), limit_settings(), g_case_stats.fewer(), g_case_stats.fewer_ranks());
-  if (probe.rule != "probe") return "";
+  for (const std::string* key : {&g_case_hang_key, &g_case_call_key})
+    if (std::string why = g_case_stats.hold_back(*key); !why.empty()) return why;
+  // It runs while a key of it keeps hanging, or after the last case of a key
+  // hung: the short limit of rule "probe" or "again" (case_limits.h), the
+  // shorter of its keys', for the watchdog and for the record the runner
+  // writes from the in-flight note if it hangs.
+  CaseLimit probe = g_case_limit;
+  for (const std::string* key : {&g_case_hang_key, &g_case_call_key}) {
+    const HangStreak* streak = g_case_stats.streak(*key);
+    if (streak == nullptr) continue;
+    const CaseLimit l = probe_limit(
+        g_case_limit, *key, *streak, g_case_kind, g_size, g_case_stats.of(g_case_kind),
+        g_case_stats.any(), limit_settings(), g_case_stats.fewer(), g_case_stats.fewer_ranks());
+    if (l.seconds < probe.seconds) probe = l;
+  }
+  if (probe.rule != "probe" && probe.rule != "again") return "";
   const std::string was = "\"case_limit\":" + g_case_limit.to_json().dump();
   g_case_limit = probe;
   g_limit_s.store(probe.seconds);
@@ -720,8 +736,9 @@ std::string held_back(const ref::Case& c, int comm_size) {
 
 std::string held_back_together(const ref::Case& c, int comm_size) {
   if (g_settings.case_stats.empty()) return "";
-  return g_case_stats.hold_back(
+  std::string why = g_case_stats.hold_back(
       hang_key(record_routine(c), c.comm, comm_size, c.count, g_level == Level::DETECT));
+  return why.empty() ? g_case_stats.hold_back(call_key_of(c)) : why;
 }
 
 std::string known_fatal_skip(const std::string& id) {
@@ -796,6 +813,7 @@ bool begin_case(const ref::Case* c) {
   // processes on 2 cores and under the sanitizers).
   g_case_kind = c ? case_kind(record_routine(*c), c->op, c->datatype) : g_test;
   g_case_hang_key.clear();  // known once the case's communicator is (held_back)
+  g_case_call_key.clear();
   if (g_settings.case_stats.empty()) {
     g_case_limit = {g_settings.case_timeout, "fixed", "the case timeout"};
   } else {
@@ -853,6 +871,7 @@ Outcome record_impl(const ref::Case* cp, const std::string& subject, const Local
       if (!g_settings.case_stats.empty() && *outcome != Outcome::skip) {
         g_case_stats.finished(g_case_kind, MPI_Wtime() - g_case_t0, g_case_limit.work);
         if (!g_case_hang_key.empty()) g_case_stats.ran(g_case_hang_key);
+        if (!g_case_call_key.empty()) g_case_stats.ran(g_case_call_key);
       }
     }
     const Outcome* outcome;

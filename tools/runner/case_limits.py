@@ -11,12 +11,15 @@ case-less check), at one rank count. Cases that finished count for every
 variant; cases that hung count for their own variant only (another
 algorithm may not hang there).
 
-Cases that keep hanging (case_limits.h, hang_key): the cases of one routine
-on intra- or intercommunicators of one size (count 0 and erroneous calls
-apart) under one variant, at any rank count (the communicator decides, not
-the world), that hung twice in a row are held back by the harness, each
-recorded as a skip that names the hangs, and one in 1, 4, 16, ... of them
-still runs; a case of the key that finishes ends the streak. The runner
+Cases that keep hanging (case_limits.h, hang_key and call_key): the cases
+of one routine on intra- or intercommunicators of one size (count 0 and
+erroneous calls apart), and those of one routine in any form with one count
+and (for MPI_Reduce) one root on any communicator, under one variant, at any
+rank count (the communicator decides, not the world), that hung twice in a
+row are held back by the harness, each recorded as a skip that names the
+hangs, and one in 1, 4, 16, ... of them still runs; a case of the key that
+finishes ends the streak. A case of a key whose last case hung gets a
+short limit (rule `again`, `probe` while it keeps hanging). The runner
 hands on each key's streak (`hang_streaks`), unless `ordo run
 --run-hung-kinds` asked for every case."""
 import json
@@ -55,6 +58,24 @@ def hang_key(record):
             (", erroneous calls" if record.get("level") == "DETECT" else ""))
 
 
+def call_key(record):
+    """The case's call key (case_limits.h, call_key): its routine in any form (the blocking form's MPI name)
+    with its count and, for MPI_Reduce, its root, on any communicator; None for a case-less check."""
+    case = record.get("case")
+    if not isinstance(case, dict) or not record.get("routine") or not isinstance(case.get("count"), int):
+        return None
+    name = str(case.get("routine") or "")
+    routine = "MPIX_Reduce_locals" if name == "reduce_locals" else "MPI_" + name[:1].upper() + name[1:]
+    root = f" and root {case.get('root') or 0}" if name == "reduce" else ""
+    return (f"{routine} in any form with count {case['count']}{root}" +
+            (", erroneous calls" if record.get("level") == "DETECT" else ""))
+
+
+def keys_of(record):
+    """The keys whose streaks a case takes part in: its hang key and its call key."""
+    return [k for k in (hang_key(record), call_key(record)) if k]
+
+
 def held_back(record):
     return record.get("outcome") == "skip" and (record.get("message") or "").startswith(HELD_BACK)
 
@@ -90,18 +111,20 @@ class CaseStats:
         ranks, kind = r.get("ranks"), kind_of(r)
         if not isinstance(ranks, int) or not kind:
             return
-        hkey = hang_key(r)
-        skey = (r.get("variant") or "default", hkey)
-        if hkey and hung(r):
-            streak = self.streaks.setdefault(skey, {"hung": 0, "skipped": 0, "last": ""})
-            streak.update(hung=streak["hung"] + 1, skipped=0, last=f"{r.get('id') or '?'} at {ranks} ranks")
-        elif hkey and held_back(r):
-            # Held back by its own key's streak (the harness counted it there); a case of the threads check's
-            # phase not run because another of the phase's cases was held back names that case's key.
-            if skey in self.streaks and f"cases of {hkey} that ran" in (r.get("message") or ""):
-                self.streaks[skey]["skipped"] += 1
-        elif hkey and r.get("outcome") != "skip":
-            self.streaks.pop(skey, None)  # a case of the key ran to its verdict
+        variant = r.get("variant") or "default"
+        for hkey in keys_of(r):  # its hang key and its call key, each with its own streak
+            skey = (variant, hkey)
+            if hung(r):
+                streak = self.streaks.setdefault(skey, {"hung": 0, "skipped": 0, "last": ""})
+                streak.update(hung=streak["hung"] + 1, skipped=0, last=f"{r.get('id') or '?'} at {ranks} ranks")
+            elif held_back(r):
+                # Held back by the streak of the key its message names (the harness counted it there); a case
+                # of the threads check's phase not run because another of the phase's cases was held back names
+                # that case's key.
+                if skey in self.streaks and f"cases of {hkey} that ran" in (r.get("message") or ""):
+                    self.streaks[skey]["skipped"] += 1
+            elif r.get("outcome") != "skip":
+                self.streaks.pop(skey, None)  # a case of the key ran to its verdict
         if hung(r):
             key = (ranks, r.get("variant") or "default", kind)
             self.hung[key] = self.hung.get(key, 0) + 1

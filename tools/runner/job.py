@@ -256,13 +256,13 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 attempt += 1
                 # A crash or timeout a waiver names is a known fault and costs its one
                 # case; so does a further hang of a kind that already hung (its short
-                # limit, rule "hung") or of a key that keeps hanging (rule "probe": the
+                # limit, rule "hung") or of a key whose last case hung (rules "again" and "probe": the
                 # harness holds back the cases of such a key, runner/case_limits.py,
                 # so their number grows with the logarithm of the family's). Only the
                 # others use up the restart budget (each restart resumes after a
                 # recorded case, so the loop ends either way).
                 hung_again = (record.get("outcome") == "timeout" and
-                              (record.get("case_limit") or {}).get("rule") in ("hung", "probe"))
+                              (record.get("case_limit") or {}).get("rule") in ("hung", "probe", "again"))
                 if record.get("outcome") != "waived" and not hung_again:
                     unexplained += 1
                 if unexplained > max_restarts:

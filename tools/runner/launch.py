@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import time
 
 
 def job_command(adapter, prefix, ranks, executable, *, timeout, flags=(), kill_after=5):
@@ -55,6 +56,12 @@ def job_limit(cmd):
         return None
 
 
+# Seconds this process waited for the MPI lock (holding), in all: a run's
+# rank counts in run.json say how much of their wall time was such a wait
+# (`lock_wait_s`), which `ordo bench --hangs` leaves out.
+LOCK_WAITED = [0.0]
+
+
 @contextlib.contextmanager
 def holding(lock):
     """The MPI lock (the file `flock` would take; None: none) held by this
@@ -64,7 +71,9 @@ def holding(lock):
         yield
         return
     with open(lock, "a") as f:
+        t0 = time.time()
         fcntl.flock(f, fcntl.LOCK_EX)
+        LOCK_WAITED[0] += time.time() - t0
         try:
             yield
         finally:

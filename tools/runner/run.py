@@ -24,6 +24,7 @@ from .coverage import coverage_table
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
 from .job import run_job
 from .journal import append_line, compress_journal, journal_offset, repair_journal, summarize
+from . import launch as launch_mod
 from .launch import job_command, ordo_flags
 from .progress import HELD_LOCKS, OutputLock, check_writable_dir, end_stale_job, read_progress, write_json_atomic
 from .reporting import write_run_reports
@@ -245,7 +246,7 @@ def cmd_run(args):
         vrow = per_variant.setdefault(vname, {"variant": vname, "seconds": 0.0, "fallback_jobs": [],
                                               "skipped_jobs": 0})
         for n in ranks:
-            t_n = time.time()
+            t_n, waited_n = time.time(), launch_mod.LOCK_WAITED[0]
             vadapter, placed_env = adapter, {}
             if n in plans:
                 vadapter, placed_env = placement_mod.apply(adapter, plans[n]["method"], plans[n]["node_of"],
@@ -440,6 +441,7 @@ def cmd_run(args):
             dt_n = time.time() - t_n
             vrow["seconds"] += dt_n
             run["per_rank_count"].append({"variant": vname, "ranks": n, "seconds": round(dt_n, 2),
+                                          "lock_wait_s": round(launch_mod.LOCK_WAITED[0] - waited_n, 2),
                                           "outcomes": summarize(recs), **rank_env})
             write_json_atomic(out / "run.json", run)
     records = read_journal(journal)

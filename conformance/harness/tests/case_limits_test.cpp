@@ -162,6 +162,16 @@ TEST(CaseLimits, a_first_case_with_a_user_op_or_derived_datatype_counts_its_work
       << l.why;
   // A light case of the kind stays at the floor; so does a case like its basis.
   EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 4096).seconds, 10);
+  // Also against a light basis (issue #38: a 16-byte case, at the minimum
+  // work, was counted 20 x that work, "from afar": 30 s); a heavier one is not
+  // light.
+  h::KindStats light = stats(0.002, 300);
+  light.slowest_kind = "MPI_Allreduce";
+  light.slowest_work = 4096;
+  l = h::case_limit(kind, 2, {}, light, settings(60), 4096);
+  EXPECT_EQ(l.rule, "any");
+  EXPECT_DOUBLE_EQ(l.seconds, 10);
+  EXPECT_DOUBLE_EQ(h::case_limit(kind, 2, {}, light, settings(60), 8192).seconds, 10 * 0.002 * 1600);
   EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce_init", 8, {}, any, settings(60), 1 << 20).seconds, 10);
   any.slowest_kind = "MPI_Reduce_init with a user op on a derived datatype";
   EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 1 << 20).seconds, 10);
@@ -328,16 +338,16 @@ TEST(CaseLimits, a_case_that_runs_while_its_key_keeps_hanging_gets_the_short_lim
   any.slowest_kind = "MPI_Reduce";
   any.slowest_work = 4096;
   // A first case of its kind, with a user op on a derived datatype: rule any
-  // gives it 30 s (20 x the work, squared, from afar); as a probe of a key
+  // gives it 35 s (20 x the work, squared); as a probe of a key
   // that hung 4 times in a row, the hung floor decides.
   const std::string kind = "MPI_Reduce with a user op on a derived datatype";
-  const h::CaseLimit first = h::case_limit(kind, 4, {}, any, settings(60, 10, 1), 4096);
+  const h::CaseLimit first = h::case_limit(kind, 4, {}, any, settings(60, 10, 1), 8192);
   EXPECT_EQ(first.rule, "any");
-  EXPECT_DOUBLE_EQ(first.seconds, 30);
+  EXPECT_DOUBLE_EQ(first.seconds, 10 * 0.0022 * 40 * 40);
   auto l = h::probe_limit(first, key, streak, kind, 4, {}, any, settings(60, 10, 1));
   EXPECT_EQ(l.rule, "probe");
   EXPECT_DOUBLE_EQ(l.seconds, 1);
-  EXPECT_DOUBLE_EQ(l.work, 4096);
+  EXPECT_DOUBLE_EQ(l.work, 8192);
   EXPECT_NE(l.why.find("the last 4 cases of MPI_Reduce on communicators of 4 processes that ran in "
                        "this run hung (the last: Buffers.x#9 at 4 ranks), none finished between"),
             std::string::npos)
@@ -362,17 +372,81 @@ TEST(CaseLimits, a_case_that_runs_while_its_key_keeps_hanging_gets_the_short_lim
   l = h::probe_limit(h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096, fewer, 3), key,
                      streak, kind, 4, {}, {}, settings(60, 10, 1), fewer, 3);
   EXPECT_EQ(l.rule, "probe");
-  EXPECT_NEAR(l.seconds, 3 * 0.6 * 20 * 4.0 / 3.0, 1e-9);
+  EXPECT_NEAR(l.seconds, 3 * 0.6 * 4.0 / 3.0, 1e-9);  // a light case: not 20 x its work
   // Never longer than the limit it had; no probe below two hangs in a row,
   // nor with nothing finished to derive from.
   EXPECT_EQ(h::probe_limit(h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096, fewer, 3), key,
                            streak, kind, 4, {}, {}, settings(60, 10, 1), stats(100, 1), 3)
                 .rule,
             "fewer");
+  // One hang is not a streak: no probe, but rule "again" (its own test below).
   h::HangStreak once = streak;
   once.hung = 1;
-  EXPECT_EQ(h::probe_limit(first, key, once, kind, 4, {}, any, settings(60, 10, 1)).rule, "any");
+  EXPECT_EQ(h::probe_limit(first, key, once, kind, 4, {}, any, settings(60, 10, 1)).rule, "again");
+  h::HangStreak none = streak;
+  none.hung = 0;
+  EXPECT_EQ(h::probe_limit(first, key, none, kind, 4, {}, any, settings(60, 10, 1)).rule, "any");
   const h::CaseLimit timeout = h::case_limit(kind, 4, {}, {}, settings(60, 10, 1), 4096);
   EXPECT_EQ(h::probe_limit(timeout, key, streak, kind, 4, {}, {}, settings(60, 10, 1)).rule,
             "default");
+}
+
+// Issue #38: a library that hangs MPI_Reduce at one combination of count and
+// root, on every communicator. The routine's other cases on those
+// communicators finish between its hangs, so no hang key keeps hanging: the
+// call key (routine in any form, count, root, on any communicator) does.
+TEST(CaseLimits, a_call_key_is_the_routine_with_its_count_and_root_on_any_communicator) {
+  EXPECT_EQ(h::call_key("MPI_Reduce", 7, 0, true), "MPI_Reduce in any form with count 7 and root 0");
+  EXPECT_NE(h::call_key("MPI_Reduce", 7, 1, true), h::call_key("MPI_Reduce", 7, 0, true));
+  EXPECT_NE(h::call_key("MPI_Reduce", 1000, 0, true), h::call_key("MPI_Reduce", 7, 0, true));
+  // A routine without a root: its count only.
+  EXPECT_EQ(h::call_key("MPI_Allreduce", 7, 0, false), "MPI_Allreduce in any form with count 7");
+  EXPECT_EQ(h::call_key("MPI_Reduce", 7, 0, true, true),
+            "MPI_Reduce in any form with count 7 and root 0, erroneous calls");
+  // Its streak is held back as a hang key's: two hangs in a row, one held back, one runs.
+  h::CaseStats s;
+  s.load(h::Json::parse(R"({"kinds": {}, "hang_streaks": {
+      "MPI_Reduce in any form with count 7 and root 0": {"hung": 2, "skipped": 0, "last": "Crossing.x#40 at 3 ranks"}}})"));
+  const std::string why = s.hold_back("MPI_Reduce in any form with count 7 and root 0");
+  EXPECT_NE(why.find("the last 2 cases of MPI_Reduce in any form with count 7 and root 0 that ran in this run "
+                     "hung (the last: Crossing.x#40 at 3 ranks)"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(s.hold_back("MPI_Reduce in any form with count 7 and root 0"), "");
+  EXPECT_EQ(s.hold_back("MPI_Reduce in any form with count 7 and root 1"), "");
+}
+
+TEST(CaseLimits, a_case_of_a_key_whose_last_case_hung_gets_the_short_limit_again) {
+  // The first MPI_Reduce case with a user op at 3 ranks; the last case with its
+  // count and root hung at 2 ranks (as the kind's first case: rule any, 10 s).
+  const std::string key = "MPI_Reduce in any form with count 7 and root 0";
+  const std::string kind = "MPI_Reduce with a user op";
+  h::KindStats any = stats(0.02, 500);
+  any.slowest_kind = "MPI_Allreduce with a user op";
+  any.slowest_work = 4096;
+  const h::CaseLimit first = h::case_limit(kind, 3, {}, any, settings(60, 10, 1), 4096);
+  EXPECT_EQ(first.rule, "any");
+  EXPECT_DOUBLE_EQ(first.seconds, 10);
+  h::HangStreak once;
+  once.hung = 1;
+  once.last = "Crossing.x#12 at 2 ranks";
+  auto l = h::probe_limit(first, key, once, kind, 3, {}, any, settings(60, 10, 1));
+  EXPECT_EQ(l.rule, "again");
+  // max(1 s, 3 x 0.02 s): the hung floor.
+  EXPECT_DOUBLE_EQ(l.seconds, 1);
+  EXPECT_NE(l.why.find("the last case of MPI_Reduce in any form with count 7 and root 0 that ran in this run "
+                       "hung (Crossing.x#12 at 2 ranks)"),
+            std::string::npos)
+      << l.why;
+  // From its own kind when cases of it finished: 3 x 0.5 s, where rule kind gave max(10 s, 10 x 0.5 s).
+  const h::CaseLimit kind_limit = h::case_limit(kind, 3, stats(0.5, 9), any, settings(60, 10, 1));
+  EXPECT_EQ(kind_limit.rule, "kind");
+  EXPECT_DOUBLE_EQ(kind_limit.seconds, 10);
+  l = h::probe_limit(kind_limit, key, once, kind, 3, stats(0.5, 9), any, settings(60, 10, 1));
+  EXPECT_EQ(l.rule, "again");
+  EXPECT_DOUBLE_EQ(l.seconds, 1.5);
+  // Never longer than the limit it had (a kind that hung: rule hung is as short).
+  const h::CaseLimit hung = h::case_limit(kind, 3, stats(0.05, 9, 1), any, settings(60, 10, 1));
+  EXPECT_EQ(h::probe_limit(hung, key, once, kind, 3, stats(0.05, 9, 1), any, settings(60, 10, 1)).rule,
+            "hung");
 }

@@ -24,7 +24,16 @@ namespace {
 
 constexpr int kTagInput = 1;
 constexpr int kTagResult = 2;
-constexpr int kTagNever = 3;  // mutant hang-reduce-at-4-ranks waits for it
+constexpr int kTagNever = 3;  // the mutants hang-reduce-* wait for it
+// Mutant hang-reduce-one-count-root: the one combination of count and root
+// at which MPI_Reduce (every form) never completes, on every communicator.
+constexpr int kHangCount = 1;
+constexpr int kHangRoot = 0;
+
+// The root of such a call waits for a message no process sends.
+void hang_forever(const Private& p) {
+  PMPI_Recv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, kTagNever, p.comm, MPI_STATUS_IGNORE);
+}
 
 struct Ctx {
   MPI_Comm user = MPI_COMM_NULL;
@@ -261,6 +270,8 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_O
     if (root == MPI_PROC_NULL) return MPI_SUCCESS;
     if (root == MPI_ROOT) {
       if (count == 0) return deliver(nullptr, recvbuf, 0, dt, c.l);
+      if (mutant(Mutant::hang_reduce_one_count_root) && count == kHangCount && p.rank == kHangRoot)
+        hang_forever(p);  // Fault
       rc = gather(c, nullptr, count, -1, true, p.remote_fold, &xs);
       if (mutant(Mutant::intercomm_root_off_by_one)) xs.erase(xs.begin());  // Fault
       if (rc == MPI_SUCCESS && !xs.empty()) rc = fold(c, xs, count, 0, &last);
@@ -278,6 +289,9 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dt, MPI_O
   if (mutant(Mutant::hang_reduce_at_4_ranks) && p.size == 4 && at_root)
     // Fault: the root waits for a message no process sends.
     PMPI_Recv(nullptr, 0, MPI_BYTE, p.local[(root + 1) % 4], kTagNever, p.comm, MPI_STATUS_IGNORE);
+  if (mutant(Mutant::hang_reduce_one_count_root) && count == kHangCount && root == kHangRoot &&
+      at_root)
+    hang_forever(p);  // Fault
   Temp zeros;
   const void* input = at_root ? own_input(sendbuf, recvbuf, count, c, &zeros) : sendbuf;
   rc = gather(c, input, count, p.local[root], at_root, p.local, &xs);

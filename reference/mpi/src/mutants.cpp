@@ -48,6 +48,7 @@ constexpr const char* kNames[] = {
     "fortran-type-handle-dup",
     "fortran-in-place-ignored",
     "hang-reduce-at-4-ranks",
+    "hang-reduce-one-count-root",
     "crash-allreduce-large-count",
 };
 static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Mutant::count_),

@@ -63,6 +63,7 @@ enum class Mutant {
   fortran_in_place_ignored,
   // failures of the process
   hang_reduce_at_4_ranks,
+  hang_reduce_one_count_root,
   crash_allreduce_large_count,
   count_
 };
