@@ -45,7 +45,8 @@ double scale(double work, double basis_work, std::string* words, bool unlike_bas
   // per byte. Before, 20 x the minimum work against a light basis was "from
   // afar" and gave a 16-byte case 30 s (issue #38: the first hang of the
   // default mutant run, MPI_Reduce with a user op on hvector(4,1,0,MPI_INT)).
-  const double f = unlike_basis && work > LimitSettings::kMinWork ? LimitSettings::kUnlikeFactor : 1;
+  const double f =
+      unlike_basis && work > LimitSettings::kMinWork ? LimitSettings::kUnlikeFactor : 1;
   if (work <= 0 || w * f <= b) return 1;
   const double r = w * f / b;
   char t[96];
@@ -194,7 +195,8 @@ CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const Ha
   if (seconds >= current.seconds) return current;
   CaseLimit l = current;
   l.seconds = seconds;
-  const std::string of_it = secs(settings.hung_floor_s) + ", 3 x " + secs(slowest) + ", " + basis + ")";
+  const std::string of_it =
+      secs(settings.hung_floor_s) + ", 3 x " + secs(slowest) + ", " + basis + ")";
   if (streak.hung >= kHoldBackAfter) {
     l.rule = "probe";
     l.why = "the last " + std::to_string(streak.hung) + " cases of " + key +
@@ -202,8 +204,8 @@ CaseLimit probe_limit(const CaseLimit& current, const std::string& key, const Ha
             "), none finished between; this one runs to see whether it still hangs: max(" + of_it;
   } else {
     l.rule = "again";
-    l.why = "the last case of " + key + " that ran in this run hung (" + streak.last +
-            "): max(" + of_it;
+    l.why = "the last case of " + key + " that ran in this run hung (" + streak.last + "): max(" +
+            of_it;
   }
   return l;
 }

@@ -566,8 +566,8 @@ std::vector<std::string> gather_to_rank0(const std::string& bytes) {
 
 std::string replay_command(const ref::Case& c) {
   std::string j = c.to_json();
-  // Inside the root of `ordo run --system NAME` (tools/runner/systems.py sets ORDO_SYSTEM): the replay runs
-  // in the same root.
+  // Inside the root of `ordo run --system NAME` (tools/runner/systems.py sets ORDO_SYSTEM): the
+  // replay runs in the same root.
   const char* system = std::getenv("ORDO_SYSTEM");
   return "./ordo replay" +
          (system && *system ? std::string(" --system ") + system : std::string()) + " --vendor " +

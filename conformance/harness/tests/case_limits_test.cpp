@@ -171,7 +171,8 @@ TEST(CaseLimits, a_first_case_with_a_user_op_or_derived_datatype_counts_its_work
   l = h::case_limit(kind, 2, {}, light, settings(60), 4096);
   EXPECT_EQ(l.rule, "any");
   EXPECT_DOUBLE_EQ(l.seconds, 10);
-  EXPECT_DOUBLE_EQ(h::case_limit(kind, 2, {}, light, settings(60), 8192).seconds, 10 * 0.002 * 1600);
+  EXPECT_DOUBLE_EQ(h::case_limit(kind, 2, {}, light, settings(60), 8192).seconds,
+                   10 * 0.002 * 1600);
   EXPECT_DOUBLE_EQ(h::case_limit("MPI_Reduce_init", 8, {}, any, settings(60), 1 << 20).seconds, 10);
   any.slowest_kind = "MPI_Reduce_init with a user op on a derived datatype";
   EXPECT_DOUBLE_EQ(h::case_limit(kind, 8, {}, any, settings(60), 1 << 20).seconds, 10);
@@ -396,7 +397,8 @@ TEST(CaseLimits, a_case_that_runs_while_its_key_keeps_hanging_gets_the_short_lim
 // communicators finish between its hangs, so no hang key keeps hanging: the
 // call key (routine in any form, count, root, on any communicator) does.
 TEST(CaseLimits, a_call_key_is_the_routine_with_its_count_and_root_on_any_communicator) {
-  EXPECT_EQ(h::call_key("MPI_Reduce", 7, 0, true), "MPI_Reduce in any form with count 7 and root 0");
+  EXPECT_EQ(h::call_key("MPI_Reduce", 7, 0, true),
+            "MPI_Reduce in any form with count 7 and root 0");
   EXPECT_NE(h::call_key("MPI_Reduce", 7, 1, true), h::call_key("MPI_Reduce", 7, 0, true));
   EXPECT_NE(h::call_key("MPI_Reduce", 1000, 0, true), h::call_key("MPI_Reduce", 7, 0, true));
   // A routine without a root: its count only.
@@ -408,9 +410,11 @@ TEST(CaseLimits, a_call_key_is_the_routine_with_its_count_and_root_on_any_commun
   s.load(h::Json::parse(R"({"kinds": {}, "hang_streaks": {
       "MPI_Reduce in any form with count 7 and root 0": {"hung": 2, "skipped": 0, "last": "Crossing.x#40 at 3 ranks"}}})"));
   const std::string why = s.hold_back("MPI_Reduce in any form with count 7 and root 0");
-  EXPECT_NE(why.find("the last 2 cases of MPI_Reduce in any form with count 7 and root 0 that ran in this run "
-                     "hung (the last: Crossing.x#40 at 3 ranks)"),
-            std::string::npos)
+  EXPECT_NE(
+      why.find(
+          "the last 2 cases of MPI_Reduce in any form with count 7 and root 0 that ran in this run "
+          "hung (the last: Crossing.x#40 at 3 ranks)"),
+      std::string::npos)
       << why;
   EXPECT_EQ(s.hold_back("MPI_Reduce in any form with count 7 and root 0"), "");
   EXPECT_EQ(s.hold_back("MPI_Reduce in any form with count 7 and root 1"), "");
@@ -434,11 +438,14 @@ TEST(CaseLimits, a_case_of_a_key_whose_last_case_hung_gets_the_short_limit_again
   EXPECT_EQ(l.rule, "again");
   // max(1 s, 3 x 0.02 s): the hung floor.
   EXPECT_DOUBLE_EQ(l.seconds, 1);
-  EXPECT_NE(l.why.find("the last case of MPI_Reduce in any form with count 7 and root 0 that ran in this run "
-                       "hung (Crossing.x#12 at 2 ranks)"),
-            std::string::npos)
+  EXPECT_NE(
+      l.why.find(
+          "the last case of MPI_Reduce in any form with count 7 and root 0 that ran in this run "
+          "hung (Crossing.x#12 at 2 ranks)"),
+      std::string::npos)
       << l.why;
-  // From its own kind when cases of it finished: 3 x 0.5 s, where rule kind gave max(10 s, 10 x 0.5 s).
+  // From its own kind when cases of it finished: 3 x 0.5 s, where rule kind gave max(10 s, 10 x 0.5
+  // s).
   const h::CaseLimit kind_limit = h::case_limit(kind, 3, stats(0.5, 9), any, settings(60, 10, 1));
   EXPECT_EQ(kind_limit.rule, "kind");
   EXPECT_DOUBLE_EQ(kind_limit.seconds, 10);
@@ -447,6 +454,7 @@ TEST(CaseLimits, a_case_of_a_key_whose_last_case_hung_gets_the_short_limit_again
   EXPECT_DOUBLE_EQ(l.seconds, 1.5);
   // Never longer than the limit it had (a kind that hung: rule hung is as short).
   const h::CaseLimit hung = h::case_limit(kind, 3, stats(0.05, 9, 1), any, settings(60, 10, 1));
-  EXPECT_EQ(h::probe_limit(hung, key, once, kind, 3, stats(0.05, 9, 1), any, settings(60, 10, 1)).rule,
-            "hung");
+  EXPECT_EQ(
+      h::probe_limit(hung, key, once, kind, 3, stats(0.05, 9, 1), any, settings(60, 10, 1)).rule,
+      "hung");
 }

@@ -126,12 +126,14 @@ TEST(WaiverExamples, every_waiver_covers_its_examples_and_not_its_neighbours) {
       EXPECT_FALSE(covers.empty()) << id << ": no example it must cover";
       EXPECT_FALSE(excludes.empty()) << id << ": no neighbouring case it must not cover";
       for (const Json& ex : covers)
-        EXPECT_EQ(w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
-                  std::string("waived"))
+        EXPECT_EQ(
+            w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
+            std::string("waived"))
             << id << " does not cover " << ex.dump();
       for (const Json& ex : excludes)
-        EXPECT_EQ(w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
-                  std::string("no-match"))
+        EXPECT_EQ(
+            w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
+            std::string("no-match"))
             << id << " covers its neighbour " << ex.dump();
       ++checked;
     }
