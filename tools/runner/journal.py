@@ -8,7 +8,7 @@ import os
 import pathlib
 import shutil
 
-from reports.records import COMPRESSED_JOURNAL, journal_file, read_journal
+from reports.records import COMPRESSED_JOURNAL, journal_file
 from .errors import EXIT_INFRA, OrdoError
 
 
