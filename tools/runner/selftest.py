@@ -11,7 +11,7 @@ from . import ROOT
 from .adapters import load_adapter, require_tools
 from .build import build
 from .errors import EXIT_FAIL, EXIT_OK
-from reports.records import BAD, read_journal
+from reports.records import BAD, journal_file, read_journal
 
 
 LINTED = ("tools", "reports", "bench")
@@ -65,8 +65,8 @@ def sanitize_step():
     # hang on an erroneous call (DETECT) happens inside the MPI library the
     # reference MPI sits on, and is that library's finding, reported by its
     # own conformance runs; it is listed here, not charged.
-    journal = out / "journal.jsonl"
-    recs = read_journal(journal) if journal.is_file() else []
+    journal = journal_file(out)  # journal.jsonl.gz once the run has ended
+    recs = read_journal(journal) if journal else []
     bad = [r for r in recs if r.get("outcome") in BAD and r.get("level") != "DETECT"]
     detect = [r for r in recs if r.get("outcome") in BAD and r.get("level") == "DETECT"]
     if not recs or bad:

@@ -74,6 +74,7 @@ if do.get("die_at_end"):
 
 # A crash waiver of one case (count 1) and one of another (count 3): the real matcher applies them.
 CASE_1_CRASH = {"id": "case-1-crash", "test": "*", "outcome": "crash", "case": {"routine": "reduce", "count": 1},
+                "signature": {"exit_code": 139}, "library_versions": "4.0.2",
                 "expires": "2099-12-31", "reason": "the library crashes in case 1", "upstream": "none"}
 CASE_3_CRASH = dict(CASE_1_CRASH, id="case-3-crash", case={"routine": "reduce", "count": 3},
                     reason="the library crashes in case 3")
@@ -84,7 +85,7 @@ class Waivers:
         self.waivers = list(ws)
 
     def apply(self, record):
-        return matcher.apply(record, self.waivers, today="2026-11-27", library_version="")
+        return matcher.apply(record, self.waivers, today="2026-11-27", library_version="4.0.2")
 
 
 def run_fake(tmp_path, plan, waivers=(), max_restarts=10):
@@ -134,7 +135,7 @@ def test_a_job_that_died_between_cases_long_after_a_failed_case_is_not_charged_t
     assert "Segmentation fault after case 4" in job["tail"] and job["launch"] == 0 and job["resumed_after"] == 0
     # No waiver of a case can name it: not case 1's, nor one of any case of the routine.
     again = matcher.apply(copy.deepcopy(dead), [CASE_1_CRASH, dict(CASE_1_CRASH, case={"routine": "reduce"})],
-                          today="2026-11-27", library_version="")
+                          today="2026-11-27", library_version="4.0.2")
     assert again["outcome"] == "crash"
     # The job went on after case 4, once; the death counts in the verdict as a crash.
     assert skips == [0, 4] and [x["rc"] for x in launches] == [139, 0]
