@@ -45,7 +45,9 @@ def _listed(spaces, key, order):
     out = collections.defaultdict(lambda: collections.defaultdict(dict))
     for n, space in spaces.items():
         for t in space.get(key, []):
-            items = sorted(t["values"].items(), key=lambda kv: order.get(kv[0], len(order)))
+            items = sorted(
+                t["values"].items(), key=lambda kv: order.get(kv[0], len(order))
+            )
             if len(items) != 2:
                 continue
             (a, va), (b, vb) = items
@@ -62,10 +64,14 @@ def context(report):
     dims = _dimensions(spaces, records)
     rank_counts = sorted(int(n) for n in spaces)
     order = {name: i for i, (name, _) in enumerate(dims)}
-    invalid, unavailable = _listed(spaces, "invalid", order), _listed(spaces, "unavailable", order)
+    invalid, unavailable = _listed(spaces, "invalid", order), _listed(
+        spaces, "unavailable", order
+    )
 
     cells = collections.defaultdict(collections.Counter)  # (a, b, va, vb) -> outcomes
-    ran_pairs = collections.defaultdict(set)  # ranks -> {(a, b, va, vb)} of cases not skipped
+    ran_pairs = collections.defaultdict(
+        set
+    )  # ranks -> {(a, b, va, vb)} of cases not skipped
     cases_at = collections.Counter(r["ranks"] for r in records)
     for r in records:
         d = r["dimensions"]
@@ -85,8 +91,16 @@ def context(report):
                 counts = dict(cells.get((a, b, va, vb), {}))
                 total = sum(counts.values())
                 bad = sum(counts.get(o, 0) for o in rec.BAD)
-                cell = {"a": va, "b": vb, "counts": counts, "total": total, "bad": bad,
-                        "worst": _worst(counts), "status": "ran", "reason": ""}
+                cell = {
+                    "a": va,
+                    "b": vb,
+                    "counts": counts,
+                    "total": total,
+                    "bad": bad,
+                    "worst": _worst(counts),
+                    "status": "ran",
+                    "reason": "",
+                }
                 inv = invalid.get((a, b), {}).get((va, vb), {})
                 una = unavailable.get((a, b), {}).get((va, vb), {})
                 if not total:
@@ -96,15 +110,20 @@ def context(report):
                         cell["status"], cell["reason"] = UNAVAILABLE, una[max(una)]
                     elif inv:
                         cell["status"] = INVALID
-                        cell["reason"] = "; ".join(f"at {n} processes: {why}" for n, why in sorted(inv.items()))
+                        cell["reason"] = "; ".join(
+                            f"at {n} processes: {why}" for n, why in sorted(inv.items())
+                        )
                     else:
                         cell["status"] = MISSING
                         cell["reason"] = "a valid pair no case of this run held"
                         gaps.append(f"{a}={va} x {b}={vb}")
                 totals[cell["status"]] += 1
-                cell["title"] = (f"{a}={va} x {b}={vb}: " +
-                                 (f"{total} cases" + "".join(f", {v} {o}" for o, v in sorted(counts.items()))
-                                  if total else f"{cell['status']}: {cell['reason']}"))
+                cell["title"] = f"{a}={va} x {b}={vb}: " + (
+                    f"{total} cases"
+                    + "".join(f", {v} {o}" for o, v in sorted(counts.items()))
+                    if total
+                    else f"{cell['status']}: {cell['reason']}"
+                )
                 row.append(cell)
             rows.append({"value": va, "cells": row})
         matrices.append({"a": a, "b": b, "columns": vb_all, "rows": rows})
@@ -116,20 +135,45 @@ def context(report):
                 for n, why in per_n.items():
                     by_reason[why].append((n, f"{a}={va} x {b}={vb}"))
         out = []
-        for why, items in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        for why, items in sorted(
+            by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])
+        ):
             pairs = sorted({p for _, p in items})
-            out.append({"reason": why, "count": len(pairs), "ranks": sorted({n for n, _ in items}),
-                        "examples": pairs[:6]})
+            out.append(
+                {
+                    "reason": why,
+                    "count": len(pairs),
+                    "ranks": sorted({n for n, _ in items}),
+                    "examples": pairs[:6],
+                }
+            )
         return out
 
     figures = []
     for n in rank_counts:
         s = spaces[str(n)]
         ran = len(ran_pairs.get(n, ()))
-        figures.append({"ranks": n, "cases": cases_at.get(n, 0),
-                        "valid": s["valid_tuples"], "held": s["covered_tuples"], "ran": ran,
-                        "percent_ran": 100.0 * ran / s["valid_tuples"] if s["valid_tuples"] else 100.0,
-                        "unavailable": len(s.get("unavailable", [])), "invalid": len(s.get("invalid", []))})
-    return {"matrices": matrices, "figures": figures, "totals": dict(totals), "gaps": gaps,
-            "invalid": grouped(invalid), "unavailable": grouped(unavailable),
-            "cases": len(records), "dimensions": [name for name, _ in dims]}
+        figures.append(
+            {
+                "ranks": n,
+                "cases": cases_at.get(n, 0),
+                "valid": s["valid_tuples"],
+                "held": s["covered_tuples"],
+                "ran": ran,
+                "percent_ran": 100.0 * ran / s["valid_tuples"]
+                if s["valid_tuples"]
+                else 100.0,
+                "unavailable": len(s.get("unavailable", [])),
+                "invalid": len(s.get("invalid", [])),
+            }
+        )
+    return {
+        "matrices": matrices,
+        "figures": figures,
+        "totals": dict(totals),
+        "gaps": gaps,
+        "invalid": grouped(invalid),
+        "unavailable": grouped(unavailable),
+        "cases": len(records),
+        "dimensions": [name for name, _ in dims],
+    }

@@ -16,6 +16,8 @@ def require(*modules):
             loaded.append(importlib.import_module(name))
         except ImportError:
             package = DEBIAN_PACKAGES.get(name, "python3-" + name)
-            raise MissingModule(f"the python module '{name}' is missing: install it with: "
-                                f"sudo apt-get install -y {package}") from None
+            raise MissingModule(
+                f"the python module '{name}' is missing: install it with: "
+                f"sudo apt-get install -y {package}"
+            ) from None
     return loaded[0] if len(loaded) == 1 else loaded

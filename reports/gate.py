@@ -52,18 +52,24 @@ def waiver_problems(waivers, today):
             problems.append(f"waiver {wid} has no reason")
         expires = str(w.get("expires", ""))
         if not expires:
-            problems.append(f"waiver {wid} has no expiry date (\"expires\": \"YYYY-MM-DD\")")
+            problems.append(
+                f'waiver {wid} has no expiry date ("expires": "YYYY-MM-DD")'
+            )
             continue
         try:
             if not _DATE.match(expires):
                 raise ValueError
             date = datetime.date.fromisoformat(expires)
         except ValueError:
-            problems.append(f"waiver {wid} has a malformed expiry date '{expires}' (use YYYY-MM-DD)")
+            problems.append(
+                f"waiver {wid} has a malformed expiry date '{expires}' (use YYYY-MM-DD)"
+            )
             continue
         if date < today:
-            problems.append(f"waiver {wid} expired on {expires}: fix the library, or renew the waiver with a "
-                            f"reason (reason: {str(w.get('reason', ''))[:160]})")
+            problems.append(
+                f"waiver {wid} expired on {expires}: fix the library, or renew the waiver with a "
+                f"reason (reason: {str(w.get('reason', ''))[:160]})"
+            )
     return problems
 
 
@@ -76,7 +82,9 @@ def load_waivers(path):
         raise res.ReportError(str(e))
     waivers = doc.get("waivers") if isinstance(doc, dict) else None
     if not isinstance(waivers, list) or not all(isinstance(w, dict) for w in waivers):
-        raise res.ReportError(f"the waivers file {path} has no \"waivers\" list of objects")
+        raise res.ReportError(
+            f'the waivers file {path} has no "waivers" list of objects'
+        )
     return waivers
 
 
@@ -92,8 +100,15 @@ def default_waivers(report, root=res.ROOT):
 
 def _describe(r):
     case = res.case_text(r.get("case"))
-    return f"{r['test']} at {r['ranks']} ranks" + (f" [{case}]" if case else "") + \
-        (f" (variant {r['variant']})" if r.get("variant", "default") != "default" else "")
+    return (
+        f"{r['test']} at {r['ranks']} ranks"
+        + (f" [{case}]" if case else "")
+        + (
+            f" (variant {r['variant']})"
+            if r.get("variant", "default") != "default"
+            else ""
+        )
+    )
 
 
 def rejudge(records, waivers, today, library_version):
@@ -108,15 +123,28 @@ def rejudge(records, waivers, today, library_version):
         if w is None:
             out.append(r)
             continue
-        again = waiver_files.apply(waiver_files.unwaived(r, w), waivers, today=today.isoformat(), library_version=library_version)
+        again = waiver_files.apply(
+            waiver_files.unwaived(r, w),
+            waivers,
+            today=today.isoformat(),
+            library_version=library_version,
+        )
         if again["outcome"] == "waived":
             out.append(r)
             continue
-        verdict = waiver_files.match(w, again, today=today.isoformat(), library_version=library_version)
-        why = (f"it is for {' or '.join(waiver_files.versions_of(w))}, not {library_version or 'an unknown release'}"
-               if verdict == waiver_files.VERSION else f"it expired on {w.get('expires')}" if verdict == waiver_files.EXPIRED
-               else "its trigger no longer names this check")
-        row = not_applied.setdefault(w.get("id"), {"id": w.get("id"), "why": why, "checks": 0})
+        verdict = waiver_files.match(
+            w, again, today=today.isoformat(), library_version=library_version
+        )
+        why = (
+            f"it is for {' or '.join(waiver_files.versions_of(w))}, not {library_version or 'an unknown release'}"
+            if verdict == waiver_files.VERSION
+            else f"it expired on {w.get('expires')}"
+            if verdict == waiver_files.EXPIRED
+            else "its trigger no longer names this check"
+        )
+        row = not_applied.setdefault(
+            w.get("id"), {"id": w.get("id"), "why": why, "checks": 0}
+        )
         row["checks"] += 1
         again["_not_waived"] = f"the waiver {w.get('id')} did not apply: {why}"
         out.append(again)
@@ -138,19 +166,24 @@ def _span(numbers):
 
 def rank_counts(report):
     """The rank counts a run was asked for (run.json), else those its records hold."""
-    return set(report["run"].get("ranks") or []) or {r["ranks"] for r in report["records"]
-                                                     if isinstance(r.get("ranks"), int)}
+    return set(report["run"].get("ranks") or []) or {
+        r["ranks"] for r in report["records"] if isinstance(r.get("ranks"), int)
+    }
 
 
 def variants(report):
     """The variants a run was asked for (run.json), else those its records hold."""
-    return (set(report["run"].get("variants") or [])
-            or {r.get("variant") or "default" for r in report["records"]} or {"default"})
+    return (
+        set(report["run"].get("variants") or [])
+        or {r.get("variant") or "default" for r in report["records"]}
+        or {"default"}
+    )
 
 
 def library(report):
     """The library a run tested: its vendor (adapter) and release, e.g. ("mpich", "4.0.2");
-    without a release in the version text, the text's first line; release None when unknown."""
+    without a release in the version text, the text's first line; release None when unknown.
+    """
     text = report["run"].get("library_version") or ""
     release = waiver_files.parse_library_version(text) or res.first_line(text) or None
     return report["run"].get("vendor") or "unknown", release
@@ -185,13 +218,22 @@ def known_fatal(records, waivers, today, release):
         for fatal in ("crash", "timeout"):
             as_fatal = dict(r, outcome=fatal, message="")
             as_fatal.pop("waiver", None)
-            verdicts.add(waiver_files.match(w, as_fatal, today=today.isoformat(), library_version=release,
-                                            signature=False))
+            verdicts.add(
+                waiver_files.match(
+                    w,
+                    as_fatal,
+                    today=today.isoformat(),
+                    library_version=release,
+                    signature=False,
+                )
+            )
         if waiver_files.WAIVED in verdicts:
             continue
         if waiver_files.VERSION in verdicts:
-            why = (f"the waiver {wid} is for {' or '.join(waiver_files.versions_of(w))}, "
-                   f"not {release or 'an unknown release'}")
+            why = (
+                f"the waiver {wid} is for {' or '.join(waiver_files.versions_of(w))}, "
+                f"not {release or 'an unknown release'}"
+            )
         elif waiver_files.EXPIRED in verdicts:
             why = f"the waiver {wid} expired on {w.get('expires')}"
         else:
@@ -200,12 +242,24 @@ def known_fatal(records, waivers, today, release):
     return out
 
 
-ACCEPT_OPTIONS = {"library": "--accept-library-change", "ranks": "--accept-ranks-change",
-                  "variants": "--accept-variants-change"}
+ACCEPT_OPTIONS = {
+    "library": "--accept-library-change",
+    "ranks": "--accept-ranks-change",
+    "variants": "--accept-variants-change",
+}
 
 
-def compare(baseline, new, waivers, today, *, accept_waivers=(), accept_library=False, accept_ranks=False,
-            accept_variants=False):
+def compare(
+    baseline,
+    new,
+    waivers,
+    today,
+    *,
+    accept_waivers=(),
+    accept_library=False,
+    accept_ranks=False,
+    accept_variants=False,
+):
     """The gate's decision: a dict with the lists and 'passed'. The new run's
     waived checks are judged again by the given waivers for the new run's
     library release (rejudge), so that a waiver bound to another release, or
@@ -215,31 +269,53 @@ def compare(baseline, new, waivers, today, *, accept_waivers=(), accept_library=
     accepted; accept_library, accept_ranks, accept_variants: a change of the
     run's library, rank counts or variants is accepted."""
     accept_waivers = set(accept_waivers)
-    release = waiver_files.parse_library_version(new["run"].get("library_version") or "")
+    release = waiver_files.parse_library_version(
+        new["run"].get("library_version") or ""
+    )
     # What was run: the library, the rank counts, the variants.
     changes = []
     old_lib, new_lib = library(baseline), library(new)
     if old_lib != new_lib:
-        changes.append({"what": "library", "accepted": accept_library,
-                        "text": f"the library differs: baseline {_library_text(old_lib)}, new {_library_text(new_lib)}"})
+        changes.append(
+            {
+                "what": "library",
+                "accepted": accept_library,
+                "text": f"the library differs: baseline {_library_text(old_lib)}, new {_library_text(new_lib)}",
+            }
+        )
     old_ranks, new_ranks = rank_counts(baseline), rank_counts(new)
     if old_ranks != new_ranks:
         lost = old_ranks - new_ranks
-        changes.append({"what": "ranks", "accepted": accept_ranks,
-                        "text": f"the rank counts differ: baseline {_span(old_ranks)}, new {_span(new_ranks)}"
-                                + (f" ({_span(lost)} dropped)" if lost else "")})
+        changes.append(
+            {
+                "what": "ranks",
+                "accepted": accept_ranks,
+                "text": f"the rank counts differ: baseline {_span(old_ranks)}, new {_span(new_ranks)}"
+                + (f" ({_span(lost)} dropped)" if lost else ""),
+            }
+        )
     old_variants, new_variants = variants(baseline), variants(new)
     if old_variants != new_variants:
         lost = old_variants - new_variants
-        changes.append({"what": "variants", "accepted": accept_variants,
-                        "text": f"the variants differ: baseline {', '.join(sorted(old_variants))}, new "
-                                f"{', '.join(sorted(new_variants))}"
-                                + (f" ({', '.join(sorted(lost))} dropped)" if lost else "")})
+        changes.append(
+            {
+                "what": "variants",
+                "accepted": accept_variants,
+                "text": f"the variants differ: baseline {', '.join(sorted(old_variants))}, new "
+                f"{', '.join(sorted(new_variants))}"
+                + (f" ({', '.join(sorted(lost))} dropped)" if lost else ""),
+            }
+        )
     same_release_note = None
-    if old_lib == new_lib and (baseline["run"].get("library_version") or "") != (new["run"].get("library_version") or ""):
-        same_release_note = (f"the library's version text differs within the same release ({_library_text(new_lib)}): "
-                             f"baseline '{res.first_line(baseline['run'].get('library_version'))[:120]}', new "
-                             f"'{res.first_line(new['run'].get('library_version'))[:120]}'")
+    if old_lib == new_lib and (baseline["run"].get("library_version") or "") != (
+        new["run"].get("library_version") or ""
+    ):
+        same_release_note = (
+            f"the library's version text differs within the same release ({_library_text(new_lib)}): "
+            f"baseline '{res.first_line(baseline['run'].get('library_version'))[:120]}', new "
+            f"'{res.first_line(new['run'].get('library_version'))[:120]}'"
+        )
+
     # The baseline's checks compared: with a change of rank counts or variants accepted, those at rank counts or
     # variants the new run was not asked for are set aside (counted, not compared).
     def in_scope(r):
@@ -248,6 +324,7 @@ def compare(baseline, new, waivers, today, *, accept_waivers=(), accept_library=
         if accept_variants and (r.get("variant") or "default") not in new_variants:
             return False
         return True
+
     old_all = res.keyed(baseline["records"])
     old = {k: r for k, r in old_all.items() if in_scope(r)}
     set_aside = len(old_all) - len(old)
@@ -276,7 +353,11 @@ def compare(baseline, new, waivers, today, *, accept_waivers=(), accept_library=
                 fixed.append((r, was))
         elif now == "waived":
             if was == "pass":
-                (accepted_waived if r.get("waiver") in accept_waivers else lost_to_waiver).append((r, was))
+                (
+                    accepted_waived
+                    if r.get("waiver") in accept_waivers
+                    else lost_to_waiver
+                ).append((r, was))
             elif was is not None and was != "waived":
                 newly_waived.append((r, was))
         elif now == "skip":
@@ -293,36 +374,92 @@ def compare(baseline, new, waivers, today, *, accept_waivers=(), accept_library=
     if not new["records"]:
         counts.append("the new run has no checks")
     elif len(new["records"]) < len(old):
-        counts.append(f"the new run has {len(new['records'])} checks, fewer than the baseline's {len(old)}"
-                      + (f" (of {len(old_all)}, {set_aside} set aside: rank counts or variants the new run "
-                         f"was not asked for)" if set_aside else ""))
+        counts.append(
+            f"the new run has {len(new['records'])} checks, fewer than the baseline's {len(old)}"
+            + (
+                f" (of {len(old_all)}, {set_aside} set aside: rank counts or variants the new run "
+                f"was not asked for)"
+                if set_aside
+                else ""
+            )
+        )
     not_run = known_fatal(new["records"], waivers, today, release)
     problems = list(waiver_problems(waivers, today))
     for row in not_applied:
-        problems.append(f"the waiver {row['id']} did not apply to {row['checks']} checks of this run: {row['why']} "
-                        f"(library: {res.first_line(new['run'].get('library_version')) or 'unknown'})")
+        problems.append(
+            f"the waiver {row['id']} did not apply to {row['checks']} checks of this run: {row['why']} "
+            f"(library: {res.first_line(new['run'].get('library_version')) or 'unknown'})"
+        )
     known = {w.get("id") for w in waivers}
-    unknown = sorted({r.get("waiver") or "(none)" for r in new["records"]
-                      if r["outcome"] == "waived" and r.get("waiver") not in known})
+    unknown = sorted(
+        {
+            r.get("waiver") or "(none)"
+            for r in new["records"]
+            if r["outcome"] == "waived" and r.get("waiver") not in known
+        }
+    )
     for wid in unknown:
-        problems.append(f"checks are waived by '{wid}', which is not in the waivers file")
-    partial = [f"the new run is partial: {reason}" for reason in new["partial_reasons"]] if new["partial"] else []
+        problems.append(
+            f"checks are waived by '{wid}', which is not in the waivers file"
+        )
+    partial = (
+        [f"the new run is partial: {reason}" for reason in new["partial_reasons"]]
+        if new["partial"]
+        else []
+    )
     used = {r.get("waiver") for r, _ in accepted_waived if r["outcome"] == "waived"} | {
-        waiver_files.AVOIDED.match(r.get("message") or "").group(1) for r, _ in accepted_waived if r["outcome"] == "skip"}
+        waiver_files.AVOIDED.match(r.get("message") or "").group(1)
+        for r, _ in accepted_waived
+        if r["outcome"] == "skip"
+    }
     unused_accepts = sorted(accept_waivers - used)
-    flags = {"library": accept_library, "ranks": accept_ranks, "variants": accept_variants}
-    idle_options = [ACCEPT_OPTIONS[what] for what, given in flags.items()
-                    if given and what not in {c["what"] for c in changes}]
-    failing = (regressions or problems or partial or missing or counts or lost_to_skip or lost_to_waiver or not_run
-               or any(not c["accepted"] for c in changes))
-    return {"regressions": regressions, "still_bad": still_bad, "fixed": fixed, "newly_waived": newly_waived,
-            "newly_skipped": newly_skipped, "missing": missing, "counts": counts, "lost_to_skip": lost_to_skip,
-            "lost_to_waiver": lost_to_waiver, "accepted_waived": accepted_waived, "unused_accepts": unused_accepts,
-            "idle_options": idle_options,
-            "not_run": not_run, "changes": changes, "same_release_note": same_release_note, "set_aside": set_aside,
-            "arrivals": arrivals, "arrived_waived": arrived_waived, "arrived_skipped": arrived_skipped,
-            "new_checks": sum(arrivals.values()), "waiver_problems": problems, "partial": partial,
-            "not_applied": not_applied, "passed": not failing}
+    flags = {
+        "library": accept_library,
+        "ranks": accept_ranks,
+        "variants": accept_variants,
+    }
+    idle_options = [
+        ACCEPT_OPTIONS[what]
+        for what, given in flags.items()
+        if given and what not in {c["what"] for c in changes}
+    ]
+    failing = (
+        regressions
+        or problems
+        or partial
+        or missing
+        or counts
+        or lost_to_skip
+        or lost_to_waiver
+        or not_run
+        or any(not c["accepted"] for c in changes)
+    )
+    return {
+        "regressions": regressions,
+        "still_bad": still_bad,
+        "fixed": fixed,
+        "newly_waived": newly_waived,
+        "newly_skipped": newly_skipped,
+        "missing": missing,
+        "counts": counts,
+        "lost_to_skip": lost_to_skip,
+        "lost_to_waiver": lost_to_waiver,
+        "accepted_waived": accepted_waived,
+        "unused_accepts": unused_accepts,
+        "idle_options": idle_options,
+        "not_run": not_run,
+        "changes": changes,
+        "same_release_note": same_release_note,
+        "set_aside": set_aside,
+        "arrivals": arrivals,
+        "arrived_waived": arrived_waived,
+        "arrived_skipped": arrived_skipped,
+        "new_checks": sum(arrivals.values()),
+        "waiver_problems": problems,
+        "partial": partial,
+        "not_applied": not_applied,
+        "passed": not failing,
+    }
 
 
 def _listed(lines, tag, items, line_of, limit, more=""):
@@ -337,34 +474,69 @@ def _message(r, n=160):
     return res.first_line(r.get("message"))[:n]
 
 
-def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, limit=200):
+def format_decision(
+    d, baseline_name, new_name, baseline, new, waivers_source, limit=200
+):
     """The gate's report: a line per cause of failure (per check, up to the limit), the notes, a summary, and
     'gate: PASS' or 'gate: FAIL' last."""
-    lines = [f"ordo gate: baseline {baseline_name} ({baseline['run']['vendor']}, {len(baseline['records'])} checks)"
-             f" -> new {new_name} ({new['run']['vendor']}, {len(new['records'])} checks); waivers: {waivers_source}"]
+    lines = [
+        f"ordo gate: baseline {baseline_name} ({baseline['run']['vendor']}, {len(baseline['records'])} checks)"
+        f" -> new {new_name} ({new['run']['vendor']}, {len(new['records'])} checks); waivers: {waivers_source}"
+    ]
     for c in d["changes"]:
         if not c["accepted"]:
-            lines.append(f"{c['what'].upper():<12}{c['text']} (accept it with {ACCEPT_OPTIONS[c['what']]})")
+            lines.append(
+                f"{c['what'].upper():<12}{c['text']} (accept it with {ACCEPT_OPTIONS[c['what']]})"
+            )
     for p in d["counts"]:
         lines.append(f"CHECKS      {p}")
     for r, was in d["regressions"][:limit]:
-        lines.append(f"REGRESSION  {_describe(r)} [{r['clause']}, {r['level']}]: {was or 'not in the baseline'} "
-                     f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}" +
-                     (f" ({r['_not_waived']})" if r.get("_not_waived") else ""))
+        lines.append(
+            f"REGRESSION  {_describe(r)} [{r['clause']}, {r['level']}]: {was or 'not in the baseline'} "
+            f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}"
+            + (f" ({r['_not_waived']})" if r.get("_not_waived") else "")
+        )
         replay = res.replay_command(r)
         if replay:
             lines.append(f"            replay: {rec.printable(replay)}")
     if len(d["regressions"]) > limit:
         lines.append(f"REGRESSION  ... and {len(d['regressions']) - limit} more")
-    _listed(lines, "MISSING", d["missing"], lambda r: f"{_describe(r)}: {r['outcome']} in the baseline, "
-                                                      "not in the new run", limit)
-    _listed(lines, "SKIPPED", d["lost_to_skip"], lambda x: f"{_describe(x[0])}: pass -> skip: {_message(x[0])}"
-            + (f" (accept it with --accept-waiver {waiver_files.AVOIDED.match(x[0]['message']).group(1)})"
-               if waiver_files.AVOIDED.match(x[0].get("message") or "") else ""), limit)
-    _listed(lines, "WAIVED", d["lost_to_waiver"], lambda x: f"{_describe(x[0])}: pass -> waived by "
-            f"{x[0].get('waiver')} (accept it with --accept-waiver {x[0].get('waiver')}): {_message(x[0])}", limit)
-    _listed(lines, "NOT RUN", d["not_run"], lambda x: f"{_describe(x[0])} was not run as a known crash or hang, "
-            f"but {x[2]}: nothing shows it is fine", limit)
+    _listed(
+        lines,
+        "MISSING",
+        d["missing"],
+        lambda r: f"{_describe(r)}: {r['outcome']} in the baseline, "
+        "not in the new run",
+        limit,
+    )
+    _listed(
+        lines,
+        "SKIPPED",
+        d["lost_to_skip"],
+        lambda x: f"{_describe(x[0])}: pass -> skip: {_message(x[0])}"
+        + (
+            f" (accept it with --accept-waiver {waiver_files.AVOIDED.match(x[0]['message']).group(1)})"
+            if waiver_files.AVOIDED.match(x[0].get("message") or "")
+            else ""
+        ),
+        limit,
+    )
+    _listed(
+        lines,
+        "WAIVED",
+        d["lost_to_waiver"],
+        lambda x: f"{_describe(x[0])}: pass -> waived by "
+        f"{x[0].get('waiver')} (accept it with --accept-waiver {x[0].get('waiver')}): {_message(x[0])}",
+        limit,
+    )
+    _listed(
+        lines,
+        "NOT RUN",
+        d["not_run"],
+        lambda x: f"{_describe(x[0])} was not run as a known crash or hang, "
+        f"but {x[2]}: nothing shows it is fine",
+        limit,
+    )
     for p in d["waiver_problems"]:
         lines.append(f"WAIVER      {p}")
     for p in d["partial"]:
@@ -372,40 +544,86 @@ def format_decision(d, baseline_name, new_name, baseline, new, waivers_source, l
     # Notes: what does not fail the gate.
     for c in d["changes"]:
         if c["accepted"]:
-            lines.append(f"note        accepted ({ACCEPT_OPTIONS[c['what']]}): {c['text']}")
+            lines.append(
+                f"note        accepted ({ACCEPT_OPTIONS[c['what']]}): {c['text']}"
+            )
     for option in d["idle_options"]:
-        lines.append(f"note        {option}: nothing to accept, the new run's is the baseline's")
+        lines.append(
+            f"note        {option}: nothing to accept, the new run's is the baseline's"
+        )
     if d["same_release_note"]:
         lines.append(f"note        {d['same_release_note']}")
     if d["set_aside"]:
-        lines.append(f"note        {d['set_aside']} checks of the baseline set aside: at rank counts or variants "
-                     "the new run was not asked for (accepted)")
-    _listed(lines, "note", d["accepted_waived"], lambda x: f"accepted (--accept-waiver): {_describe(x[0])}: "
-            f"pass -> {x[0]['outcome']}: {_message(x[0])}", limit, " accepted")
+        lines.append(
+            f"note        {d['set_aside']} checks of the baseline set aside: at rank counts or variants "
+            "the new run was not asked for (accepted)"
+        )
+    _listed(
+        lines,
+        "note",
+        d["accepted_waived"],
+        lambda x: f"accepted (--accept-waiver): {_describe(x[0])}: "
+        f"pass -> {x[0]['outcome']}: {_message(x[0])}",
+        limit,
+        " accepted",
+    )
     for wid in d["unused_accepts"]:
-        lines.append(f"note        --accept-waiver {wid}: no check that passed in the baseline is waived or held "
-                     "back by it")
-    _listed(lines, "note", d["newly_waived"], lambda x: f"newly waived: {_describe(x[0])}: {x[1]} -> waived "
-            f"({x[0].get('waiver')})", 20, " newly waived")
-    _listed(lines, "note", d["newly_skipped"], lambda x: f"newly skipped: {_describe(x[0])}: {x[1]} -> skip: "
-            f"{_message(x[0])}", 20, " newly skipped")
+        lines.append(
+            f"note        --accept-waiver {wid}: no check that passed in the baseline is waived or held "
+            "back by it"
+        )
+    _listed(
+        lines,
+        "note",
+        d["newly_waived"],
+        lambda x: f"newly waived: {_describe(x[0])}: {x[1]} -> waived "
+        f"({x[0].get('waiver')})",
+        20,
+        " newly waived",
+    )
+    _listed(
+        lines,
+        "note",
+        d["newly_skipped"],
+        lambda x: f"newly skipped: {_describe(x[0])}: {x[1]} -> skip: "
+        f"{_message(x[0])}",
+        20,
+        " newly skipped",
+    )
     a = d["arrivals"]
     if d["new_checks"]:
-        lines.append(f"note        {d['new_checks']} new checks (not in the baseline): {a['pass']} pass, "
-                     f"{a['waived']} waived, {a['skip']} skip, {a['bad']} bad")
-    _listed(lines, "note", d["arrived_waived"], lambda r: f"new, waived: {_describe(r)} by {r.get('waiver')}: "
-            f"{_message(r)}", limit, " new waived checks")
-    _listed(lines, "note", d["arrived_skipped"], lambda r: f"new, skipped: {_describe(r)}: {_message(r)}", limit,
-            " new skipped checks")
+        lines.append(
+            f"note        {d['new_checks']} new checks (not in the baseline): {a['pass']} pass, "
+            f"{a['waived']} waived, {a['skip']} skip, {a['bad']} bad"
+        )
+    _listed(
+        lines,
+        "note",
+        d["arrived_waived"],
+        lambda r: f"new, waived: {_describe(r)} by {r.get('waiver')}: "
+        f"{_message(r)}",
+        limit,
+        " new waived checks",
+    )
+    _listed(
+        lines,
+        "note",
+        d["arrived_skipped"],
+        lambda r: f"new, skipped: {_describe(r)}: {_message(r)}",
+        limit,
+        " new skipped checks",
+    )
     unaccepted = sum(1 for c in d["changes"] if not c["accepted"])
-    lines.append(f"summary: {len(d['regressions'])} regressions, {len(d['waiver_problems'])} waiver problems, "
-                 f"{len(d['missing'])} missing, {len(d['lost_to_skip'])} pass -> skip, "
-                 f"{len(d['lost_to_waiver'])} pass -> waived, {len(d['accepted_waived'])} accepted by --accept-waiver, "
-                 f"{len(d['not_run'])} not run without a standing waiver, {unaccepted} run changes "
-                 f"({len(d['changes']) - unaccepted} accepted), "
-                 f"{len(d['still_bad'])} still failing as in the baseline, {len(d['fixed'])} fixed, "
-                 f"{len(d['newly_waived'])} newly waived, {len(d['newly_skipped'])} newly skipped, "
-                 f"{d['new_checks']} new checks ({a['pass']} pass, {a['waived']} waived, {a['skip']} skip, "
-                 f"{a['bad']} bad)")
+    lines.append(
+        f"summary: {len(d['regressions'])} regressions, {len(d['waiver_problems'])} waiver problems, "
+        f"{len(d['missing'])} missing, {len(d['lost_to_skip'])} pass -> skip, "
+        f"{len(d['lost_to_waiver'])} pass -> waived, {len(d['accepted_waived'])} accepted by --accept-waiver, "
+        f"{len(d['not_run'])} not run without a standing waiver, {unaccepted} run changes "
+        f"({len(d['changes']) - unaccepted} accepted), "
+        f"{len(d['still_bad'])} still failing as in the baseline, {len(d['fixed'])} fixed, "
+        f"{len(d['newly_waived'])} newly waived, {len(d['newly_skipped'])} newly skipped, "
+        f"{d['new_checks']} new checks ({a['pass']} pass, {a['waived']} waived, {a['skip']} skip, "
+        f"{a['bad']} bad)"
+    )
     lines.append("gate: PASS" if d["passed"] else "gate: FAIL")
     return "\n".join(rec.printable(line) for line in lines)

@@ -26,7 +26,9 @@ def _environment():
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
         # type() is str: Markup (already escaped, e.g. an SVG) is passed through untouched.
-        finalize=lambda v: rec.printable(v) if type(v) is str else ("" if v is None else v),
+        finalize=lambda v: rec.printable(v)
+        if type(v) is str
+        else ("" if v is None else v),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -57,24 +59,44 @@ def _ranks_of(report):
 def _failure_view(n, r, waivers):
     case = r.get("case") or {}
     trees = []
-    if case.get("op") in ("witness.tracer", "witness.tracer-c") or "tracer:" in r.get("message", ""):
+    if case.get("op") in ("witness.tracer", "witness.tracer-c") or "tracer:" in r.get(
+        "message", ""
+    ):
         for item in tracer.from_record(r)[:3]:
-            trees.append({"svg": tracer.svg(item), "text": tracer.describe(item), "on_rank": item["on_rank"]})
+            trees.append(
+                {
+                    "svg": tracer.svg(item),
+                    "text": tracer.describe(item),
+                    "on_rank": item["on_rank"],
+                }
+            )
     waiver = waivers.get(r.get("waiver") or "")
     return {
-        "n": n, "anchor": f"f-{n}", "r": r, "case": case,
-        "case_items": [(k, json.dumps(v) if isinstance(v, (list, bool, dict)) else v) for k, v in case.items()],
-        "case_text": res.case_text(case), "replay": res.replay_command(r),
-        "reproducer": r.get("reproducer") or (waiver or {}).get("reproducer"), "trees": trees,
+        "n": n,
+        "anchor": f"f-{n}",
+        "r": r,
+        "case": case,
+        "case_items": [
+            (k, json.dumps(v) if isinstance(v, (list, bool, dict)) else v)
+            for k, v in case.items()
+        ],
+        "case_text": res.case_text(case),
+        "replay": res.replay_command(r),
+        "reproducer": r.get("reproducer") or (waiver or {}).get("reproducer"),
+        "trees": trees,
     }
 
 
 def _shown(bad):
     """The failures shown in full: the first of every clause and of every heat-map cell, then the others in
-    journal order, up to MAX_FAILURES_SHOWN; numbered by their place among all failures."""
+    journal order, up to MAX_FAILURES_SHOWN; numbered by their place among all failures.
+    """
     chosen, seen = set(), set()
     for i, r in enumerate(bad):
-        for key in (("clause", r["clause"]), ("cell", r["variant"], r["test"], r["ranks"])):
+        for key in (
+            ("clause", r["clause"]),
+            ("cell", r["variant"], r["test"], r["ranks"]),
+        ):
             if key not in seen:
                 seen.add(key)
                 chosen.add(i)
@@ -96,11 +118,17 @@ def context(report):
     for f in failures:
         r = f["r"]
         first_failure.setdefault(("clause", r["clause"]), f["anchor"])
-        first_failure.setdefault(("cell", r["variant"], r["test"], r["ranks"]), f["anchor"])
+        first_failure.setdefault(
+            ("cell", r["variant"], r["test"], r["ranks"]), f["anchor"]
+        )
     for r in records:
-        if r["outcome"] == "waived":  # a cell without failures links to its waiver instead
-            first_failure.setdefault(("cell", r["variant"], r["test"], r["ranks"]),
-                                     "w-" + anchor(r.get("waiver") or "(no waiver id)"))
+        if (
+            r["outcome"] == "waived"
+        ):  # a cell without failures links to its waiver instead
+            first_failure.setdefault(
+                ("cell", r["variant"], r["test"], r["ranks"]),
+                "w-" + anchor(r.get("waiver") or "(no waiver id)"),
+            )
 
     # Clause by clause: every clause of the catalogue, checked or not, then any unknown to it.
     by_clause = collections.defaultdict(list)
@@ -113,19 +141,41 @@ def context(report):
         info = catalogue.get(slug, {})
         counts = res.count(recs)
         levels = sorted({r["level"] for r in recs}, key=rec.LEVELS.index)
-        verdict = "not checked" if not recs else res.level_verdict(levels[0] if len(levels) == 1 else "MUST",
-                                                                     counts,
-                                                                     sum(1 for r in recs if res.known_fatal_waiver(r)))
+        verdict = (
+            "not checked"
+            if not recs
+            else res.level_verdict(
+                levels[0] if len(levels) == 1 else "MUST",
+                counts,
+                sum(1 for r in recs if res.known_fatal_waiver(r)),
+            )
+        )
         if slug == "harness.job":
-            info = {"section": "-", "section_50": "-", "title": "A check executable died",
-                    "paraphrase": "The job crashed or timed out with no case in flight (between cases, before "
-                                  "its first or after its last), charged to no case; checks it could not reach "
-                                  "make the run partial."}
-        clauses.append({"slug": slug, "anchor": "clause-" + anchor(slug), "section": info.get("section", "?"),
-                        "cited": res.citations(info), "title": info.get("title", ""), "paraphrase": info.get("paraphrase", "not in the catalogue"),
-                        "levels": levels, "counts": counts, "total": len(recs), "verdict": verdict,
-                        "detect": res.detect_counts(recs) if "DETECT" in levels else None,
-                        "worst": worst(counts), "first_failure": first_failure.get(("clause", slug))})
+            info = {
+                "section": "-",
+                "section_50": "-",
+                "title": "A check executable died",
+                "paraphrase": "The job crashed or timed out with no case in flight (between cases, before "
+                "its first or after its last), charged to no case; checks it could not reach "
+                "make the run partial.",
+            }
+        clauses.append(
+            {
+                "slug": slug,
+                "anchor": "clause-" + anchor(slug),
+                "section": info.get("section", "?"),
+                "cited": res.citations(info),
+                "title": info.get("title", ""),
+                "paraphrase": info.get("paraphrase", "not in the catalogue"),
+                "levels": levels,
+                "counts": counts,
+                "total": len(recs),
+                "verdict": verdict,
+                "detect": res.detect_counts(recs) if "DETECT" in levels else None,
+                "worst": worst(counts),
+                "first_failure": first_failure.get(("clause", slug)),
+            }
+        )
 
     # Heat map: variant x check x rank count, coloured by the worst outcome of each cell.
     ranks = _ranks_of(report)
@@ -137,35 +187,69 @@ def context(report):
         row = {"variant": variant, "test": test, "cells": []}
         for n in ranks:
             c = res.count(cells.get((variant, test, n), []))
-            row["cells"].append({"ranks": n, "counts": c, "total": sum(c.values()), "worst": worst(c),
-                                 "link": first_failure.get(("cell", variant, test, n))})
+            row["cells"].append(
+                {
+                    "ranks": n,
+                    "counts": c,
+                    "total": sum(c.values()),
+                    "worst": worst(c),
+                    "link": first_failure.get(("cell", variant, test, n)),
+                }
+            )
         rows.append(row)
 
     waived = collections.defaultdict(list)
-    held_back = collections.defaultdict(list)  # cases a crash or timeout waiver held back: not run
+    held_back = collections.defaultdict(
+        list
+    )  # cases a crash or timeout waiver held back: not run
     for r in records:
         if r["outcome"] == "waived":
             waived[r.get("waiver") or "(no waiver id)"].append(r)
         elif res.known_fatal_waiver(r):
             held_back[res.known_fatal_waiver(r)].append(r)
-    waived_groups = [{"id": wid, "anchor": "w-" + anchor(wid), "waiver": waivers.get(wid, {}),
-                      "records": [(r, res.case_text(r.get("case"))) for r in waived.get(wid, [])[:MAX_ROWS]],
-                      "count": len(waived.get(wid, [])),
-                      "held": [(r, res.case_text(r.get("case"))) for r in held_back.get(wid, [])[:MAX_ROWS]],
-                      "held_count": len(held_back.get(wid, []))}
-                     for wid in sorted(set(waived) | set(held_back))]
-    skips = collections.Counter((r["test"], r.get("message", "")) for r in records if r["outcome"] == "skip")
+    waived_groups = [
+        {
+            "id": wid,
+            "anchor": "w-" + anchor(wid),
+            "waiver": waivers.get(wid, {}),
+            "records": [
+                (r, res.case_text(r.get("case")))
+                for r in waived.get(wid, [])[:MAX_ROWS]
+            ],
+            "count": len(waived.get(wid, [])),
+            "held": [
+                (r, res.case_text(r.get("case")))
+                for r in held_back.get(wid, [])[:MAX_ROWS]
+            ],
+            "held_count": len(held_back.get(wid, [])),
+        }
+        for wid in sorted(set(waived) | set(held_back))
+    ]
+    skips = collections.Counter(
+        (r["test"], r.get("message", "")) for r in records if r["outcome"] == "skip"
+    )
     info = [r for r in records if r["level"] == "INFO"][:MAX_ROWS]
     return {
-        "report": report, "run": run, "summary": report["summary"], "levels": rec.LEVELS,
-        "clauses": [c for c in clauses if c["total"]], "unchecked": [c for c in clauses if not c["total"]],
-        "standard_claim": res.standard_claim(report), "cited": res.CITED,
-        "ranks": ranks, "heat_rows": rows, "failures": failures,
-        "failures_total": len(bad), "waived_groups": waived_groups,
+        "report": report,
+        "run": run,
+        "summary": report["summary"],
+        "levels": rec.LEVELS,
+        "clauses": [c for c in clauses if c["total"]],
+        "unchecked": [c for c in clauses if not c["total"]],
+        "standard_claim": res.standard_claim(report),
+        "cited": res.CITED,
+        "ranks": ranks,
+        "heat_rows": rows,
+        "failures": failures,
+        "failures_total": len(bad),
+        "waived_groups": waived_groups,
         "held_back_total": sum(len(v) for v in held_back.values()),
         "known_fatal_sentence": res.known_fatal_sentence(report["summary"]),
-        "skips": [{"test": t, "reason": m, "count": n} for (t, m), n in sorted(skips.items())],
-        "info": [(r, res.case_text(r.get("case"))) for r in info], "outcomes": rec.OUTCOMES,
+        "skips": [
+            {"test": t, "reason": m, "count": n} for (t, m), n in sorted(skips.items())
+        ],
+        "info": [(r, res.case_text(r.get("case"))) for r in info],
+        "outcomes": rec.OUTCOMES,
         "library_first_line": res.first_line(run.get("library_version")) or "unknown",
         "crossing": crossing.context(report),
         "binding_names": res.BINDING_NAMES,
@@ -182,25 +266,47 @@ def compare_context(reports, names):
     for i, (report, name) in enumerate(zip(reports, names)):
         variants = sorted({r["variant"] for r in report["records"]}) or ["default"]
         for v in variants:
-            columns.append({"run": i, "variant": v, "name": name, "report": report,
-                            "label": f"{report['run']['vendor']}" + ("" if v == "default" else f" [{v}]")})
+            columns.append(
+                {
+                    "run": i,
+                    "variant": v,
+                    "name": name,
+                    "report": report,
+                    "label": f"{report['run']['vendor']}"
+                    + ("" if v == "default" else f" [{v}]"),
+                }
+            )
     rows = {}
     for ci, col in enumerate(columns):
         mine = [r for r in col["report"]["records"] if r["variant"] == col["variant"]]
-        for key, r in res.keyed(mine, lambda r: tuple(res.record_key(r)[i] for i in (0, 2, 3))).items():
+        for key, r in res.keyed(
+            mine, lambda r: tuple(res.record_key(r)[i] for i in (0, 2, 3))
+        ).items():
             rows.setdefault(key, {})[ci] = r
     differences = []
     for (test, n, _, _), per_col in rows.items():
-        outcomes = [per_col[ci]["outcome"] if ci in per_col else None for ci in range(len(columns))]
+        outcomes = [
+            per_col[ci]["outcome"] if ci in per_col else None
+            for ci in range(len(columns))
+        ]
         if len(set(outcomes)) > 1:
             any_r = next(iter(per_col.values()))
-            differences.append({"test": test, "ranks": n, "case_text": res.case_text(any_r.get("case")),
-                                "clause": any_r["clause"], "level": any_r["level"],
-                                "cells": [per_col.get(ci) for ci in range(len(columns))]})
+            differences.append(
+                {
+                    "test": test,
+                    "ranks": n,
+                    "case_text": res.case_text(any_r.get("case")),
+                    "clause": any_r["clause"],
+                    "level": any_r["level"],
+                    "cells": [per_col.get(ci) for ci in range(len(columns))],
+                }
+            )
     # Clause x column and check x (column, rank count) summaries.
     slugs = []
     for report in reports:
-        for slug in list(report["spec"]["clauses"]) + [r["clause"] for r in report["records"]]:
+        for slug in list(report["spec"]["clauses"]) + [
+            r["clause"] for r in report["records"]
+        ]:
             if slug not in slugs:
                 slugs.append(slug)
     catalogue = {}
@@ -210,11 +316,22 @@ def compare_context(reports, names):
     for slug in slugs:
         cells = []
         for col in columns:
-            c = res.count(r for r in col["report"]["records"] if r["clause"] == slug and r["variant"] == col["variant"])
+            c = res.count(
+                r
+                for r in col["report"]["records"]
+                if r["clause"] == slug and r["variant"] == col["variant"]
+            )
             cells.append({"counts": c, "total": sum(c.values()), "worst": worst(c)})
-        clause_rows.append({"slug": slug, "section": catalogue.get(slug, {}).get("section", "-"),
-                            "cited": res.citations(catalogue.get(slug, {"section": "-", "section_50": "-"})),
-                            "cells": cells})
+        clause_rows.append(
+            {
+                "slug": slug,
+                "section": catalogue.get(slug, {}).get("section", "-"),
+                "cited": res.citations(
+                    catalogue.get(slug, {"section": "-", "section_50": "-"})
+                ),
+                "cells": cells,
+            }
+        )
     ranks = sorted({n for report in reports for n in _ranks_of(report)})
     tests = sorted({r["test"] for report in reports for r in report["records"]})
     heat = []
@@ -223,15 +340,39 @@ def compare_context(reports, names):
         for col in columns:
             group = []
             for n in ranks:
-                c = res.count(r for r in col["report"]["records"]
-                              if r["test"] == test and r["ranks"] == n and r["variant"] == col["variant"])
-                group.append({"ranks": n, "counts": c, "total": sum(c.values()), "worst": worst(c)})
+                c = res.count(
+                    r
+                    for r in col["report"]["records"]
+                    if r["test"] == test
+                    and r["ranks"] == n
+                    and r["variant"] == col["variant"]
+                )
+                group.append(
+                    {
+                        "ranks": n,
+                        "counts": c,
+                        "total": sum(c.values()),
+                        "worst": worst(c),
+                    }
+                )
             row["groups"].append(group)
         heat.append(row)
-    return {"columns": columns, "differences": differences[:MAX_ROWS], "differences_total": len(differences),
-            "clause_rows": clause_rows, "ranks": ranks, "heat": heat, "levels": rec.LEVELS,
-            "first_line": res.first_line, "outcomes": rec.OUTCOMES}
+    return {
+        "columns": columns,
+        "differences": differences[:MAX_ROWS],
+        "differences_total": len(differences),
+        "clause_rows": clause_rows,
+        "ranks": ranks,
+        "heat": heat,
+        "levels": rec.LEVELS,
+        "first_line": res.first_line,
+        "outcomes": rec.OUTCOMES,
+    }
 
 
 def render_compare(reports, names):
-    return _environment().get_template("compare.html.j2").render(**compare_context(reports, names))
+    return (
+        _environment()
+        .get_template("compare.html.j2")
+        .render(**compare_context(reports, names))
+    )

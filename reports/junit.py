@@ -35,16 +35,33 @@ def _props(parent, pairs):
 
 def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
     seconds = float(r.get("duration_s") or 0.0)
-    case = ET.SubElement(suite, "testcase", name=_s(f"{r['id']} {res.case_text(r.get('case'))}".strip()),
-                         classname=_s(f"{prefix}{ranks}ranks.{r['test']}"), time=f"{seconds:.6f}")
-    _props(case, [("clause", r["clause"]), ("level", r["level"]), ("outcome", r["outcome"]), ("checks", "1")])
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        name=_s(f"{r['id']} {res.case_text(r.get('case'))}".strip()),
+        classname=_s(f"{prefix}{ranks}ranks.{r['test']}"),
+        time=f"{seconds:.6f}",
+    )
+    _props(
+        case,
+        [
+            ("clause", r["clause"]),
+            ("level", r["level"]),
+            ("outcome", r["outcome"]),
+            ("checks", "1"),
+        ],
+    )
     message = _s(f"[{r['clause']}, {r['level']}] {r.get('message', '')}")
     if r["outcome"] == "fail":
         counts["failures"] += 1
-        ET.SubElement(case, "failure", message=message[:1000], type=r["level"]).text = message
+        ET.SubElement(
+            case, "failure", message=message[:1000], type=r["level"]
+        ).text = message
     elif r["outcome"] in ("crash", "timeout", "corrupt"):
         counts["errors"] += 1
-        ET.SubElement(case, "error", message=message[:1000], type=r["outcome"]).text = message
+        ET.SubElement(
+            case, "error", message=message[:1000], type=r["outcome"]
+        ).text = message
     else:  # waived (a skip of its own: pass and skip are summarised)
         counts["skipped"] += 1
         # The waiver's note (expiry, reason, upstream), which waivers.apply appended to the message, is kept
@@ -54,7 +71,11 @@ def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
         if wid in waivers and wid in noted:
             text = wvr.without_note(text, waivers[wid])
         noted.add(wid)
-        ET.SubElement(case, "skipped", message=_s(f"waived by {wid or 'an unnamed waiver'}: {text}")[:1000])
+        ET.SubElement(
+            case,
+            "skipped",
+            message=_s(f"waived by {wid or 'an unnamed waiver'}: {text}")[:1000],
+        )
     # A waived check's case without its fields at the harness's default (the same case: results.short_replay).
     replay = res.short_replay(r) if r["outcome"] == "waived" else res.replay_command(r)
     if replay:
@@ -67,10 +88,24 @@ def _summary_case(suite, prefix, ranks, key, rows, counts):
     seconds = sum(float(r.get("duration_s") or 0.0) for r in rows)
     n = len(rows)
     what = f"{n} check{'s' if n != 1 else ''} {'passed' if outcome == 'pass' else 'skipped'}"
-    case = ET.SubElement(suite, "testcase", name=_s(f"{test}: {what}" + (f": {reason}" if reason else "")),
-                         classname=_s(f"{prefix}{ranks}ranks.{test}"), time=f"{seconds:.6f}")
-    _props(case, [("clause", clause), ("level", level), ("outcome", outcome), ("checks", str(n)),
-                  ("first", rows[0]["id"]), ("last", rows[-1]["id"])])
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        name=_s(f"{test}: {what}" + (f": {reason}" if reason else "")),
+        classname=_s(f"{prefix}{ranks}ranks.{test}"),
+        time=f"{seconds:.6f}",
+    )
+    _props(
+        case,
+        [
+            ("clause", clause),
+            ("level", level),
+            ("outcome", outcome),
+            ("checks", str(n)),
+            ("first", rows[0]["id"]),
+            ("last", rows[-1]["id"]),
+        ],
+    )
     if outcome == "skip":
         counts["skipped"] += 1
         ET.SubElement(case, "skipped", message=_s(f"skip: {n} checks: {reason}")[:1000])
@@ -79,7 +114,11 @@ def _summary_case(suite, prefix, ranks, key, rows, counts):
 
 def render(report):
     run = report["run"]
-    waivers = {w["id"]: w for w in (report.get("waivers") or {}).get("waivers", []) if w.get("id")}
+    waivers = {
+        w["id"]: w
+        for w in (report.get("waivers") or {}).get("waivers", [])
+        if w.get("id")
+    }
     noted = set()  # the waivers whose note a <skipped> message has given
     groups = {}
     for r in report["records"]:
@@ -92,10 +131,19 @@ def render(report):
         name = f"{prefix}{family}.{ranks}ranks"
         suite = ET.SubElement(root, "testsuite", name=_s(name))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
-        _props(suite, [("vendor", run["vendor"]), ("library", res.first_line(run.get("library_version"))),
-                       ("mpi_version", run.get("mpi_version") or ""), ("ranks", str(ranks)),
-                       ("variant", variant), ("ordo_commit", run["git"].get("commit") or ""),
-                       ("partial", str(report["partial"]).lower()), ("checks", str(len(records)))])
+        _props(
+            suite,
+            [
+                ("vendor", run["vendor"]),
+                ("library", res.first_line(run.get("library_version"))),
+                ("mpi_version", run.get("mpi_version") or ""),
+                ("ranks", str(ranks)),
+                ("variant", variant),
+                ("ordo_commit", run["git"].get("commit") or ""),
+                ("partial", str(report["partial"]).lower()),
+                ("checks", str(len(records))),
+            ],
+        )
         # In record order: each summary element where its first check was.
         summaries, order = {}, []
         for r in records:
@@ -111,16 +159,24 @@ def render(report):
         for kind, item in order:
             counts["tests"] += 1
             if kind == "own":
-                counts["time"] += _own_case(suite, prefix, ranks, item, counts, waivers, noted)
+                counts["time"] += _own_case(
+                    suite, prefix, ranks, item, counts, waivers, noted
+                )
             else:
-                counts["time"] += _summary_case(suite, prefix, ranks, item, summaries[item], counts)
+                counts["time"] += _summary_case(
+                    suite, prefix, ranks, item, summaries[item], counts
+                )
         for key, value in counts.items():
             suite.set(key, f"{value:.6f}" if key == "time" else str(value))
             total[key] += value
     for key, value in total.items():
         root.set(key, f"{value:.6f}" if key == "time" else str(value))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        + ET.tostring(root, encoding="unicode")
+        + "\n"
+    )
 
 
 def checks_of(root):
@@ -128,6 +184,13 @@ def checks_of(root):
     none, as in a JUnit file of ordo before issue #17)."""
     n = 0
     for case in root.iter("testcase"):
-        value = next((p.get("value") for p in case.iter("property") if p.get("name") == "checks"), "1")
+        value = next(
+            (
+                p.get("value")
+                for p in case.iter("property")
+                if p.get("name") == "checks"
+            ),
+            "1",
+        )
         n += int(value)
     return n

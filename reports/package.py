@@ -26,7 +26,12 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 def _git(*args):
     try:
-        p = subprocess.run(["git", "-C", str(res.ROOT)] + list(args), capture_output=True, text=True, timeout=30)
+        p = subprocess.run(
+            ["git", "-C", str(res.ROOT)] + list(args),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         return p.stdout if p.returncode == 0 else ""
     except (OSError, subprocess.TimeoutExpired):
         return ""
@@ -34,7 +39,9 @@ def _git(*args):
 
 def _git_bytes(*args):
     try:
-        p = subprocess.run(["git", "-C", str(res.ROOT)] + list(args), capture_output=True, timeout=30)
+        p = subprocess.run(
+            ["git", "-C", str(res.ROOT)] + list(args), capture_output=True, timeout=30
+        )
         return p.stdout if p.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -59,7 +66,11 @@ def _adapter_at_run_commit(report, target):
         path = target / pathlib.Path(name).relative_to(folder)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
-    note = " (the run's checkout had local changes: see run/run.json, git.dirty)" if run["git"].get("dirty") else ""
+    note = (
+        " (the run's checkout had local changes: see run/run.json, git.dirty)"
+        if run["git"].get("dirty")
+        else ""
+    )
     return f"adapter/ holds {folder}/ as of the run's commit {commit}{note}.\n"
 
 
@@ -74,7 +85,11 @@ def _adapter_files(report):
     path = pathlib.Path(path)
     folder = path.parent
     if folder.parent == res.ROOT / "vendors":
-        files = [p for p in sorted(folder.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+        files = [
+            p
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts
+        ]
     else:
         files = [path]
         waivers = report["waivers"].get("source")
@@ -94,13 +109,26 @@ def _commands(report, out_dir, dest):
         "# (suite/git-status.txt shows whether the checkout had local changes; suite/git-diff.patch holds them)",
         "",
         "# 2. The run:",
-        q(run["command"]) if run["command"] else "# (not recorded: the run did not complete)",
+        q(run["command"])
+        if run["command"]
+        else "# (not recorded: the run did not complete)",
     ]
     system = run.get("system")
-    if isinstance(system, dict):  # where it ran (`ordo run --system NAME`: a root of that Debian release)
-        lines += ["#    on the system " + str(system.get("name") or "host") + ": " +
-                  str((system.get("os_release") or {}).get("PRETTY_NAME") or "release unknown") + "; packages:"]
-        lines += [f"#      {k} {v}" for k, v in sorted((system.get("packages") or {}).items())]
+    if isinstance(
+        system, dict
+    ):  # where it ran (`ordo run --system NAME`: a root of that Debian release)
+        lines += [
+            "#    on the system "
+            + str(system.get("name") or "host")
+            + ": "
+            + str(
+                (system.get("os_release") or {}).get("PRETTY_NAME") or "release unknown"
+            )
+            + "; packages:"
+        ]
+        lines += [
+            f"#      {k} {v}" for k, v in sorted((system.get("packages") or {}).items())
+        ]
     lines += [
         "",
         "# 3. Each check executable was launched at each rank count N with this launcher",
@@ -108,15 +136,26 @@ def _commands(report, out_dir, dest):
         q(run["launcher"]) if run["launcher"] else "# (not recorded)",
     ]
     if run.get("env"):
-        lines += ["", "#    with this environment added to every rank:"] + \
-                 [f"{k}={shlex.quote(v)}" for k, v in sorted(run["env"].items())]
+        lines += ["", "#    with this environment added to every rank:"] + [
+            f"{k}={shlex.quote(v)}" for k, v in sorted(run["env"].items())
+        ]
     lines += [
-        "", f"#    rank counts: {', '.join(map(str, run['ranks']))}; seed: {run.get('seed')}",
-        "", "# 4. This package was made with:", q(["./ordo", "package", out_dir, "--dest", dest]),
-        "", "# 5. To verify it:", "/usr/bin/python3 verify.py",
-        "", "# 6. One failing case again (each record of results.json.gz carries its own replay command):",
-        res.with_system("./ordo replay --record run/journal.jsonl.gz:<check id> --vendor " +
-                        shlex.quote(run["vendor"]) + " --ranks <N>", res.system_name(run)),
+        "",
+        f"#    rank counts: {', '.join(map(str, run['ranks']))}; seed: {run.get('seed')}",
+        "",
+        "# 4. This package was made with:",
+        q(["./ordo", "package", out_dir, "--dest", dest]),
+        "",
+        "# 5. To verify it:",
+        "/usr/bin/python3 verify.py",
+        "",
+        "# 6. One failing case again (each record of results.json.gz carries its own replay command):",
+        res.with_system(
+            "./ordo replay --record run/journal.jsonl.gz:<check id> --vendor "
+            + shlex.quote(run["vendor"])
+            + " --ranks <N>",
+            res.system_name(run),
+        ),
     ]
     return "\n".join(lines) + "\n"
 
@@ -124,7 +163,11 @@ def _commands(report, out_dir, dest):
 def _statement(report):
     run, summary = report["run"], report["summary"]
     waivers = {r.get("waiver") for r in report["records"] if r["outcome"] == "waived"}
-    waivers |= {res.known_fatal_waiver(r) for r in report["records"] if res.known_fatal_waiver(r)}  # held back
+    waivers |= {
+        res.known_fatal_waiver(r)
+        for r in report["records"]
+        if res.known_fatal_waiver(r)
+    }  # held back
     lines = [
         "# Conformance statement (template: fill in, sign, and keep as STATEMENT-signed.*)",
         "",
@@ -134,28 +177,40 @@ def _statement(report):
         f"(MPI version {run.get('mpi_version') or 'unknown'}).",
         "",
         f"Test suite: ordo {run['ordo_version']}, commit `{run['git'].get('commit')}`"
-        + (" (modified: see suite/git-diff.patch)" if run["git"].get("dirty") else "") + ".",
+        + (" (modified: see suite/git-diff.patch)" if run["git"].get("dirty") else "")
+        + ".",
         f"Vendor adapter: {run['vendor']} (adapter/). Host: {run['host']} ({run.get('platform', 'platform unknown')}).",
         f"Rank counts: {', '.join(map(str, run['ranks']))}. Seed: {run.get('seed')}. "
         f"Run from {run.get('start') or 'unknown'} to {run.get('end') or 'unknown (incomplete run)'}.",
         "",
         f"Result: **{summary.get('headline') or summary['verdict']}** ({summary['total']} checks). "
-        + "; ".join(f"{level}: {summary['levels'][level]['verdict']} ({summary['levels'][level]['total']})"
-                    for level in rec.LEVELS) + ".",
+        + "; ".join(
+            f"{level}: {summary['levels'][level]['verdict']} ({summary['levels'][level]['total']})"
+            for level in rec.LEVELS
+        )
+        + ".",
         res.known_fatal_sentence(summary),
     ]
     if report["partial"]:
-        lines += ["", "This run is PARTIAL: " + "; ".join(report["partial_reasons"]) + "."]
+        lines += [
+            "",
+            "This run is PARTIAL: " + "; ".join(report["partial_reasons"]) + ".",
+        ]
     if waivers:
-        lines += ["", "Waivers in effect (known library bugs, each with its upstream reference):"]
+        lines += [
+            "",
+            "Waivers in effect (known library bugs, each with its upstream reference):",
+        ]
         known = {w["id"]: w for w in report["waivers"]["waivers"]}
         for wid in sorted(w or "?" for w in waivers):
             w = known.get(wid, {})
-            lines.append(f"- {wid}: {w.get('reason', '?')} ({w.get('upstream', '?')}), expires {w.get('expires', '?')}")
+            lines.append(
+                f"- {wid}: {w.get('reason', '?')} ({w.get('upstream', '?')}), expires {w.get('expires', '?')}"
+            )
     lines += [
         "",
         "I declare that the results in this package were produced by the commands in commands.txt, with the",
-        "ordo suite at the commit recorded in run/run.json (\"git\"), that no check was modified or removed",
+        'ordo suite at the commit recorded in run/run.json ("git"), that no check was modified or removed',
         "for this run, and that the files of this package are those listed in SHA256SUMS (verify.py).",
         "",
         "Name: ______________________________   Organisation: ______________________________",
@@ -198,8 +253,13 @@ verify.py needs Debian's python3 and python3-jsonschema only.
 def _gzip_file(src, dest, keep=False):
     """dest: src gzip-compressed (reproducibly: no time stamp); src removed unless keep."""
     with open(src, "rb") as f, open(dest, "wb") as raw:
-        with gzip.GzipFile(filename=pathlib.Path(src).name, mode="wb", fileobj=raw, compresslevel=6,
-                           mtime=0) as z:
+        with gzip.GzipFile(
+            filename=pathlib.Path(src).name,
+            mode="wb",
+            fileobj=raw,
+            compresslevel=6,
+            mtime=0,
+        ) as z:
             shutil.copyfileobj(f, z, 1 << 20)
     if not keep:
         pathlib.Path(src).unlink()
@@ -212,7 +272,9 @@ def make(out_dir, dest):
     if dest.exists() and any(dest.iterdir()):
         raise res.ReportError(f"{dest} is not empty; choose a new --dest folder")
     if dest == out or out in dest.parents:
-        raise res.ReportError(f"--dest {dest} must not be inside the output folder {out}")
+        raise res.ReportError(
+            f"--dest {dest} must not be inside the output folder {out}"
+        )
     report = res.obtain(out)
     dest.mkdir(parents=True, exist_ok=True)
     res.dump(report, dest / res.RESULTS_NAME)
@@ -223,7 +285,12 @@ def make(out_dir, dest):
     for kind in ("tap", "junit"):
         _gzip_file(paths[kind], paths[kind].with_name(paths[kind].name + ".gz"))
     (dest / "schema").mkdir()
-    for name in ("results-2.schema.json", "results-1.schema.json", "record-1.schema.json", "junit.xsd"):
+    for name in (
+        "results-2.schema.json",
+        "results-1.schema.json",
+        "record-1.schema.json",
+        "junit.xsd",
+    ):
         shutil.copy2(HERE / "schema" / name, dest / "schema" / name)
     shutil.copy2(HERE / "verify_package.py", dest / "verify.py")
     (dest / "verify.py").chmod(0o755)
@@ -235,12 +302,19 @@ def make(out_dir, dest):
     if source is None:
         folder, files = _adapter_files(report)
         for f in files:
-            target = dest / "adapter" / f.relative_to(folder) if folder in f.parents else dest / "adapter" / f.name
+            target = (
+                dest / "adapter" / f.relative_to(folder)
+                if folder in f.parents
+                else dest / "adapter" / f.name
+            )
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, target)
-        source = (f"adapter/ holds {report['run'].get('adapter')} (with its folder or its waivers) as found when "
-                  f"the package was made: the run's commit is not in this repository.\n" if files else
-                  f"The adapter of this run ({report['run'].get('adapter')}) could not be found.\n")
+        source = (
+            f"adapter/ holds {report['run'].get('adapter')} (with its folder or its waivers) as found when "
+            f"the package was made: the run's commit is not in this repository.\n"
+            if files
+            else f"The adapter of this run ({report['run'].get('adapter')}) could not be found.\n"
+        )
     (dest / "adapter" / "SOURCE.txt").write_text(source)
     suite = dest / "suite"
     suite.mkdir()
@@ -249,22 +323,39 @@ def make(out_dir, dest):
     (suite / "commit.txt").write_text(
         f"run:     {run_commit} (dirty: {report['run']['git'].get('dirty')})\n"
         f"package: {head} (the checkout `ordo package` ran in)\n"
-        + ("" if head == run_commit else "NOTE: the package was made from another commit than the run's.\n"))
-    (suite / "git-status.txt").write_text(_git("status", "--porcelain=v1", "--branch", "--untracked-files=all")
-                                          or "(git status unavailable)\n")
+        + (
+            ""
+            if head == run_commit
+            else "NOTE: the package was made from another commit than the run's.\n"
+        )
+    )
+    (suite / "git-status.txt").write_text(
+        _git("status", "--porcelain=v1", "--branch", "--untracked-files=all")
+        or "(git status unavailable)\n"
+    )
     diff = _git("diff", "HEAD")
     if diff:
         (suite / "git-diff.patch").write_text(diff)
     run_dir = dest / "run"
     run_dir.mkdir()
-    if (out / "run.json").is_file():  # compressed: it lists the waived checks of each variant again
+    if (
+        out / "run.json"
+    ).is_file():  # compressed: it lists the waived checks of each variant again
         _gzip_file(out / "run.json", run_dir / "run.json.gz", keep=True)
     journal = rec.journal_file(out)
-    if journal is not None and journal.name == rec.COMPRESSED_JOURNAL:  # a finished run's: as it is
+    if (
+        journal is not None and journal.name == rec.COMPRESSED_JOURNAL
+    ):  # a finished run's: as it is
         shutil.copyfile(journal, run_dir / rec.COMPRESSED_JOURNAL)
-    elif journal is not None:  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
-        with open(journal, "rb") as src, open(run_dir / rec.COMPRESSED_JOURNAL, "wb") as raw:
-            with gzip.GzipFile(filename=rec.JOURNAL, mode="wb", fileobj=raw, compresslevel=6, mtime=0) as z:
+    elif (
+        journal is not None
+    ):  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
+        with open(journal, "rb") as src, open(
+            run_dir / rec.COMPRESSED_JOURNAL, "wb"
+        ) as raw:
+            with gzip.GzipFile(
+                filename=rec.JOURNAL, mode="wb", fileobj=raw, compresslevel=6, mtime=0
+            ) as z:
                 shutil.copyfileobj(src, z, 1 << 20)
     for name in ("logs", "gtest"):
         if (out / name).is_dir():

@@ -25,7 +25,9 @@ import signal
 
 SCHEMA = "ordo.check/1"
 SCHEMA_ID = "urn:ordo:schema:record:1"
-SCHEMA_PATH = pathlib.Path(__file__).resolve().parent / "schema" / "record-1.schema.json"
+SCHEMA_PATH = (
+    pathlib.Path(__file__).resolve().parent / "schema" / "record-1.schema.json"
+)
 
 LEVELS = ("MUST", "SHOULD", "DETECT", "INFO")
 OUTCOMES = ("pass", "fail", "crash", "timeout", "skip", "waived", "corrupt")
@@ -52,13 +54,26 @@ def printable(text):
 
 # ---- records of a job that died -------------------------------------------------
 
+
 def _dead_job(*, ranks, vendor, variant, outcome, duration_s, log):
-    return {"schema": SCHEMA, "ranks": ranks, "vendor": vendor, "variant": variant, "outcome": outcome,
-            "duration_s": round(duration_s, 3), "log": str(log), "failing_ranks": [], "detect": None,
-            "waiver": None, "reproducer": None}
+    return {
+        "schema": SCHEMA,
+        "ranks": ranks,
+        "vendor": vendor,
+        "variant": variant,
+        "outcome": outcome,
+        "duration_s": round(duration_s, 3),
+        "log": str(log),
+        "failing_ranks": [],
+        "detect": None,
+        "waiver": None,
+        "reproducer": None,
+    }
 
 
-def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s, log, notes=None):
+def case_died(
+    begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s, log, notes=None
+):
     """The case a job was in when it died: begun is the case a rank had begun
     (its <journal>.inflight.<rank> file, runner/protocol.py).
 
@@ -76,44 +91,83 @@ def case_died(begun, *, ranks, vendor, variant, timed_out, rc, tail, duration_s,
     process other than the root, whose recvbuf is not significant: MPICH
     4.0.2's reduce_scatter_gather at 3 processes returns there while the
     third process waits for the root). No rank reporting keeps the timeout."""
-    record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
-                       duration_s=duration_s, log=log)
-    record.update({k: begun.get(k) for k in ("seq", "id", "test", "clause", "level", "case", "routine")})
-    if begun.get("credited_to"):  # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
+    record = _dead_job(
+        ranks=ranks,
+        vendor=vendor,
+        variant=variant,
+        outcome="timeout" if timed_out else "crash",
+        duration_s=duration_s,
+        log=log,
+    )
+    record.update(
+        {
+            k: begun.get(k)
+            for k in ("seq", "id", "test", "clause", "level", "case", "routine")
+        }
+    )
+    if begun.get(
+        "credited_to"
+    ):  # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
         record["credited_to"] = begun["credited_to"]
     if begun.get("dimensions"):  # a crossing case: its place in the coverage matrix
         record["dimensions"] = begun["dimensions"]
-    for key in ("bytes", "comm_size"):  # count x type size, the communicator's size: waivers' conditions read them
+    for key in (
+        "bytes",
+        "comm_size",
+    ):  # count x type size, the communicator's size: waivers' conditions read them
         if isinstance(begun.get(key), int):
             record[key] = begun[key]
-    if isinstance(begun.get("comm_node_maps"), list):  # each group's node map (the waivers' comm_node_map)
+    if isinstance(
+        begun.get("comm_node_maps"), list
+    ):  # each group's node map (the waivers' comm_node_map)
         record["comm_node_maps"] = begun["comm_node_maps"]
     limit = begun.get("case_limit")
-    if isinstance(limit, dict):  # the derived limit that applied (conformance/harness/case_limits.h)
+    if isinstance(
+        limit, dict
+    ):  # the derived limit that applied (conformance/harness/case_limits.h)
         record["case_limit"] = limit
     what = "did not finish within the case time limit" if timed_out else "ended the job"
     if timed_out and isinstance(limit, dict):
         what += f" of {limit.get('seconds', 0):.2f} s ({limit.get('rule')}: {limit.get('why')})"
     record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
-    returned = {r: n["returned"] for r, n in (notes or {}).items() if isinstance(n.get("returned"), dict)}
+    returned = {
+        r: n["returned"]
+        for r, n in (notes or {}).items()
+        if isinstance(n.get("returned"), dict)
+    }
     waiting = sorted(r for r in (notes or {}) if r not in returned)
     reported = sorted(r for r, v in returned.items() if v.get("detect") == "reported")
     accepted = sorted(r for r, v in returned.items() if v.get("detect") == "accepted")
     if timed_out and begun.get("level") == "DETECT" and reported and waiting:
         names = ", ".join(map(str, waiting))
-        others = f" | ranks whose call returned no error: {', '.join(map(str, accepted))}" if accepted else ""
+        others = (
+            f" | ranks whose call returned no error: {', '.join(map(str, accepted))}"
+            if accepted
+            else ""
+        )
         # A rank whose call returned the error shortened the case's limit (the
         # harness's rule "reported", case_limits.h): the soonest such limit ended it.
-        shorter = [v["case_limit"] for v in (returned[r] for r in reported) if isinstance(v.get("case_limit"), dict)]
+        shorter = [
+            v["case_limit"]
+            for v in (returned[r] for r in reported)
+            if isinstance(v.get("case_limit"), dict)
+        ]
         ended = "after its limit"
         if shorter:
             record["case_limit"] = min(shorter, key=lambda x: x.get("seconds", 0))
-            ended = "after the short limit that follows a returned error (its case_limit)"
-        record.update({"outcome": "pass", "detect": "reported",
-                       "message": f"reported on {len(reported)} of {len(reported) + len(accepted) + len(waiting)} "
-                                  f"ranks: {returned[reported[0]].get('message', '')}{others} | ranks that never "
-                                  f"returned from the call (waiting in it for the processes that returned the "
-                                  f"error; the case was ended {ended}): {names}"})
+            ended = (
+                "after the short limit that follows a returned error (its case_limit)"
+            )
+        record.update(
+            {
+                "outcome": "pass",
+                "detect": "reported",
+                "message": f"reported on {len(reported)} of {len(reported) + len(accepted) + len(waiting)} "
+                f"ranks: {returned[reported[0]].get('message', '')}{others} | ranks that never "
+                f"returned from the call (waiting in it for the processes that returned the "
+                f"error; the case was ended {ended}): {names}",
+            }
+        )
     return record
 
 
@@ -133,20 +187,49 @@ def signal_of(rc):
 
 
 # Where a job was when it died outside any case (the "where" of a job record's "job").
-BETWEEN_CASES, BEFORE_FIRST_CASE, AFTER_LAST_CASE = "between_cases", "before_first_case", "after_last_case"
-_WHERE_TEXT = {BETWEEN_CASES: "between cases", BEFORE_FIRST_CASE: "before its first case",
-               AFTER_LAST_CASE: "after its last case (it had run every case)"}
+BETWEEN_CASES, BEFORE_FIRST_CASE, AFTER_LAST_CASE = (
+    "between_cases",
+    "before_first_case",
+    "after_last_case",
+)
+_WHERE_TEXT = {
+    BETWEEN_CASES: "between cases",
+    BEFORE_FIRST_CASE: "before its first case",
+    AFTER_LAST_CASE: "after its last case (it had run every case)",
+}
 
 
 def _last_case(last):
     """A record's identity as a job record's "last_case" (None: none)."""
     if not isinstance(last, dict):
         return None
-    return {"seq": last.get("seq"), "id": last.get("id"), "test": last.get("test"), "outcome": last.get("outcome")}
+    return {
+        "seq": last.get("seq"),
+        "id": last.get("id"),
+        "test": last.get("test"),
+        "outcome": last.get("outcome"),
+    }
 
 
-def job_died(name, *, attempt, ranks, vendor, variant, timed_out, rc, tail, duration_s, log, where=BETWEEN_CASES,
-             last_case=None, resumed_after=0, launch=None, family=None, not_run=None):
+def job_died(
+    name,
+    *,
+    attempt,
+    ranks,
+    vendor,
+    variant,
+    timed_out,
+    rc,
+    tail,
+    duration_s,
+    log,
+    where=BETWEEN_CASES,
+    last_case=None,
+    resumed_after=0,
+    launch=None,
+    family=None,
+    not_run=None,
+):
     """A job that died outside any case: its own record, never charged to a
     case (runner/protocol.py, charged_case: no case was in flight). where:
     between cases (every case a rank had begun, rank 0 had recorded),
@@ -161,23 +244,57 @@ def job_died(name, *, attempt, ranks, vendor, variant, timed_out, rc, tail, dura
     The record's test is the executable, its clause harness.job (MUST) and
     its case null: a crash or timeout waiver of a case (which names the
     case's test and fields) cannot name it, and it counts in the verdict."""
-    record = _dead_job(ranks=ranks, vendor=vendor, variant=variant, outcome="timeout" if timed_out else "crash",
-                       duration_s=duration_s, log=log)
+    record = _dead_job(
+        ranks=ranks,
+        vendor=vendor,
+        variant=variant,
+        outcome="timeout" if timed_out else "crash",
+        duration_s=duration_s,
+        log=log,
+    )
     sig = signal_of(rc)
     last = _last_case(last_case)
-    job = {"executable": name, "family": family, "launch": launch if launch is not None else attempt,
-           "where": where, "resumed_after": resumed_after, "last_case": last, "exit_code": rc, "signal": sig,
-           "timed_out": bool(timed_out), "tail": tail}
+    job = {
+        "executable": name,
+        "family": family,
+        "launch": launch if launch is not None else attempt,
+        "where": where,
+        "resumed_after": resumed_after,
+        "last_case": last,
+        "exit_code": rc,
+        "signal": sig,
+        "timed_out": bool(timed_out),
+        "tail": tail,
+    }
     if not_run:
         job["not_run"] = not_run
-    after = f"after case {last['seq']} ({last['id']}, {last['outcome']})" if last else "with no case recorded before"
-    how = f"exit code {rc}" + (f", {sig}" if sig else "") + (", the job's time limit" if timed_out else "")
+    after = (
+        f"after case {last['seq']} ({last['id']}, {last['outcome']})"
+        if last
+        else "with no case recorded before"
+    )
+    how = (
+        f"exit code {rc}"
+        + (f", {sig}" if sig else "")
+        + (", the job's time limit" if timed_out else "")
+    )
     message = f"{name} at {ranks} ranks ended ({how}) outside any case, {_WHERE_TEXT.get(where, where)}, {after}"
     if not_run:
         message += f"; its cases after case {not_run.get('after_seq')} were not run: {not_run.get('why')}"
-    record.update({"seq": None, "id": f"{name}@{ranks}ranks#job{attempt}" + ("" if variant == "default" else f"@{variant}"),
-                   "test": name, "clause": "harness.job", "level": "MUST", "case": None, "routine": None,
-                   "job": job, "message": f"{message}; last output: {tail}"})
+    record.update(
+        {
+            "seq": None,
+            "id": f"{name}@{ranks}ranks#job{attempt}"
+            + ("" if variant == "default" else f"@{variant}"),
+            "test": name,
+            "clause": "harness.job",
+            "level": "MUST",
+            "case": None,
+            "routine": None,
+            "job": job,
+            "message": f"{message}; last output: {tail}",
+        }
+    )
     return record
 
 
@@ -185,10 +302,20 @@ def gave_up(name, *, ranks, vendor, variant, max_restarts, after_seq=None):
     """The restart budget of a job used up: its cases after after_seq (its
     last recorded case) were not run, and the report is partial."""
     why = f"gave up after {max_restarts} restarts after crashes or timeouts that no waiver names"
-    return {"schema": SCHEMA, "id": f"{name}@{ranks}ranks#gave-up", "test": name, "clause": "harness.job",
-            "level": "MUST", "outcome": "crash", "ranks": ranks, "vendor": vendor, "variant": variant,
-            "message": why, "case": None,
-            "job": {"executable": name, "not_run": {"after_seq": after_seq, "why": why}}}
+    return {
+        "schema": SCHEMA,
+        "id": f"{name}@{ranks}ranks#gave-up",
+        "test": name,
+        "clause": "harness.job",
+        "level": "MUST",
+        "outcome": "crash",
+        "ranks": ranks,
+        "vendor": vendor,
+        "variant": variant,
+        "message": why,
+        "case": None,
+        "job": {"executable": name, "not_run": {"after_seq": after_seq, "why": why}},
+    }
 
 
 def not_run_reason(record):
@@ -198,42 +325,98 @@ def not_run_reason(record):
     for any other record."""
     job = record.get("job") if isinstance(record.get("job"), dict) else {}
     not_run = job.get("not_run") if isinstance(job.get("not_run"), dict) else None
-    if not_run is None and not (record.get("clause") == "harness.job" and str(record.get("id", "")).endswith("#gave-up")):
+    if not_run is None and not (
+        record.get("clause") == "harness.job"
+        and str(record.get("id", "")).endswith("#gave-up")
+    ):
         return None
-    not_run = not_run or {"after_seq": None, "why": record.get("message") or "the job gave up"}
+    not_run = not_run or {
+        "after_seq": None,
+        "why": record.get("message") or "the job gave up",
+    }
     variant = record.get("variant") or "default"
     where = "" if variant == "default" else f" (variant {variant})"
-    after = f" after case {not_run['after_seq']}" if not_run.get("after_seq") is not None else ""
-    return (f"{job.get('executable') or record.get('test')} at {record.get('ranks')} ranks{where}: "
-            f"its cases{after} were not run ({not_run.get('why')})")
+    after = (
+        f" after case {not_run['after_seq']}"
+        if not_run.get("after_seq") is not None
+        else ""
+    )
+    return (
+        f"{job.get('executable') or record.get('test')} at {record.get('ranks')} ranks{where}: "
+        f"its cases{after} were not run ({not_run.get('why')})"
+    )
 
 
 # ---- records of the report -------------------------------------------------------
 
+
 def corrupt(n, text, why, raw=None):
     """Journal line n, which is not a check record (why: "is not JSON", ...)."""
     raw = raw if isinstance(raw, dict) else {}
-    ranks = raw.get("ranks") if isinstance(raw.get("ranks"), int) and raw.get("ranks") >= 1 else 1
-    return {"schema": SCHEMA, "id": f"journal-line-{n}", "test": "journal", "clause": "harness.journal",
-            "level": "MUST", "routine": None, "case": None, "ranks": ranks,
-            "vendor": str(raw.get("vendor", "unknown")), "variant": str(raw.get("variant", "default")),
-            "outcome": "corrupt", "message": f"journal line {n} {why}: {printable(text)[:300]}"}
+    ranks = (
+        raw.get("ranks")
+        if isinstance(raw.get("ranks"), int) and raw.get("ranks") >= 1
+        else 1
+    )
+    return {
+        "schema": SCHEMA,
+        "id": f"journal-line-{n}",
+        "test": "journal",
+        "clause": "harness.journal",
+        "level": "MUST",
+        "routine": None,
+        "case": None,
+        "ranks": ranks,
+        "vendor": str(raw.get("vendor", "unknown")),
+        "variant": str(raw.get("variant", "default")),
+        "outcome": "corrupt",
+        "message": f"journal line {n} {why}: {printable(text)[:300]}",
+    }
 
 
-def property_summary(*, test, clause, ranks, vendor, variant, seed, cases, bad, seconds, written_by):
+def property_summary(
+    *, test, clause, ranks, vendor, variant, seed, cases, bad, seconds, written_by
+):
     """The summary of a property run whose process never wrote one (bad: its
     crash, timeout and failure records)."""
     return {
-        "schema": SCHEMA, "seq": None, "id": f"{test}#summary", "test": test,
-        "clause": clause, "level": "INFO", "routine": None, "case": None, "ranks": ranks, "comm_size": ranks,
-        "vendor": vendor, "variant": variant, "outcome": "pass", "failing_ranks": [], "detect": None,
-        "waiver": None, "duration_s": round(seconds, 3), "reproducer": None, "replay": None,
-        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "message": (f"property run at {ranks} ranks (seed {seed}) ended without its summary after {cases} case "
-                    f"records; {bad} crash/timeout/failure records above say why"),
-        "property": {"rc_params": None, "seed": str(seed), "cases": cases, "shrink_steps": None,
-                     "passed": False, "seconds": round(seconds, 3), "distribution": [], "labels": {},
-                     "written_by": written_by},
+        "schema": SCHEMA,
+        "seq": None,
+        "id": f"{test}#summary",
+        "test": test,
+        "clause": clause,
+        "level": "INFO",
+        "routine": None,
+        "case": None,
+        "ranks": ranks,
+        "comm_size": ranks,
+        "vendor": vendor,
+        "variant": variant,
+        "outcome": "pass",
+        "failing_ranks": [],
+        "detect": None,
+        "waiver": None,
+        "duration_s": round(seconds, 3),
+        "reproducer": None,
+        "replay": None,
+        "time": datetime.datetime.now(datetime.timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        ),
+        "message": (
+            f"property run at {ranks} ranks (seed {seed}) ended without its summary after {cases} case "
+            f"records; {bad} crash/timeout/failure records above say why"
+        ),
+        "property": {
+            "rc_params": None,
+            "seed": str(seed),
+            "cases": cases,
+            "shrink_steps": None,
+            "passed": False,
+            "seconds": round(seconds, 3),
+            "distribution": [],
+            "labels": {},
+            "written_by": written_by,
+        },
     }
 
 
@@ -244,8 +427,15 @@ _STRINGS = ("id", "test", "clause", "vendor", "variant", "message")
 
 def _normalize(record, n, vendor):
     """Fills what a runner's record of a dead job may lack, so that it reads like a harness record."""
-    defaults = {"id": f"journal-line-{n}", "test": "unknown", "clause": "harness.job", "level": "MUST",
-                "vendor": vendor or "unknown", "variant": "default", "message": ""}
+    defaults = {
+        "id": f"journal-line-{n}",
+        "test": "unknown",
+        "clause": "harness.job",
+        "level": "MUST",
+        "vendor": vendor or "unknown",
+        "variant": "default",
+        "message": "",
+    }
     for key, value in defaults.items():
         if record.get(key) in (None, ""):
             record[key] = value
@@ -316,9 +506,13 @@ def read_journal(path, offset=0, *, check=False, vendor=None):
             records.append(corrupt(n, line, "is not JSON"))
             continue
         if check:
-            problem = quick_problem(_normalize(record, n, vendor) if isinstance(record, dict) else record)
+            problem = quick_problem(
+                _normalize(record, n, vendor) if isinstance(record, dict) else record
+            )
             if problem:
-                records.append(corrupt(n, line, f"is not a check record ({problem})", record))
+                records.append(
+                    corrupt(n, line, f"is not a check record ({problem})", record)
+                )
                 continue
             record["_line"] = (n, line)
         records.append(record)
@@ -339,6 +533,7 @@ def validator():
     global _validator
     if _validator is None:
         import jsonschema
+
         doc = schema()
         cls = jsonschema.validators.validator_for(doc)
         cls.check_schema(doc)
@@ -353,20 +548,28 @@ def with_store(cls, doc, store):
     its deprecated RefResolver there resolves urn: references to the empty URL and fails), else RefResolver
     (Debian 12's 4.10)."""
     import jsonschema
+
     try:
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
     except ImportError:
         return cls(doc, resolver=jsonschema.RefResolver.from_schema(doc, store=store))
     registry = Registry().with_resources(
-        (uri, Resource.from_contents(schema, default_specification=DRAFT202012)) for uri, schema in store.items())
+        (uri, Resource.from_contents(schema, default_specification=DRAFT202012))
+        for uri, schema in store.items()
+    )
     return cls(doc, registry=registry)
 
 
 def schema_errors(record):
     """Readable violations of the record schema ("case/count: -1 is less than the minimum of 0")."""
-    errors = sorted(validator().iter_errors(record), key=lambda e: list(e.absolute_path))
-    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(record)'}: {e.message}" for e in errors]
+    errors = sorted(
+        validator().iter_errors(record), key=lambda e: list(e.absolute_path)
+    )
+    return [
+        f"{'/'.join(str(p) for p in e.absolute_path) or '(record)'}: {e.message}"
+        for e in errors
+    ]
 
 
 def resolver_store():

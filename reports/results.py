@@ -36,12 +36,12 @@ RESULTS_NAME_V1 = "results.json"
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-
 class ReportError(Exception):
     """A report cannot be built or read; the message is one line."""
 
 
 # ---- strings ---------------------------------------------------------------
+
 
 def first_line(text):
     text = printable(text).strip()
@@ -52,7 +52,18 @@ def case_text(case):
     """The case parameters as one line, e.g. op=MPI_SUM datatype=MPI_INT count=17 root=0 comm=world."""
     if not case:
         return ""
-    order = ("op", "datatype", "count", "recvcounts", "root", "comm", "in_place", "mode", "binding", "seed")
+    order = (
+        "op",
+        "datatype",
+        "count",
+        "recvcounts",
+        "root",
+        "comm",
+        "in_place",
+        "mode",
+        "binding",
+        "seed",
+    )
     parts = []
     for key in order:
         if key not in case:
@@ -66,7 +77,9 @@ def case_text(case):
             continue
         if key == "binding" and value == "c":
             continue
-        parts.append(f"{key}={json.dumps(value) if isinstance(value, (list, bool)) else value}")
+        parts.append(
+            f"{key}={json.dumps(value) if isinstance(value, (list, bool)) else value}"
+        )
     if case.get("root_in_high_group"):
         parts.append("root_in_high_group=true")
     return " ".join(parts)
@@ -76,18 +89,30 @@ def replay_command(record):
     """The command that runs the record's case again (or its whole job, for a job that died)."""
     if record.get("replay"):
         return record["replay"]
-    if record.get("case"):  # a case that ended its job: the runner records it without a replay command
+    if record.get(
+        "case"
+    ):  # a case that ended its job: the runner records it without a replay command
         case = json.dumps(record["case"], separators=(",", ":"))
-        level = " --level DETECT" if record.get("level") == "DETECT" else ""  # an erroneous call
+        level = (
+            " --level DETECT" if record.get("level") == "DETECT" else ""
+        )  # an erroneous call
         variant = record.get("variant") or "default"
-        variant = "" if variant == "default" else f" --variant {shlex.quote(variant)}"  # its algorithm's settings
-        return (f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')}"
-                f"{variant}{level} --case {shlex.quote(case)}")
+        variant = (
+            "" if variant == "default" else f" --variant {shlex.quote(variant)}"
+        )  # its algorithm's settings
+        return (
+            f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')}"
+            f"{variant}{level} --case {shlex.quote(case)}"
+        )
     if record.get("clause") == "harness.job":
         variant = record.get("variant") or "default"
         variant = "" if variant == "default" else f" --variants {shlex.quote(variant)}"
         # A job of several families (ordo_sweep_checks) is run again as the run ran it: every family.
-        what = "" if record.get("test") == "ordo_sweep_checks" else f" --filter {record.get('test')}"
+        what = (
+            ""
+            if record.get("test") == "ordo_sweep_checks"
+            else f" --filter {record.get('test')}"
+        )
         return f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')}{variant}{what}"
     return ""
 
@@ -112,36 +137,64 @@ def with_system(command, name):
 # The case fields whose value the harness takes when the case's JSON leaves them out (the initialisers of
 # struct Case, reference/include/ordo/reference/case.h; Case::from_json starts from them), and which
 # short_replay leaves out when they hold it. tools/tests/test_reports.py reads them back from case.h.
-CASE_DEFAULTS = {"root_datatype": "", "recvcounts": [], "root_in_high_group": False, "in_place": False,
-                 "null_insignificant": True, "mode": "blocking", "locals_in_is_in_place": False,
-                 "locals_arg_is_in_place": False, "locals_arg_is_in": False, "large_count": False, "binding": "c",
-                 "exact": True, "alias_send_recv": False, "erroneous": "", "concurrency": ""}
+CASE_DEFAULTS = {
+    "root_datatype": "",
+    "recvcounts": [],
+    "root_in_high_group": False,
+    "in_place": False,
+    "null_insignificant": True,
+    "mode": "blocking",
+    "locals_in_is_in_place": False,
+    "locals_arg_is_in_place": False,
+    "locals_arg_is_in": False,
+    "large_count": False,
+    "binding": "c",
+    "exact": True,
+    "alias_send_recv": False,
+    "erroneous": "",
+    "concurrency": "",
+}
 
 
 def short_case(case):
     """The case without the fields at the harness's default (CASE_DEFAULTS): the same case to the harness."""
-    return {k: v for k, v in case.items()
-            if k not in CASE_DEFAULTS or type(v) is not type(CASE_DEFAULTS[k]) or v != CASE_DEFAULTS[k]}
+    return {
+        k: v
+        for k, v in case.items()
+        if k not in CASE_DEFAULTS
+        or type(v) is not type(CASE_DEFAULTS[k])
+        or v != CASE_DEFAULTS[k]
+    }
 
 
 def short_replay(record):
     """replay_command(record), its --case JSON without the fields at the harness's default (short_case): the
     same case run again, in about a third of the characters (the TAP and JUnit views give it for each of
-    thousands of waived checks). Any other command (one whose --case is not the record's case) is whole."""
+    thousands of waived checks). Any other command (one whose --case is not the record's case) is whole.
+    """
     replay, case = replay_command(record), record.get("case")
     if not replay or not isinstance(case, dict):
         return replay
     tail = " --case " + shlex.quote(json.dumps(case, separators=(",", ":")))
     if not replay.endswith(tail):
         return replay
-    return replay[:-len(tail)] + " --case " + shlex.quote(json.dumps(short_case(case), separators=(",", ":")))
+    return (
+        replay[: -len(tail)]
+        + " --case "
+        + shlex.quote(json.dumps(short_case(case), separators=(",", ":")))
+    )
 
 
 def record_key(record):
     """Identifies a check across runs: test, variant, rank count and the case itself."""
     case = record.get("case")
     what = json.dumps(case, sort_keys=True) if case else record.get("id", "")
-    return (record.get("test", ""), record.get("variant", "default"), record.get("ranks", 0), what)
+    return (
+        record.get("test", ""),
+        record.get("variant", "default"),
+        record.get("ranks", 0),
+        what,
+    )
 
 
 def keyed(records, key=record_key):
@@ -167,11 +220,17 @@ def _validator(part=None, schema_id=SCHEMA_V1):
         jsonschema = deps.require("jsonschema")
         schema = json.loads(SCHEMA_PATHS[schema_id].read_text())
         if part is not None:
-            schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{part}"}
+            schema = {
+                "$schema": schema["$schema"],
+                "$defs": schema["$defs"],
+                "$ref": f"#/$defs/{part}",
+            }
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
         # The records' schema (record-1.schema.json) is resolved from this folder, never fetched.
-        _validators[(part, schema_id)] = rec.with_store(cls, schema, rec.resolver_store())
+        _validators[(part, schema_id)] = rec.with_store(
+            cls, schema, rec.resolver_store()
+        )
     return _validators[(part, schema_id)]
 
 
@@ -179,8 +238,13 @@ def schema_errors(document, part=None, schema_id=None):
     """Readable schema violations ("records/3/outcome: 'maybe' is not one of ..."), first ones first.
     schema_id: the document's own version (default: version 1, the records whole)."""
     validator = _validator(part, schema_id or SCHEMA_V1)
-    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
-    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in errors]
+    errors = sorted(
+        validator.iter_errors(document), key=lambda e: list(e.absolute_path)
+    )
+    return [
+        f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+        for e in errors
+    ]
 
 
 def validate(document, what, schema_id=None):
@@ -218,7 +282,11 @@ def encode(report):
             del r["case"]
             r["case_ref"] = ref
             replay = r.get("replay")
-            if isinstance(replay, str) and REPLAY_SLOT not in replay and replay.count(text) == 1:
+            if (
+                isinstance(replay, str)
+                and REPLAY_SLOT not in replay
+                and replay.count(text) == 1
+            ):
                 template = replay.replace(text, REPLAY_SLOT)
                 if template.replace(REPLAY_SLOT, text) == replay:
                     ref = replay_index.get(template)
@@ -229,7 +297,9 @@ def encode(report):
                     r["replay_ref"] = ref
         stored.append(r)
     doc = {k: v for k, v in report.items() if k not in ("records", "stored_as")}
-    doc.update({"schema": SCHEMA_ID, "cases": cases, "replays": replays, "records": stored})
+    doc.update(
+        {"schema": SCHEMA_ID, "cases": cases, "replays": replays, "records": stored}
+    )
     return doc
 
 
@@ -254,7 +324,9 @@ def decode(doc):
                 r["replay"] = replays[r.pop("replay_ref")].replace(REPLAY_SLOT, text)
         records.append(r)
     out = {k: v for k, v in doc.items() if k not in ("cases", "replays", "records")}
-    out["schema"] = SCHEMA_V1  # the whole form: a valid report of version 1 (less "stored_as")
+    out[
+        "schema"
+    ] = SCHEMA_V1  # the whole form: a valid report of version 1 (less "stored_as")
     out["stored_as"] = doc["schema"]  # what the file holds, for the views to name
     out["records"] = records
     return out
@@ -265,7 +337,9 @@ def _check_refs(doc, what):
     n_cases, n_replays = len(doc["cases"]), len(doc["replays"])
     for i, r in enumerate(doc["records"]):
         if r.get("case_ref", -1) >= n_cases or r.get("replay_ref", -1) >= n_replays:
-            raise ReportError(f"{what}: records/{i} refers to a case or replay command the report does not hold")
+            raise ReportError(
+                f"{what}: records/{i} refers to a case or replay command the report does not hold"
+            )
 
 
 def read_document(path):
@@ -300,7 +374,9 @@ def _dump(report, path):
             # mtime 0: the same report gives the same bytes (a package's checksums do not depend on the hour).
             data = text.encode("utf-8") + b"\n"
             # Level 9: about 8% smaller than level 6 for a default run (4.2 against 4.6 MB), 0.7 s more.
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as f:
+            with gzip.GzipFile(
+                filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0
+            ) as f:
                 f.write(data)
         os.replace(tmp, path)
     except OSError as e:
@@ -320,6 +396,7 @@ def results_file(folder):
 
 # ---- verdicts ------------------------------------------------------------------
 
+
 def count(records):
     counts = {}
     for r in records:
@@ -337,7 +414,8 @@ def detect_counts(records):
 
 def known_fatal_waiver(record):
     """The waiver that held a case back (a crash or timeout waiver names it, and the run did not give
-    --run-known-fatal): the id its skip names (reports/waivers.py AVOIDED); None for any other record."""
+    --run-known-fatal): the id its skip names (reports/waivers.py AVOIDED); None for any other record.
+    """
     if record.get("outcome") != "skip":
         return None
     m = waivers.AVOIDED.match(record.get("message") or "")
@@ -346,7 +424,8 @@ def known_fatal_waiver(record):
 
 def level_verdict(level, counts, known_fatal=0):
     """A level's (or a clause's) verdict from its outcome counts; known_fatal: how many of its skips are
-    cases a crash or timeout waiver held back, which count as that waiver's use (pass with waivers)."""
+    cases a crash or timeout waiver held back, which count as that waiver's use (pass with waivers).
+    """
     total = sum(counts.values())
     if total == 0:
         return "not checked"
@@ -397,7 +476,10 @@ def not_tested(records):
     for r in records:
         if r["level"] == "INFO":
             continue
-        row = by_clause.setdefault((r["clause"], r["level"]), {"checks": 0, "skipped": 0, "ordo": 0, "reasons": {}})
+        row = by_clause.setdefault(
+            (r["clause"], r["level"]),
+            {"checks": 0, "skipped": 0, "ordo": 0, "reasons": {}},
+        )
         row["checks"] += 1
         if not credited_to_library(r):
             row["ordo"] += 1
@@ -412,7 +494,11 @@ def not_tested(records):
         untested = row["skipped"] + row["ordo"]
         if not untested:
             continue
-        gaps = {k: v for k, v in row["reasons"].items() if library_gap(k) or k.startswith("the library has no")}
+        gaps = {
+            k: v
+            for k, v in row["reasons"].items()
+            if library_gap(k) or k.startswith("the library has no")
+        }
         if untested == row["checks"]:
             status = "not tested"
         elif gaps:
@@ -420,8 +506,16 @@ def not_tested(records):
         else:
             continue  # some cases need another rank count or shape: the clause is exercised elsewhere
         reasons = sorted(row["reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
-        out.append({"clause": clause, "level": level, "status": status, "checks": row["checks"],
-                    "untested": untested, "reasons": [{"reason": k, "checks": v} for k, v in reasons]})
+        out.append(
+            {
+                "clause": clause,
+                "level": level,
+                "status": status,
+                "checks": row["checks"],
+                "untested": untested,
+                "reasons": [{"reason": k, "checks": v} for k, v in reasons],
+            }
+        )
     return out
 
 
@@ -432,7 +526,10 @@ def headline(verdict, gaps, summary=None):
     parts = [verdict]
     if summary is not None:
         found = summary.get("findings", {})
-        if verdict.startswith("conformant") and set(found) - {"MUST", "ordo"}:  # another level's findings
+        if verdict.startswith("conformant") and set(found) - {
+            "MUST",
+            "ordo",
+        }:  # another level's findings
             parts[0] = verdict + " at MUST"
         for level in LEVELS:
             lv = summary["levels"][level]
@@ -450,13 +547,17 @@ def headline(verdict, gaps, summary=None):
             reasons = []
             for g in rows:
                 for item in g["reasons"]:
-                    if item["reason"] not in reasons and (library_gap(item["reason"]) or
-                                                          item["reason"].startswith("the library has no") or
-                                                          status == "not tested"):
+                    if item["reason"] not in reasons and (
+                        library_gap(item["reason"])
+                        or item["reason"].startswith("the library has no")
+                        or status == "not tested"
+                    ):
                         reasons.append(item["reason"])
             n = len(rows)
             reasons = merge_amounts(reasons)
-            parts.append(f"{n} MUST clause{'s' if n != 1 else ''} {status}: {', '.join(reasons) or 'see the clauses'}")
+            parts.append(
+                f"{n} MUST clause{'s' if n != 1 else ''} {status}: {', '.join(reasons) or 'see the clauses'}"
+            )
     return "; ".join(parts)
 
 
@@ -474,12 +575,16 @@ def merge_amounts(reasons):
         if key not in groups:
             groups[key] = []
             order.append(key)
-        groups[key].append((float(numbers[0]), numbers[0]) if len(numbers) == 1 else (0.0, reason))
+        groups[key].append(
+            (float(numbers[0]), numbers[0]) if len(numbers) == 1 else (0.0, reason)
+        )
     out = []
     for key in order:
         values = groups[key]
         if "#" not in key or key == values[0][1]:
-            out.append(values[0][1] if "#" not in key else key.replace("#", values[0][1]))
+            out.append(
+                values[0][1] if "#" not in key else key.replace("#", values[0][1])
+            )
             continue
         low, high = min(values), max(values)
         out.append(key.replace("#", low[1] if low == high else f"{low[1]}-{high[1]}"))
@@ -509,7 +614,11 @@ def by_binding(records):
         if b is not None:
             groups.setdefault(b, []).append(r)
     order = list(BINDINGS) + sorted(set(groups) - set(BINDINGS))
-    return {b: {"total": len(groups[b]), "outcomes": count(groups[b])} for b in order if b in groups}
+    return {
+        b: {"total": len(groups[b]), "outcomes": count(groups[b])}
+        for b in order
+        if b in groups
+    }
 
 
 FAILING_WORD = "failing"
@@ -518,7 +627,8 @@ FAILING_WORD = "failing"
 def findings(summary):
     """THE rule of a run's outcome, stated by its headline and followed by `ordo run`'s exit code (1 when
     this is not empty): the checks that went wrong (fail, crash, timeout, corrupt; not a waived one) at each
-    level of the library's checks, and in ordo's own code ("ordo"), as {where: count}, only those with any."""
+    level of the library's checks, and in ordo's own code ("ordo"), as {where: count}, only those with any.
+    """
     out = {}
     for level in LEVELS:
         n = sum(summary["levels"][level]["outcomes"].get(o, 0) for o in BAD)
@@ -570,7 +680,11 @@ def summarize(records, partial, run=None):
         mine = [r for r in library if r["level"] == level]
         c = count(mine)
         held = sum(1 for r in mine if known_fatal_waiver(r))
-        levels[level] = {"total": sum(c.values()), "outcomes": c, "verdict": level_verdict(level, c, held)}
+        levels[level] = {
+            "total": sum(c.values()),
+            "outcomes": c,
+            "verdict": level_verdict(level, c, held),
+        }
         if held:
             levels[level]["known_fatal"] = held
     # DETECT: how often the library reported the erroneous use, and how often it accepted it.
@@ -578,15 +692,24 @@ def summarize(records, partial, run=None):
     verdict = must_verdict(levels, partial, records)
     gaps = not_tested(records)
     own = [r for r in records if not credited_to_library(r)]
-    summary = {"total": len(records), "outcomes": count(records), "levels": levels, "verdict": verdict,
-               "not_tested": gaps, "bindings": by_binding(records),
-               "known_fatal": known_fatal_summary(records, run)}
+    summary = {
+        "total": len(records),
+        "outcomes": count(records),
+        "levels": levels,
+        "verdict": verdict,
+        "not_tested": gaps,
+        "bindings": by_binding(records),
+        "known_fatal": known_fatal_summary(records, run),
+    }
     if own:
-        summary["ordo_own"] = {"total": len(own), "outcomes": count(own),
-                               "clauses": sorted({r["clause"] for r in own}),
-                               "note": "these checks ran ordo's portable implementation (over the library's "
-                                       "MPI_Reduce_local) because the library has none of its own; they test "
-                                       "ordo, and are not counted in the library's verdict"}
+        summary["ordo_own"] = {
+            "total": len(own),
+            "outcomes": count(own),
+            "clauses": sorted({r["clause"] for r in own}),
+            "note": "these checks ran ordo's portable implementation (over the library's "
+            "MPI_Reduce_local) because the library has none of its own; they test "
+            "ordo, and are not counted in the library's verdict",
+        }
     summary["findings"] = findings(summary)
     summary["headline"] = headline(verdict, gaps, summary)
     return summary
@@ -611,7 +734,11 @@ def known_fatal_summary(records, run):
         wid = known_fatal_waiver(r)
         if wid:
             by_waiver[wid] = by_waiver.get(wid, 0) + 1
-    return {"ran": known_fatal_ran(run, records), "not_run": sum(by_waiver.values()), "by_waiver": by_waiver}
+    return {
+        "ran": known_fatal_ran(run, records),
+        "not_run": sum(by_waiver.values()),
+        "by_waiver": by_waiver,
+    }
 
 
 def known_fatal_sentence(summary):
@@ -619,13 +746,17 @@ def known_fatal_sentence(summary):
     kf = summary.get("known_fatal") or {}
     n = kf.get("not_run", 0)
     if kf.get("ran"):
-        return ("Known crashes and hangs were run in this run (--run-known-fatal): a waiver whose bug is fixed "
-                "shows as stale.")
+        return (
+            "Known crashes and hangs were run in this run (--run-known-fatal): a waiver whose bug is fixed "
+            "shows as stale."
+        )
     if kf.get("ran") is False:
-        return (f"Known crashes and hangs were not run in this run: {n} case{'s' if n != 1 else ''} that a crash "
-                f"or timeout waiver names {'were' if n != 1 else 'was'} held back (each a skip naming its waiver, "
-                f"counted as that waiver's use); ordo run --run-known-fatal runs them, so that a fixed bug turns "
-                f"its waiver stale.")
+        return (
+            f"Known crashes and hangs were not run in this run: {n} case{'s' if n != 1 else ''} that a crash "
+            f"or timeout waiver names {'were' if n != 1 else 'was'} held back (each a skip naming its waiver, "
+            f"counted as that waiver's use); ordo run --run-known-fatal runs them, so that a fixed bug turns "
+            f"its waiver stale."
+        )
     return "Whether known crashes and hangs were run in this run is not recorded (no run settings)."
 
 
@@ -654,17 +785,39 @@ def _version():
 def _run_from_records(records):
     vendors = sorted({r["vendor"] for r in records if r.get("vendor")})
     return {
-        "schema": "ordo.run/1", "ordo_version": _version(), "git": {"commit": "unknown", "dirty": None},
-        "vendor": vendors[0] if len(vendors) == 1 else ("+".join(vendors) or "unknown"), "adapter": None,
-        "library_version": None, "mpi_version": None, "host": "unknown", "launcher": [], "command": [],
+        "schema": "ordo.run/1",
+        "ordo_version": _version(),
+        "git": {"commit": "unknown", "dirty": None},
+        "vendor": vendors[0] if len(vendors) == 1 else ("+".join(vendors) or "unknown"),
+        "adapter": None,
+        "library_version": None,
+        "mpi_version": None,
+        "host": "unknown",
+        "launcher": [],
+        "command": [],
         "variants": sorted({r["variant"] for r in records}) or ["default"],
-        "ranks": sorted({r["ranks"] for r in records}), "seed": None, "start": None, "end": None,
+        "ranks": sorted({r["ranks"] for r in records}),
+        "seed": None,
+        "start": None,
+        "end": None,
     }
 
 
-_RUN_DEFAULTS = {"ordo_version": "unknown", "git": {"commit": "unknown", "dirty": None}, "vendor": "unknown",
-                 "library_version": None, "mpi_version": None, "host": "unknown", "launcher": [], "command": [],
-                 "variants": ["default"], "ranks": [], "seed": None, "start": None, "end": None}
+_RUN_DEFAULTS = {
+    "ordo_version": "unknown",
+    "git": {"commit": "unknown", "dirty": None},
+    "vendor": "unknown",
+    "library_version": None,
+    "mpi_version": None,
+    "host": "unknown",
+    "launcher": [],
+    "command": [],
+    "variants": ["default"],
+    "ranks": [],
+    "seed": None,
+    "start": None,
+    "end": None,
+}
 
 
 def _load_json(path, what):
@@ -678,7 +831,12 @@ def _load_json(path, what):
 
 def _git(*args):
     try:
-        p = subprocess.run(["git", "-C", str(ROOT)] + list(args), capture_output=True, text=True, timeout=30)
+        p = subprocess.run(
+            ["git", "-C", str(ROOT)] + list(args),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         return p.stdout if p.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -686,7 +844,8 @@ def _git(*args):
 
 def _catalogue(commit, used):
     """The clause catalogue: this checkout's spec/clauses.json (slugs are stable, and the newest paraphrase
-    is the best); a slug the records use that it no longer has is taken from the file at the run's commit."""
+    is the best); a slug the records use that it no longer has is taken from the file at the run's commit.
+    """
     here = ROOT / "spec" / "clauses.json"
     spec = _load_json(here, "the clause catalogue")
     clauses = spec.setdefault("clauses", {})
@@ -694,7 +853,9 @@ def _catalogue(commit, used):
     missing = sorted(set(used) - set(clauses) - {"harness.job", "harness.journal"})
     if missing and re.fullmatch(r"[0-9a-f]{40}", commit):
         try:
-            old = json.loads(_git("show", f"{commit}:spec/clauses.json") or "{}").get("clauses", {})
+            old = json.loads(_git("show", f"{commit}:spec/clauses.json") or "{}").get(
+                "clauses", {}
+            )
         except ValueError:
             old = {}
         found = [slug for slug in missing if slug in old]
@@ -705,26 +866,41 @@ def _catalogue(commit, used):
     return spec, source
 
 
-CITED = ("MPI-4.1", "MPI-5.0")  # the standards spec/clauses.json cites: "section" and "section_50"
+CITED = (
+    "MPI-4.1",
+    "MPI-5.0",
+)  # the standards spec/clauses.json cites: "section" and "section_50"
 
 
 def citations(info):
     """A clause's sections in the standards it is cited from: {"MPI-4.1": ..., "MPI-5.0": ...}, and
     MPI-5.0's heading and the reason it has no section where the catalogue states them. A catalogue
     older than the MPI-5.0 citations gives "not cited" for MPI-5.0."""
-    s50 = info.get("section_50") or ("none" if info.get("no_section_50") else "not cited")
-    return {"MPI-4.1": info.get("section", "?"), "MPI-5.0": s50,
-            "title_50": info.get("title_50", ""), "no_section_50": info.get("no_section_50", "")}
+    s50 = info.get("section_50") or (
+        "none" if info.get("no_section_50") else "not cited"
+    )
+    return {
+        "MPI-4.1": info.get("section", "?"),
+        "MPI-5.0": s50,
+        "title_50": info.get("title_50", ""),
+        "no_section_50": info.get("no_section_50", ""),
+    }
 
 
 def standard_claim(report):
     """One sentence: the MPI version the library claims (MPI_Get_version, run.json's
     mpi_version) beside the standards the clauses are cited from."""
     claimed = report["run"].get("mpi_version")
-    cited = " and ".join(CITED) if any("section_50" in c for c in report["spec"]["clauses"].values()) \
+    cited = (
+        " and ".join(CITED)
+        if any("section_50" in c for c in report["spec"]["clauses"].values())
         else report["spec"].get("standard", "MPI-4.1")
-    claim = (f"The library claims MPI {claimed} (MPI_Get_version)" if claimed and claimed != "unknown"
-             else "The MPI version the library claims (MPI_Get_version) was not recorded")
+    )
+    claim = (
+        f"The library claims MPI {claimed} (MPI_Get_version)"
+        if claimed and claimed != "unknown"
+        else "The MPI version the library claims (MPI_Get_version) was not recorded"
+    )
     return f"{claim}; the clauses are cited from {cited}."
 
 
@@ -737,7 +913,9 @@ def waivers_file_of(run, root=ROOT, checkout_first=False):
     candidates = [run.get("adapter"), str(ours) if run.get("vendor") else None]
     if checkout_first:
         candidates.reverse()
-    adapter_path = next((c for c in candidates if c and pathlib.Path(c).is_file()), None)
+    adapter_path = next(
+        (c for c in candidates if c and pathlib.Path(c).is_file()), None
+    )
     if not adapter_path:
         return None
     try:
@@ -755,23 +933,38 @@ def _waivers_of(run):
         return {"source": None, "waivers": []}
     try:
         found = waivers.load(path, validate=False)
-        return {"source": str(path), "waivers": [w for w in found if isinstance(w, dict)]}
+        return {
+            "source": str(path),
+            "waivers": [w for w in found if isinstance(w, dict)],
+        }
     except (waivers.WaiverFileError, AttributeError):
         return {"source": None, "waivers": []}
 
 
 def _judged_waivers(run, records):
     """The run's waivers and how its records met them (waivers.usage): a waiver that
-    waived nothing is stale; one that named a failing check but did not apply says why."""
+    waived nothing is stale; one that named a failing check but did not apply says why.
+    """
     found = _waivers_of(run)
     day = (run.get("end") or run.get("start") or _now())[:10]
-    found.update(waivers.usage(records, found["waivers"], today=day,
-                               library_version=waivers.parse_library_version(run.get("library_version") or ""),
-                               variants=run.get("variants") or ["default"], ranks=run.get("ranks") or []))
+    found.update(
+        waivers.usage(
+            records,
+            found["waivers"],
+            today=day,
+            library_version=waivers.parse_library_version(
+                run.get("library_version") or ""
+            ),
+            variants=run.get("variants") or ["default"],
+            ranks=run.get("ranks") or [],
+        )
+    )
     # A waiver whose only uses in this run are cases it held back (a known crash or hang, not run) is not
     # stale, and not confirmed either: its bug was not re-checked (`ordo run --run-known-fatal` does).
     used = found.get("used", {})
-    found["not_rechecked"] = sorted(w for w in found.get("avoided", {}) if w not in used)
+    found["not_rechecked"] = sorted(
+        w for w in found.get("avoided", {}) if w not in used
+    )
     return found
 
 
@@ -781,12 +974,18 @@ def build(out_dir):
     out = pathlib.Path(out_dir)
     journal = rec.journal_file(out)
     if journal is None:
-        raise ReportError(f"{out} holds no journal.jsonl (nor journal.jsonl.gz): not an output folder of `ordo run`")
+        raise ReportError(
+            f"{out} holds no journal.jsonl (nor journal.jsonl.gz): not an output folder of `ordo run`"
+        )
     reasons, notes = [], []
     run_path = out / "run.json"
     run = _load_json(run_path, "the run file") if run_path.is_file() else None
-    if run is not None and (not isinstance(run, dict) or run.get("schema") != "ordo.run/1"):
-        raise ReportError(f"{run_path} is not a run file of this ordo (schema ordo.run/1)")
+    if run is not None and (
+        not isinstance(run, dict) or run.get("schema") != "ordo.run/1"
+    ):
+        raise ReportError(
+            f"{run_path} is not a run file of this ordo (schema ordo.run/1)"
+        )
     records, corrupt = read_journal(journal, run.get("vendor") if run else None)
     lines = [r.pop("_line", None) for r in records]
     if run is not None:
@@ -795,10 +994,14 @@ def build(out_dir):
                 run[key] = value
                 notes.append(f"run.json has no '{key}'")
         if not run.get("end"):
-            reasons.append("the run has no end time: it was interrupted or is still under way")
+            reasons.append(
+                "the run has no end time: it was interrupted or is still under way"
+            )
     else:
         run = _run_from_records(records)
-        reasons.append("no run.json: the run was interrupted or is still under way (provenance unknown)")
+        reasons.append(
+            "no run.json: the run was interrupted or is still under way (provenance unknown)"
+        )
     # One schema pass over the report in its stored form (version 2: each distinct case checked once); a
     # record it rejects (or whose case it rejects) becomes a corrupt record, and the report is assembled and
     # checked again.
@@ -810,7 +1013,10 @@ def build(out_dir):
     for e in errors:
         path = list(e.absolute_path)
         if len(path) >= 2 and path[0] == "records" and lines[path[1]] is not None:
-            rejected.setdefault(path[1], f"{'/'.join(map(str, path[2:])) or '(record)'}: {e.message[:120]}")
+            rejected.setdefault(
+                path[1],
+                f"{'/'.join(map(str, path[2:])) or '(record)'}: {e.message[:120]}",
+            )
         elif len(path) >= 2 and path[0] == "cases":
             if by_case is None:
                 by_case = {}
@@ -818,14 +1024,21 @@ def build(out_dir):
                     by_case.setdefault(r.get("case_ref"), []).append(i)
             for i in by_case.get(path[1], []):
                 if lines[i] is not None:
-                    rejected.setdefault(i, f"{'/'.join(map(str, ['case'] + path[2:]))}: {e.message[:120]}")
+                    rejected.setdefault(
+                        i,
+                        f"{'/'.join(map(str, ['case'] + path[2:]))}: {e.message[:120]}",
+                    )
     if rejected:
         for i, why in rejected.items():
             n, line = lines[i]
             records[i] = _corrupt(n, line, f"is not a check record ({why})", records[i])
-        results = _assemble(out, journal, run, records, reasons, corrupt + len(rejected), notes)
+        results = _assemble(
+            out, journal, run, records, reasons, corrupt + len(rejected), notes
+        )
         stored = encode(results)
-    if rejected or errors:  # a clean first pass is the whole check (the schema pass is most of a build's time)
+    if (
+        rejected or errors
+    ):  # a clean first pass is the whole check (the schema pass is most of a build's time)
         validate(stored, f"the report built from {out}", schema_id=SCHEMA_ID)
     return results
 
@@ -837,27 +1050,40 @@ def _assemble(out, journal, run, records, reasons, corrupt, notes):
         reasons.append(f"{corrupt} journal line(s) could not be read as check records")
     expected = run.get("summary")
     if isinstance(expected, dict) and sum(expected.values()) != len(records):
-        reasons.append(f"run.json counts {sum(expected.values())} checks, the journal holds {len(records)}")
+        reasons.append(
+            f"run.json counts {sum(expected.values())} checks, the journal holds {len(records)}"
+        )
     # A job that ended with cases not run (its restart budget used up, or its launches dying before their
     # first case): the run did not check what it was asked to.
     reasons += [why for why in map(rec.not_run_reason, records) if why]
     system = system_name(run)
-    if system:  # every replay command runs in the run's system (the runner's own records name none)
+    if (
+        system
+    ):  # every replay command runs in the run's system (the runner's own records name none)
         for r in records:
             replay = replay_command(r)
             if replay:
                 r["replay"] = with_system(replay, system)
-    spec, spec_source = _catalogue(run["git"].get("commit") or "", {r["clause"] for r in records})
+    spec, spec_source = _catalogue(
+        run["git"].get("commit") or "", {r["clause"] for r in records}
+    )
     partial = bool(reasons)
     results = {
         "schema": SCHEMA_V1,  # the whole form every reader works on; dump() stores it as version 2
-        "generated": {"by": f"ordo {_version()} reports", "at": _now(), "from": [str(run_path), str(journal)],
-                      "notes": notes},
+        "generated": {
+            "by": f"ordo {_version()} reports",
+            "at": _now(),
+            "from": [str(run_path), str(journal)],
+            "notes": notes,
+        },
         "partial": partial,
         "partial_reasons": reasons,
         "run": run,
-        "spec": {"standard": spec.get("standard", "MPI-4.1"), "clauses": spec.get("clauses", {}),
-                 "source": spec_source},
+        "spec": {
+            "standard": spec.get("standard", "MPI-4.1"),
+            "clauses": spec.get("clauses", {}),
+            "source": spec_source,
+        },
         "waivers": _judged_waivers(run, records),
         "summary": summarize(records, partial, run),
         "records": records,
@@ -875,11 +1101,15 @@ def write(out_dir, dest=None):
     it was built from is untouched)."""
     t0 = time.time()
     results = build(out_dir)
-    results["generated"]["seconds"] = round(time.time() - t0, 3)  # the build's own time (ordo bench)
+    results["generated"]["seconds"] = round(
+        time.time() - t0, 3
+    )  # the build's own time (ordo bench)
     path = pathlib.Path(dest) if dest else pathlib.Path(out_dir) / RESULTS_NAME
     path, data = _dump(results, path)
     old = path.with_name(RESULTS_NAME_V1)
-    if path.name == RESULTS_NAME and old.is_file():  # the folder's report of an earlier ordo, now replaced
+    if (
+        path.name == RESULTS_NAME and old.is_file()
+    ):  # the folder's report of an earlier ordo, now replaced
         try:
             old.unlink()
         except OSError:
@@ -908,14 +1138,20 @@ def load(path):
     if path.is_dir():
         found = results_file(path)
         if found is None:
-            raise ReportError(f"{path} holds no {RESULTS_NAME} (nor a {RESULTS_NAME_V1})")
+            raise ReportError(
+                f"{path} holds no {RESULTS_NAME} (nor a {RESULTS_NAME_V1})"
+            )
         path = found
     document = read_document(path)
-    if not isinstance(document, dict) or not str(document.get("schema", "")).startswith("ordo.results/"):
-        raise ReportError(f"{path} is not an ordo report (no \"schema\": \"{SCHEMA_ID}\")")
+    if not isinstance(document, dict) or not str(document.get("schema", "")).startswith(
+        "ordo.results/"
+    ):
+        raise ReportError(f'{path} is not an ordo report (no "schema": "{SCHEMA_ID}")')
     if document["schema"] not in SCHEMA_PATHS:
-        raise ReportError(f"{path} is a report of schema {document['schema']}; this ordo reads "
-                          f"{' and '.join(sorted(SCHEMA_PATHS))}")
+        raise ReportError(
+            f"{path} is a report of schema {document['schema']}; this ordo reads "
+            f"{' and '.join(sorted(SCHEMA_PATHS))}"
+        )
     validate(document, str(path), schema_id=document["schema"])
     if document["schema"] != SCHEMA_V1:
         _check_refs(document, str(path))
@@ -928,8 +1164,10 @@ def obtain(path):
     if p.is_dir() and rec.journal_file(p) is not None:
         return build(p)
     if p.is_dir() and results_file(p) is None:
-        raise ReportError(f"{p} holds neither a journal (journal.jsonl, journal.jsonl.gz) nor {RESULTS_NAME} "
-                          f"(nor {RESULTS_NAME_V1})")
+        raise ReportError(
+            f"{p} holds neither a journal (journal.jsonl, journal.jsonl.gz) nor {RESULTS_NAME} "
+            f"(nor {RESULTS_NAME_V1})"
+        )
     if not p.exists():
         raise ReportError(f"{p} does not exist")
     return load(p)

@@ -62,14 +62,18 @@ def _yaml(fields):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             lines.append(f"  {key}: {value}")
         else:
-            lines.append(f"  {key}: {json.dumps(rec.printable(value), ensure_ascii=False)}")
+            lines.append(
+                f"  {key}: {json.dumps(rec.printable(value), ensure_ascii=False)}"
+            )
     lines.append("  ...")
     return lines
 
 
 def description(r, case=True):
     """<id> [<ranks> ranks, variant <v>] <case>; without the case when case is False (a passing check)."""
-    variant = "" if r.get("variant", "default") == "default" else f", variant {r['variant']}"
+    variant = (
+        "" if r.get("variant", "default") == "default" else f", variant {r['variant']}"
+    )
     ranks = f"{r['ranks']} rank{'' if r['ranks'] == 1 else 's'}"
     text = res.case_text(r.get("case")) if case else ""
     return _text(f"{r['id']} [{ranks}{variant}] {text}".strip())
@@ -88,15 +92,29 @@ def group_comment(r, test):
 
 def render(report):
     run = report["run"]
-    waivers = {w["id"]: w for w in (report.get("waivers") or {}).get("waivers", []) if w.get("id")}
-    lines = ["TAP version 13", f"1..{len(report['records'])}",
-             f"# ordo {_line(run['vendor'])}: {_line(res.first_line(run.get('library_version')))}",
-             f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}"]
+    waivers = {
+        w["id"]: w
+        for w in (report.get("waivers") or {}).get("waivers", [])
+        if w.get("id")
+    }
+    lines = [
+        "TAP version 13",
+        f"1..{len(report['records'])}",
+        f"# ordo {_line(run['vendor'])}: {_line(res.first_line(run.get('library_version')))}",
+        f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}",
+    ]
     if report.get("partial"):
-        lines.append(f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}")
-    lines.append("# a passing, skipped or waived check's line starts with its number k under '# <test> [<ranks>]': "
-                 "its id is <test>#k; a passing check's case and message are in results.json.gz")
-    group, waivers_given = None, set()  # the comment line the numbered lines below it belong to
+        lines.append(
+            f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}"
+        )
+    lines.append(
+        "# a passing, skipped or waived check's line starts with its number k under '# <test> [<ranks>]': "
+        "its id is <test>#k; a passing check's case and message are in results.json.gz"
+    )
+    group, waivers_given = (
+        None,
+        set(),
+    )  # the comment line the numbered lines below it belong to
     for n, r in enumerate(report["records"], 1):
         outcome = r["outcome"]
         test, k = numbered(r["id"])
@@ -108,7 +126,9 @@ def render(report):
             if comment != group:
                 lines.append(comment)
                 group = comment
-            head = f"{n} - " + _text(f"#{k} {res.case_text(r.get('case')) if outcome != 'pass' else ''}".strip())
+            head = f"{n} - " + _text(
+                f"#{k} {res.case_text(r.get('case')) if outcome != 'pass' else ''}".strip()
+            )
         if outcome == "pass":
             lines.append(f"ok {head}")
         elif outcome == "skip":
@@ -117,22 +137,48 @@ def render(report):
         elif outcome == "waived":
             wid = r.get("waiver")
             w = waivers.get(wid, {})
-            lines.append(f"not ok {head} # TODO waived by {_line(wid or 'an unnamed waiver')}")
+            lines.append(
+                f"not ok {head} # TODO waived by {_line(wid or 'an unnamed waiver')}"
+            )
             first = wid not in waivers_given
             waivers_given.add(wid)
             # Its outcome is the directive's, its rank count and variant its line's; the waiver's reason,
             # upstream and expiry are in the first block of the waiver, and the note they make at the end of
             # each message (waivers.apply) is left out.
             message = wvr.without_note(r.get("message"), w) if w else r.get("message")
-            lines += _yaml({"clause": r.get("clause"), "level": r.get("level"), "routine": r.get("routine"),
-                            "message": message, "waiver": wid,
-                            **({"waiver_reason": w.get("reason"), "waiver_upstream": w.get("upstream"),
-                                "waiver_expires": w.get("expires")} if first else {}),
-                            "replay": res.short_replay(r)})
+            lines += _yaml(
+                {
+                    "clause": r.get("clause"),
+                    "level": r.get("level"),
+                    "routine": r.get("routine"),
+                    "message": message,
+                    "waiver": wid,
+                    **(
+                        {
+                            "waiver_reason": w.get("reason"),
+                            "waiver_upstream": w.get("upstream"),
+                            "waiver_expires": w.get("expires"),
+                        }
+                        if first
+                        else {}
+                    ),
+                    "replay": res.short_replay(r),
+                }
+            )
         else:  # fail, crash, timeout, corrupt
             lines.append(f"not ok {head}")
-            lines += _yaml({"outcome": outcome, "clause": r.get("clause"), "level": r.get("level"),
-                            "routine": r.get("routine"), "ranks": r.get("ranks"), "variant": r.get("variant"),
-                            "message": r.get("message"), "replay": res.replay_command(r),
-                            "reproducer": r.get("reproducer"), "log": r.get("log")})
+            lines += _yaml(
+                {
+                    "outcome": outcome,
+                    "clause": r.get("clause"),
+                    "level": r.get("level"),
+                    "routine": r.get("routine"),
+                    "ranks": r.get("ranks"),
+                    "variant": r.get("variant"),
+                    "message": r.get("message"),
+                    "replay": res.replay_command(r),
+                    "reproducer": r.get("reproducer"),
+                    "log": r.get("log"),
+                }
+            )
     return "\n".join(lines) + "\n"

@@ -27,7 +27,10 @@ BAD = ("fail", "crash", "timeout", "corrupt")
 REPORTS = ("results.json.gz", "results.json")
 JOURNALS = ("run/journal.jsonl.gz", "run/journal.jsonl")
 JUNITS = ("junit.xml.gz", "junit.xml")
-SCHEMAS = {"ordo.results/2": "results-2.schema.json", "ordo.results/1": "results-1.schema.json"}
+SCHEMAS = {
+    "ordo.results/2": "results-2.schema.json",
+    "ordo.results/1": "results-1.schema.json",
+}
 
 
 def read_maybe_gzip(path):
@@ -50,7 +53,12 @@ def check_files(pkg, problems):
         if not line.strip():
             continue
         digest, sep, name = line.partition("  ")
-        if not sep or len(digest) != 64 or name.startswith("/") or ".." in pathlib.PurePosixPath(name).parts:
+        if (
+            not sep
+            or len(digest) != 64
+            or name.startswith("/")
+            or ".." in pathlib.PurePosixPath(name).parts
+        ):
             problems.append(f"{MANIFEST} line {n} is malformed")
             continue
         listed[name] = digest
@@ -73,15 +81,22 @@ def check_results(pkg, problems):
     try:
         import jsonschema
     except ImportError:
-        print("verify: the python module 'jsonschema' is missing: install it with: "
-              "sudo apt-get install -y python3-jsonschema", file=sys.stderr)
+        print(
+            "verify: the python module 'jsonschema' is missing: install it with: "
+            "sudo apt-get install -y python3-jsonschema",
+            file=sys.stderr,
+        )
         sys.exit(2)
     name = next((n for n in REPORTS if (pkg / n).is_file()), REPORTS[0])
     try:
         results = json.loads(read_maybe_gzip(pkg / name))
-        schema_file = SCHEMAS.get(results.get("schema") if isinstance(results, dict) else None)
+        schema_file = SCHEMAS.get(
+            results.get("schema") if isinstance(results, dict) else None
+        )
         if schema_file is None:
-            problems.append(f"{name} is not an ordo report of a schema this verifier knows ({', '.join(SCHEMAS)})")
+            problems.append(
+                f"{name} is not an ordo report of a schema this verifier knows ({', '.join(SCHEMAS)})"
+            )
             return None
         schema = json.loads((pkg / "schema" / schema_file).read_text())
         record = json.loads((pkg / "schema" / "record-1.schema.json").read_text())
@@ -93,25 +108,46 @@ def check_results(pkg, problems):
     try:  # jsonschema 4.18 on (Debian 13): its registry (RefResolver there fails on the urn: $id)
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
-        validator = cls(schema, registry=Registry().with_resource(
-            record["$id"], Resource.from_contents(record, default_specification=DRAFT202012)))
+
+        validator = cls(
+            schema,
+            registry=Registry().with_resource(
+                record["$id"],
+                Resource.from_contents(record, default_specification=DRAFT202012),
+            ),
+        )
     except ImportError:  # 4.10 (Debian 12)
-        validator = cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store={record["$id"]: record}))
+        validator = cls(
+            schema,
+            resolver=jsonschema.RefResolver.from_schema(
+                schema, store={record["$id"]: record}
+            ),
+        )
     errors = sorted(validator.iter_errors(results), key=lambda e: list(e.absolute_path))
     for e in errors[:5]:
-        problems.append(f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "
-                        f"{e.message[:200]}")
+        problems.append(
+            f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "
+            f"{e.message[:200]}"
+        )
     if errors:
         return None
     records = results["records"]
     # Version 2 stores each case once: every reference must name one.
     n_cases, n_replays = len(results.get("cases", [])), len(results.get("replays", []))
-    if any(r.get("case_ref", -1) >= n_cases or r.get("replay_ref", -1) >= n_replays for r in records):
-        problems.append(f"{name}: a record refers to a case or replay command the report does not hold")
+    if any(
+        r.get("case_ref", -1) >= n_cases or r.get("replay_ref", -1) >= n_replays
+        for r in records
+    ):
+        problems.append(
+            f"{name}: a record refers to a case or replay command the report does not hold"
+        )
     counts = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-    if counts != results["summary"]["outcomes"] or len(records) != results["summary"]["total"]:
+    if (
+        counts != results["summary"]["outcomes"]
+        or len(records) != results["summary"]["total"]
+    ):
         problems.append(f"{name}: the summary does not agree with the records")
     journal = next((pkg / n for n in JOURNALS if (pkg / n).is_file()), None)
     if journal is not None:
@@ -119,7 +155,9 @@ def check_results(pkg, problems):
             text = read_maybe_gzip(journal).decode("utf-8", errors="replace")
             lines = [line for line in text.splitlines() if line.strip()]
             if len(lines) != len(records):
-                problems.append(f"{journal.relative_to(pkg)} holds {len(lines)} records, {name} {len(records)}")
+                problems.append(
+                    f"{journal.relative_to(pkg)} holds {len(lines)} records, {name} {len(records)}"
+                )
         except (OSError, EOFError, gzip.BadGzipFile) as e:
             problems.append(f"cannot read {journal.relative_to(pkg)}: {e}")
     junit = next((pkg / n for n in JUNITS if (pkg / n).is_file()), None)
@@ -129,11 +167,21 @@ def check_results(pkg, problems):
             # Passing checks are summarised: a testcase stands for its "checks" property (1 without it).
             checks = 0
             for case in root.iter("testcase"):
-                checks += int(next((p.get("value") for p in case.iter("property") if p.get("name") == "checks"),
-                                   "1"))
+                checks += int(
+                    next(
+                        (
+                            p.get("value")
+                            for p in case.iter("property")
+                            if p.get("name") == "checks"
+                        ),
+                        "1",
+                    )
+                )
             if root.tag != "testsuites" or checks != len(records):
-                problems.append(f"{junit.name} does not count the same checks as {name} ({checks}, "
-                                f"{len(records)})")
+                problems.append(
+                    f"{junit.name} does not count the same checks as {name} ({checks}, "
+                    f"{len(records)})"
+                )
         except (ET.ParseError, ValueError, OSError, EOFError, gzip.BadGzipFile) as e:
             problems.append(f"{junit.name} is not well-formed XML: {e}")
     results["_name"] = name
@@ -141,7 +189,9 @@ def check_results(pkg, problems):
 
 
 def main(argv):
-    pkg = pathlib.Path(argv[1] if len(argv) > 1 else pathlib.Path(__file__).resolve().parent)
+    pkg = pathlib.Path(
+        argv[1] if len(argv) > 1 else pathlib.Path(__file__).resolve().parent
+    )
     if not (pkg / MANIFEST).is_file():
         print(f"verify: {pkg} is not an ordo package (no {MANIFEST})", file=sys.stderr)
         return 2
@@ -155,9 +205,11 @@ def main(argv):
         return 1
     s = results["summary"]
     bad = sum(s["outcomes"].get(o, 0) for o in BAD)
-    print(f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows {results['schema']}: "
-          f"{results['run']['vendor']}, {s['total']} checks, {bad} failing, verdict '{s.get('headline') or s['verdict']}'"
-          + (" (PARTIAL run)" if results["partial"] else ""))
+    print(
+        f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows {results['schema']}: "
+        f"{results['run']['vendor']}, {s['total']} checks, {bad} failing, verdict '{s.get('headline') or s['verdict']}'"
+        + (" (PARTIAL run)" if results["partial"] else "")
+    )
     return 0
 
 

@@ -3,15 +3,24 @@ import pathlib
 
 from . import html, junit, markdown, results, tap
 
-VIEW_FILES = {"html": "report.html", "markdown": "summary.md", "junit": "junit.xml", "tap": "report.tap"}
+VIEW_FILES = {
+    "html": "report.html",
+    "markdown": "summary.md",
+    "junit": "junit.xml",
+    "tap": "report.tap",
+}
 
 
 def write_all(report, dest):
     """report.html, summary.md, junit.xml and report.tap in dest; returns their paths by kind."""
     dest = pathlib.Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    content = {"html": html.render(report), "markdown": markdown.render(report, VIEW_FILES["html"]),
-               "junit": junit.render(report), "tap": tap.render(report)}
+    content = {
+        "html": html.render(report),
+        "markdown": markdown.render(report, VIEW_FILES["html"]),
+        "junit": junit.render(report),
+        "tap": tap.render(report),
+    }
     paths = {}
     for kind, text in content.items():
         path = dest / VIEW_FILES[kind]

@@ -31,10 +31,10 @@ class WaiverFileError(Exception):
 _VERSION_IN_TEXT = re.compile(r"(\d+(?:\.\d+)+)([a-z]+\d*)?")
 
 
-
 # The message of a case the harness did not run (--ordo-avoid-known-fatal,
 # conformance/harness/executor.cpp): the waiver that names its crash or hang.
 AVOIDED = re.compile(r"not run \(--ordo-avoid-known-fatal\): the waiver (\S+) names")
+
 
 def parse_library_version(text):
     """The release in an MPI_Get_library_version string: the first dotted
@@ -56,8 +56,13 @@ def _compare(a, b):
     return (a > b) - (a < b)
 
 
-_OPS = {">=": lambda c: c >= 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, "<": lambda c: c < 0,
-        "==": lambda c: c == 0}
+_OPS = {
+    ">=": lambda c: c >= 0,
+    "<=": lambda c: c <= 0,
+    ">": lambda c: c > 0,
+    "<": lambda c: c < 0,
+    "==": lambda c: c == 0,
+}
 
 
 def version_matches(spec, version):
@@ -70,7 +75,9 @@ def version_matches(spec, version):
         return glob(spec, version)
     for part in spec.split():
         op = next((o for o in (">=", "<=", "==", ">", "<") if part.startswith(o)), None)
-        if op is None or not _OPS[op](_compare(_numeric(version), _numeric(part[len(op):]))):
+        if op is None or not _OPS[op](
+            _compare(_numeric(version), _numeric(part[len(op) :]))
+        ):
             return False
     return True
 
@@ -83,6 +90,7 @@ def versions_of(waiver):
 
 
 # ---- globs -------------------------------------------------------------------
+
 
 def glob(pattern, text):
     """ordo's one glob dialect (the C++ matcher implements the same): the whole
@@ -175,6 +183,7 @@ def _glob_set(pattern, i):
 
 # ---- conditions --------------------------------------------------------------
 
+
 def _is_number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
@@ -198,7 +207,11 @@ def value_matches(want, have):
         if "not" in want and any(_is_number(x) and have == x for x in want["not"]):
             return False
         if "power_of_two" in want:
-            pow2 = have > 0 and float(have).is_integer() and (int(have) & (int(have) - 1)) == 0
+            pow2 = (
+                have > 0
+                and float(have).is_integer()
+                and (int(have) & (int(have) - 1)) == 0
+            )
             if pow2 != bool(want["power_of_two"]):
                 return False
         return True
@@ -221,14 +234,22 @@ def node_map_matches(want, have, root=None):
     the highest ranks under block placement) and `first` (true: the root is
     the lowest rank on its node, the node's leader). A record without a node map
     (one node, as the machine is) does not match."""
-    if not isinstance(have, list) or not have or not all(isinstance(g, list) for g in have):
+    if (
+        not isinstance(have, list)
+        or not have
+        or not all(isinstance(g, list) for g in have)
+    ):
         return False
     if "nodes" in want and not value_matches(want["nodes"], len(have)):
         return False
-    if "largest" in want and not value_matches(want["largest"], max(len(g) for g in have)):
+    if "largest" in want and not value_matches(
+        want["largest"], max(len(g) for g in have)
+    ):
         return False
     if "consecutive" in want:
-        consecutive = all(sorted(g) == list(range(min(g), min(g) + len(g))) for g in have if g)
+        consecutive = all(
+            sorted(g) == list(range(min(g), min(g) + len(g))) for g in have if g
+        )
         if consecutive != want["consecutive"]:
             return False
     if "root_node" in want:
@@ -248,7 +269,13 @@ def node_map_matches(want, have, root=None):
 def outcomes_of(waiver):
     """The outcomes a waiver names: its "outcome", a string or a list (default fail)."""
     o = waiver.get("outcome", "fail")
-    return [o] if isinstance(o, str) else [x for x in o if isinstance(x, str)] if isinstance(o, list) else []
+    return (
+        [o]
+        if isinstance(o, str)
+        else [x for x in o if isinstance(x, str)]
+        if isinstance(o, list)
+        else []
+    )
 
 
 def variant_of(record):
@@ -291,8 +318,13 @@ def signature_matches(signature, record):
     message = record.get("message") or ""
     if "text" in signature and not value_matches(signature["text"], message):
         return False
-    for key, value in (("signal", signal_of(message)), ("exit_code", exit_code_of(message))):
-        if key in signature and (value is None or not value_matches(signature[key], value)):
+    for key, value in (
+        ("signal", signal_of(message)),
+        ("exit_code", exit_code_of(message)),
+    ):
+        if key in signature and (
+            value is None or not value_matches(signature[key], value)
+        ):
             return False
     return True
 
@@ -304,27 +336,51 @@ def covers(waiver, record, *, signature=True):
     does not run, --ordo-avoid-known-fatal, and the gate's re-judging of one)."""
     if record.get("outcome") not in outcomes_of(waiver):
         return False
-    if not isinstance(waiver.get("test"), str) or not glob(waiver["test"], record.get("test") or ""):
+    if not isinstance(waiver.get("test"), str) or not glob(
+        waiver["test"], record.get("test") or ""
+    ):
         return False
-    if "variant" in waiver and not (isinstance(waiver["variant"], str) and glob(waiver["variant"], variant_of(record))):
+    if "variant" in waiver and not (
+        isinstance(waiver["variant"], str)
+        and glob(waiver["variant"], variant_of(record))
+    ):
         return False
-    if signature and record.get("outcome") in ("crash", "timeout") and \
-            not signature_matches(waiver.get("signature"), record):
+    if (
+        signature
+        and record.get("outcome") in ("crash", "timeout")
+        and not signature_matches(waiver.get("signature"), record)
+    ):
         return False
     # A prediction (signature=False) has no message yet: neither the signature nor a message condition is read.
-    if signature and "message" in waiver and not value_matches(waiver["message"], record.get("message") or ""):
+    if (
+        signature
+        and "message" in waiver
+        and not value_matches(waiver["message"], record.get("message") or "")
+    ):
         return False
     for key in ("ranks", "comm_size", "bytes"):
-        if key in waiver and (key not in record or not value_matches(waiver[key], record[key])):
+        if key in waiver and (
+            key not in record or not value_matches(waiver[key], record[key])
+        ):
             return False
-    if "node_map" in waiver and not node_map_matches(waiver["node_map"], record.get("node_map")):
+    if "node_map" in waiver and not node_map_matches(
+        waiver["node_map"], record.get("node_map")
+    ):
         return False
-    root = (record.get("case") or {}).get("root") if isinstance(record.get("case"), dict) else None
-    if "comm_node_map" in waiver and not any(node_map_matches(waiver["comm_node_map"], m, root)
-                                             for m in record.get("comm_node_maps") or []):
+    root = (
+        (record.get("case") or {}).get("root")
+        if isinstance(record.get("case"), dict)
+        else None
+    )
+    if "comm_node_map" in waiver and not any(
+        node_map_matches(waiver["comm_node_map"], m, root)
+        for m in record.get("comm_node_maps") or []
+    ):
         return False
     # A record without a placement is one with placement null.
-    if "placement" in waiver and not value_matches(waiver["placement"], record.get("placement")):
+    if "placement" in waiver and not value_matches(
+        waiver["placement"], record.get("placement")
+    ):
         return False
     conditions = waiver.get("case")
     if conditions:
@@ -359,12 +415,15 @@ def apply(record, waivers, *, today, library_version):
         if verdict == NO_MATCH:
             continue
         if verdict == EXPIRED:
-            record["message"] = (record.get("message") or "") + f" | the waiver {w.get('id')} expired on {w.get('expires')}"
+            record["message"] = (
+                record.get("message") or ""
+            ) + f" | the waiver {w.get('id')} expired on {w.get('expires')}"
             continue
         if verdict == VERSION:
             record["message"] = (record.get("message") or "") + (
                 f" | the waiver {w.get('id')} is for {' or '.join(versions_of(w))}, "
-                f"not {library_version or 'an unknown release'}")
+                f"not {library_version or 'an unknown release'}"
+            )
             continue
         record["outcome"] = "waived"
         record["waiver"] = w.get("id")
@@ -380,17 +439,21 @@ def waiver_note(waiver):
 
 def without_note(message, waiver):
     """A waived record's message without the note its waiver appended (the message whole when it does not
-    end with that note: a view that leaves the note out gives the waiver's fields itself)."""
+    end with that note: a view that leaves the note out gives the waiver's fields itself).
+    """
     message, note = message or "", waiver_note(waiver)
-    return message[:-len(note)] if message.endswith(note) else message
+    return message[: -len(note)] if message.endswith(note) else message
 
 
 # ---- files ---------------------------------------------------------------------
 
+
 def _schema_errors(document):
     try:
         import jsonschema
-    except ImportError:  # the runner checks its Python packages at start (reports/deps.py)
+    except (
+        ImportError
+    ):  # the runner checks its Python packages at start (reports/deps.py)
         return []
     schema = json.loads(SCHEMA_PATH.read_text())
     validator = jsonschema.Draft202012Validator(schema)
@@ -410,8 +473,10 @@ def load_document(path, *, validate=True):
         if errors:
             e = errors[0]
             where = "/".join(str(p) for p in e.absolute_path) or "(top)"
-            raise WaiverFileError(f"the waivers file {path} does not follow vendors/waivers.schema.json "
-                                  f"at {where}: {e.message}")
+            raise WaiverFileError(
+                f"the waivers file {path} does not follow vendors/waivers.schema.json "
+                f"at {where}: {e.message}"
+            )
     return document
 
 
@@ -433,6 +498,7 @@ def locate(adapter):
 
 # ---- a run's records against its waivers ------------------------------------------
 
+
 def _original_outcome(record, waiver):
     """The outcome a waived record had: the waiver's one outcome, or for a
     waiver of several, the one its message tells (records.py's wording)."""
@@ -440,10 +506,15 @@ def _original_outcome(record, waiver):
     if len(named) == 1:
         return named[0]
     message = record.get("message") or ""
-    if message.startswith("this case did not finish within the case time limit") and "timeout" in named:
+    if (
+        message.startswith("this case did not finish within the case time limit")
+        and "timeout" in named
+    ):
         return "timeout"
-    if (message.startswith("this case ended the job") or message.startswith("the job ended (exit code")) \
-            and "crash" in named:
+    if (
+        message.startswith("this case ended the job")
+        or message.startswith("the job ended (exit code")
+    ) and "crash" in named:
         return "crash"
     return "fail" if "fail" in named else named[0] if named else "fail"
 
@@ -460,9 +531,15 @@ def unwaived(record, waiver):
 
 def in_scope(waiver, *, variants, ranks):
     """Could a run of these variants and rank counts have met the waiver's trigger?"""
-    if "variant" in waiver and not any(glob(waiver["variant"], v) for v in variants or ["default"]):
+    if "variant" in waiver and not any(
+        glob(waiver["variant"], v) for v in variants or ["default"]
+    ):
         return False
-    if "ranks" in waiver and ranks and not any(value_matches(waiver["ranks"], n) for n in ranks):
+    if (
+        "ranks" in waiver
+        and ranks
+        and not any(value_matches(waiver["ranks"], n) for n in ranks)
+    ):
         return False
     return True
 
@@ -489,13 +566,30 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
         for w in waivers:
             verdict = match(w, r, today=today, library_version=library_version)
             if verdict in (VERSION, EXPIRED):
-                why = (f"it is for {' or '.join(versions_of(w))}, not {library_version or 'an unknown release'}"
-                       if verdict == VERSION else f"it expired on {w.get('expires')}")
-                row = not_applied.setdefault(w.get("id"), {"id": w.get("id"), "why": why, "checks": 0})
+                why = (
+                    f"it is for {' or '.join(versions_of(w))}, not {library_version or 'an unknown release'}"
+                    if verdict == VERSION
+                    else f"it expired on {w.get('expires')}"
+                )
+                row = not_applied.setdefault(
+                    w.get("id"), {"id": w.get("id"), "why": why, "checks": 0}
+                )
                 row["checks"] += 1
-    idle = [w for w in waivers
-            if w.get("id") not in used and w.get("id") not in not_applied and w.get("id") not in avoided]
+    idle = [
+        w
+        for w in waivers
+        if w.get("id") not in used
+        and w.get("id") not in not_applied
+        and w.get("id") not in avoided
+    ]
     stale = [w.get("id") for w in idle if in_scope(w, variants=variants, ranks=ranks)]
-    out_of_scope = [w.get("id") for w in idle if not in_scope(w, variants=variants, ranks=ranks)]
-    return {"used": used, "avoided": avoided, "stale": stale, "out_of_scope": out_of_scope,
-            "not_applied": sorted(not_applied.values(), key=lambda x: x["id"])}
+    out_of_scope = [
+        w.get("id") for w in idle if not in_scope(w, variants=variants, ranks=ranks)
+    ]
+    return {
+        "used": used,
+        "avoided": avoided,
+        "stale": stale,
+        "out_of_scope": out_of_scope,
+        "not_applied": sorted(not_applied.values(), key=lambda x: x["id"]),
+    }

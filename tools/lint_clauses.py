@@ -15,7 +15,10 @@ import re
 import sys
 
 LEVELS = {"MUST", "SHOULD", "DETECT", "INFO"}
-TEST_RE = re.compile(r"^(?:TEST|TEST_F|RC_GTEST_PROP|RC_GTEST_FIXTURE_PROP)\s*\(\s*(\w+)\s*,\s*(\w+)", re.M)
+TEST_RE = re.compile(
+    r"^(?:TEST|TEST_F|RC_GTEST_PROP|RC_GTEST_FIXTURE_PROP)\s*\(\s*(\w+)\s*,\s*(\w+)",
+    re.M,
+)
 CLAUSE_RE = re.compile(r'ORDO_CLAUSE\(\s*"([^"]+)"\s*,\s*(\w+)\s*\)')
 RAISE_RE = re.compile(r'SemanticsError\(\s*"([^"]+)"')
 
@@ -34,17 +37,25 @@ def citation_errors(clauses):
             errors.append(f"spec/clauses.json: clause '{slug}' is not an object")
             continue
         if not _text(c.get("section")):
-            errors.append(f"spec/clauses.json: clause '{slug}' cites no MPI-4.1 section (\"section\")")
+            errors.append(
+                f"spec/clauses.json: clause '{slug}' cites no MPI-4.1 section (\"section\")"
+            )
         if _text(c.get("no_section_50")):
             continue
         if "no_section_50" in c:
-            errors.append(f"spec/clauses.json: clause '{slug}' has an empty \"no_section_50\" reason")
+            errors.append(
+                f"spec/clauses.json: clause '{slug}' has an empty \"no_section_50\" reason"
+            )
         elif not _text(c.get("section_50")):
-            errors.append(f"spec/clauses.json: clause '{slug}' cites no MPI-5.0 section (\"section_50\") "
-                          f"and gives no reason (\"no_section_50\")")
+            errors.append(
+                f"spec/clauses.json: clause '{slug}' cites no MPI-5.0 section (\"section_50\") "
+                f'and gives no reason ("no_section_50")'
+            )
         elif not _text(c.get("title_50")):
-            errors.append(f"spec/clauses.json: clause '{slug}' cites MPI-5.0 {c['section_50']} without its "
-                          f"heading (\"title_50\")")
+            errors.append(
+                f"spec/clauses.json: clause '{slug}' cites MPI-5.0 {c['section_50']} without its "
+                f'heading ("title_50")'
+            )
     return errors
 
 
@@ -63,7 +74,7 @@ def main(root: pathlib.Path) -> int:
         text = path.read_text()
         starts = [m.start() for m in TEST_RE.finditer(text)] + [len(text)]
         for i, m in enumerate(TEST_RE.finditer(text)):
-            body = text[m.end():starts[i + 1]]
+            body = text[m.end() : starts[i + 1]]
             c = CLAUSE_RE.search(body)
             name = f"{m.group(1)}.{m.group(2)}"
             rel = path.relative_to(root)
@@ -80,7 +91,9 @@ def main(root: pathlib.Path) -> int:
     for path in sorted((root / "reference").rglob("*.cpp")):
         for slug in RAISE_RE.findall(path.read_text()):
             if slug not in known:
-                errors.append(f"{path.relative_to(root)}: raises unknown clause '{slug}'")
+                errors.append(
+                    f"{path.relative_to(root)}: raises unknown clause '{slug}'"
+                )
     for e in errors:
         print("lint:", e)
     print(f"{'clause':45} checks")

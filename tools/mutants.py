@@ -24,7 +24,10 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from runner import ROOT, protocol  # noqa: E402  (first: it puts the reports package on the path)
+from runner import (
+    ROOT,
+    protocol,
+)  # noqa: E402  (first: it puts the reports package on the path)
 from reports.records import BAD as DETECTING, read_journal  # noqa: E402
 from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402
 from runner.arguments import parse_ranks  # noqa: E402
@@ -59,10 +62,14 @@ def library_mutants(bdir):
     """The names the mutant library knows (besides 'none')."""
     exe = bdir / "vendors" / "mutants" / "ordo_mutant_names"
     env = {k: v for k, v in os.environ.items() if k != "ORDO_MUTANT"}
-    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30, env=env)
+    out = subprocess.run(
+        [str(exe)], capture_output=True, text=True, timeout=30, env=env
+    )
     if out.returncode != 0:
         raise OrdoError(f"{exe} failed: {out.stderr.strip()}", EXIT_INFRA)
-    return {l.strip() for l in out.stdout.splitlines() if l.strip() and l.strip() != "none"}
+    return {
+        l.strip() for l in out.stdout.splitlines() if l.strip() and l.strip() != "none"
+    }
 
 
 def detection(records, rc, log, journal):
@@ -74,24 +81,40 @@ def detection(records, rc, log, journal):
                 what += f" [{r['clause']}]"
             if r.get("outcome") != "fail":
                 what += f" ({r['outcome']})"
-            return {"check": what, "outcome": r.get("outcome"), "message": (r.get("message") or "")[:300],
-                    "id": r.get("id")}
+            return {
+                "check": what,
+                "outcome": r.get("outcome"),
+                "message": (r.get("message") or "")[:300],
+                "id": r.get("id"),
+            }
     if rc == EXIT_UNKNOWN_MUTANT:
-        raise OrdoError(f"the mutant library refused the mutant name (log: {log})", EXIT_INFRA)
+        raise OrdoError(
+            f"the mutant library refused the mutant name (log: {log})", EXIT_INFRA
+        )
     if rc not in (0, 1) or not protocol.marker(journal, protocol.DONE).exists():
         # The job died (a crash, an abort, a hang): charged to its case by the
         # runner's rule (runner/protocol.py).
         outcome = "timeout" if protocol.timed_out(journal, rc) else "crash"
-        tail = " / ".join(pathlib.Path(log).read_text(errors="replace").splitlines()[-3:])
+        tail = " / ".join(
+            pathlib.Path(log).read_text(errors="replace").splitlines()[-3:]
+        )
         case, _ = protocol.charged_case(journal, 0)
         if case and case.get("level") == "DETECT":
             # An erroneous call (DETECT) that ended the job says nothing of a
             # mutant: the reference MPI need not detect erroneous use, and a
             # hang there is its (and the underlying library's) business.
             return None
-        what = f"{case.get('test', '?')} [{case.get('clause', '?')}]" if case else pathlib.Path(log).stem
-        return {"check": f"{what} ({outcome}, exit code {rc})", "outcome": outcome, "message": tail[:300],
-                "id": None}
+        what = (
+            f"{case.get('test', '?')} [{case.get('clause', '?')}]"
+            if case
+            else pathlib.Path(log).stem
+        )
+        return {
+            "check": f"{what} ({outcome}, exit code {rc})",
+            "outcome": outcome,
+            "message": tail[:300],
+            "id": None,
+        }
     return None
 
 
@@ -114,10 +137,23 @@ class Runner:
         env = launch_env(self.adapter, self.bdir, user_env, False)
         prefix = launcher_prefix(self.adapter, self.bdir, env)
         timeout = self.job_timeout(name, n)
-        flags = ordo_flags(journal=journal, vendor=self.adapter["name"], seed=self.seed,
-                           case_timeout=self.case_timeout, adapter=self.adapter["_path"])
-        cmd = job_command(self.adapter, prefix, n, exe, timeout=int(timeout),
-                          flags=flags + [f"--gtest_output=xml:{d / f'{name}-{n}ranks.xml'}"] + list(extra))
+        flags = ordo_flags(
+            journal=journal,
+            vendor=self.adapter["name"],
+            seed=self.seed,
+            case_timeout=self.case_timeout,
+            adapter=self.adapter["_path"],
+        )
+        cmd = job_command(
+            self.adapter,
+            prefix,
+            n,
+            exe,
+            timeout=int(timeout),
+            flags=flags
+            + [f"--gtest_output=xml:{d / f'{name}-{n}ranks.xml'}"]
+            + list(extra),
+        )
         t0 = time.time()
         with open(log, "w") as f:
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
@@ -126,9 +162,14 @@ class Runner:
 
 def order_for(mutant, executables, baseline_seconds):
     """The executables named by the mutant's families first, then the fastest."""
-    by_family = {pathlib.Path(e).name.replace("ordo_check_", ""): e for e in executables}
+    by_family = {
+        pathlib.Path(e).name.replace("ordo_check_", ""): e for e in executables
+    }
     first = [by_family[f] for f in mutant.get("families", []) if f in by_family]
-    rest = sorted((e for e in executables if e not in first), key=lambda e: baseline_seconds.get(e, 0))
+    rest = sorted(
+        (e for e in executables if e not in first),
+        key=lambda e: baseline_seconds.get(e, 0),
+    )
     return first + rest
 
 
@@ -139,8 +180,10 @@ def cmd_mutants(args):
         wanted = set(args.only.split(","))
         unknown = wanted - {m["name"] for m in catalogue}
         if unknown:
-            raise OrdoError(f"--only: unknown mutant(s) {', '.join(sorted(unknown))}; "
-                                f"see {CATALOGUE.relative_to(ROOT)}")
+            raise OrdoError(
+                f"--only: unknown mutant(s) {', '.join(sorted(unknown))}; "
+                f"see {CATALOGUE.relative_to(ROOT)}"
+            )
         catalogue = [m for m in catalogue if m["name"] in wanted]
     adapter = load_adapter("mutants")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -152,19 +195,25 @@ def cmd_mutants(args):
     known = library_mutants(bdir)
     listed = {m["name"] for m in load_catalogue()}
     if known != listed:
-        raise OrdoError("vendors/mutants/mutants.json and the mutant library disagree: "
-                            f"only in the list: {sorted(listed - known)}, only in the library: {sorted(known - listed)}",
-                            EXIT_INFRA)
+        raise OrdoError(
+            "vendors/mutants/mutants.json and the mutant library disagree: "
+            f"only in the list: {sorted(listed - known)}, only in the library: {sorted(known - listed)}",
+            EXIT_INFRA,
+        )
     executables = check_executables(bdir)
     if not executables:
         raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
 
     t_all = time.time()
     baseline_seconds = {}
-    runner = Runner(adapter, bdir, out, lambda name, n: args.timeout, args.case_timeout, args.seed)
+    runner = Runner(
+        adapter, bdir, out, lambda name, n: args.timeout, args.case_timeout, args.seed
+    )
     # The baseline: the mutant library with no mutant must pass every MUST check,
     # or a "detection" could be a false alarm.
-    print(f"ordo: baseline (no mutant) at ranks {','.join(map(str, ranks))}", flush=True)
+    print(
+        f"ordo: baseline (no mutant) at ranks {','.join(map(str, ranks))}", flush=True
+    )
     false_alarms, baseline_ids = [], set()
     for n in ranks:
         for exe in executables:
@@ -176,23 +225,34 @@ def cmd_mutants(args):
                     baseline_ids.add((r.get("id"), n))
             if bad:
                 false_alarms.append(dict(bad, ranks=n))
-                print(f"  [{n} ranks] {pathlib.Path(exe).name}: FAILS WITHOUT A MUTANT: {bad['check']}: "
-                      f"{bad['message'][:200]}", flush=True)
+                print(
+                    f"  [{n} ranks] {pathlib.Path(exe).name}: FAILS WITHOUT A MUTANT: {bad['check']}: "
+                    f"{bad['message'][:200]}",
+                    flush=True,
+                )
     t_base = time.time() - t_all
-    print(f"  baseline: {'clean' if not false_alarms else f'{len(false_alarms)} failing jobs'} in {t_base:.0f} s",
-          flush=True)
+    print(
+        f"  baseline: {'clean' if not false_alarms else f'{len(false_alarms)} failing jobs'} in {t_base:.0f} s",
+        flush=True,
+    )
 
     # A job may take a few times its baseline duration (the hanging mutant is
     # caught by the harness's per-case watchdog well before that).
-    runner.job_timeout = lambda name, n: max(args.timeout_floor, 4 * max(baseline_seconds.values()) + 30)
+    runner.job_timeout = lambda name, n: max(
+        args.timeout_floor, 4 * max(baseline_seconds.values()) + 30
+    )
     rows = []
     for m in catalogue:
         t0 = time.time()
         found, seconds = None, 0.0
-        rank_order = [n for n in m.get("ranks", []) if n in ranks] + [n for n in ranks if n not in m.get("ranks", [])]
+        rank_order = [n for n in m.get("ranks", []) if n in ranks] + [
+            n for n in ranks if n not in m.get("ranks", [])
+        ]
         for n in rank_order:
             for exe in order_for(m, executables, baseline_seconds):
-                records, rc, dt, log, journal = runner.job(m["name"], exe, n, ["--gtest_fail_fast"])
+                records, rc, dt, log, journal = runner.job(
+                    m["name"], exe, n, ["--gtest_fail_fast"]
+                )
                 seconds += dt
                 records = [r for r in records if (r.get("id"), n) not in baseline_ids]
                 found = detection(records, rc, log, journal)
@@ -201,25 +261,50 @@ def cmd_mutants(args):
                     break
             if found:
                 break
-        rows.append({"name": m["name"], "category": m["category"], "clause": m["clause"],
-                     "detected": bool(found), "caught_by": found, "seconds": round(seconds, 2),
-                     "wall_seconds": round(time.time() - t0, 2)})
-        status = f"caught by {found['check']} at {found['ranks']} ranks" if found else \
-            f"ESCAPED (no check of {m['clause']} caught it)"
+        rows.append(
+            {
+                "name": m["name"],
+                "category": m["category"],
+                "clause": m["clause"],
+                "detected": bool(found),
+                "caught_by": found,
+                "seconds": round(seconds, 2),
+                "wall_seconds": round(time.time() - t0, 2),
+            }
+        )
+        status = (
+            f"caught by {found['check']} at {found['ranks']} ranks"
+            if found
+            else f"ESCAPED (no check of {m['clause']} caught it)"
+        )
         print(f"  {m['name']:32} {status}  {seconds:6.1f} s", flush=True)
 
     total = time.time() - t_all
     print_table(rows)
     detected = sum(r["detected"] for r in rows)
-    print(f"{len(rows)} mutants: {detected} detected, {len(rows) - detected} escaped; baseline "
-          f"{'clean' if not false_alarms else 'NOT clean'} ({t_base:.0f} s); total {total:.0f} s")
+    print(
+        f"{len(rows)} mutants: {detected} detected, {len(rows) - detected} escaped; baseline "
+        f"{'clean' if not false_alarms else 'NOT clean'} ({t_base:.0f} s); total {total:.0f} s"
+    )
     for r in rows:
         if not r["detected"]:
-            print(f"  escaped: {r['name']}: a check of clause {r['clause']} that exercises it would catch it")
-    report = {"schema": "ordo.mutant-run/1", "vendor": adapter["name"], "ranks": ranks, "seed": args.seed,
-              "git": git_state(), "baseline": {"clean": not false_alarms, "failures": false_alarms,
-                                                    "seconds": round(t_base, 2)},
-              "mutants": rows, "seconds": round(total, 2)}
+            print(
+                f"  escaped: {r['name']}: a check of clause {r['clause']} that exercises it would catch it"
+            )
+    report = {
+        "schema": "ordo.mutant-run/1",
+        "vendor": adapter["name"],
+        "ranks": ranks,
+        "seed": args.seed,
+        "git": git_state(),
+        "baseline": {
+            "clean": not false_alarms,
+            "failures": false_alarms,
+            "seconds": round(t_base, 2),
+        },
+        "mutants": rows,
+        "seconds": round(total, 2),
+    }
     (out / "mutants.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"report: {out / 'mutants.json'}")
     return EXIT_OK if detected == len(rows) and not false_alarms else EXIT_FAIL
@@ -227,23 +312,47 @@ def cmd_mutants(args):
 
 def print_table(rows):
     w = max(len(r["name"]) for r in rows)
-    print(f"\n{'mutant':{w}}  {'category':26} {'detected':8}  {'time':>7}  first check that caught it")
+    print(
+        f"\n{'mutant':{w}}  {'category':26} {'detected':8}  {'time':>7}  first check that caught it"
+    )
     for r in rows:
         c = r["caught_by"]
-        caught = f"{c['check']} @{c['ranks']} ranks" if c else f"- (clause {r['clause']})"
-        print(f"{r['name']:{w}}  {r['category']:26} {'yes' if r['detected'] else 'NO':8}  "
-              f"{r['seconds']:6.1f}s  {caught}")
+        caught = (
+            f"{c['check']} @{c['ranks']} ranks" if c else f"- (clause {r['clause']})"
+        )
+        print(
+            f"{r['name']:{w}}  {r['category']:26} {'yes' if r['detected'] else 'NO':8}  "
+            f"{r['seconds']:6.1f}s  {caught}"
+        )
 
 
 def add_arguments(p):
     p.add_argument("--ranks", default="3,4", help="rank counts (default: 3,4)")
-    p.add_argument("--only", help="comma-separated mutant names (default: every mutant)")
+    p.add_argument(
+        "--only", help="comma-separated mutant names (default: every mutant)"
+    )
     p.add_argument("--out", help="output folder (default: out/mutants-<time>)")
-    p.add_argument("--seed", type=int, default=1, help="base seed of the inputs (default: 1)")
-    p.add_argument("--timeout", type=int, default=600, help="seconds allowed per job of the baseline")
-    p.add_argument("--timeout-floor", type=int, default=60, help="least seconds allowed per job of a mutant")
-    p.add_argument("--case-timeout", type=int, default=20,
-                   help="seconds one case may take before the job counts as hung (default: 20)")
+    p.add_argument(
+        "--seed", type=int, default=1, help="base seed of the inputs (default: 1)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=int,
+        default=600,
+        help="seconds allowed per job of the baseline",
+    )
+    p.add_argument(
+        "--timeout-floor",
+        type=int,
+        default=60,
+        help="least seconds allowed per job of a mutant",
+    )
+    p.add_argument(
+        "--case-timeout",
+        type=int,
+        default=20,
+        help="seconds one case may take before the job counts as hung (default: 20)",
+    )
 
 
 def run(args):
@@ -259,7 +368,9 @@ def run(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="ordo mutants", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="ordo mutants", description=__doc__.split("\n\n")[0]
+    )
     add_arguments(p)
     return run(p.parse_args(argv))
 

@@ -37,9 +37,16 @@ from runner.errors import OrdoError  # noqa: E402
 from runner.launch import job_command  # noqa: E402
 
 SOURCE = pathlib.Path(__file__).resolve().parent / "collective_latency.c"
-COLUMNS = [("MPI_Allreduce", 1, "allred1"), ("MPI_Allreduce", 1024, "allred1k"), ("MPI_Reduce", 1, "reduce1"),
-           ("MPI_Reduce", 1024, "reduce1k"), ("MPI_Scan", 1, "scan1"), ("MPI_Scan", 1024, "scan1k"),
-           ("MPI_Reduce_scatter_block", 1, "redscat1"), ("MPI_Reduce_scatter_block", 1024, "redscat1k")]
+COLUMNS = [
+    ("MPI_Allreduce", 1, "allred1"),
+    ("MPI_Allreduce", 1024, "allred1k"),
+    ("MPI_Reduce", 1, "reduce1"),
+    ("MPI_Reduce", 1024, "reduce1k"),
+    ("MPI_Scan", 1, "scan1"),
+    ("MPI_Scan", 1024, "scan1k"),
+    ("MPI_Reduce_scatter_block", 1, "redscat1"),
+    ("MPI_Reduce_scatter_block", 1024, "redscat1k"),
+]
 LINE = re.compile(r"^(\S+) count=(\d+) ranks=\d+ iters=\d+ us_per_call=([0-9.]+)")
 
 
@@ -57,16 +64,24 @@ def check_preloads(env):
     """A preload library the launch settings name must have been built."""
     for lib in env.get("LD_PRELOAD", "").split(":"):
         if lib and not pathlib.Path(lib).is_file():
-            raise OrdoError(f"{lib} is not built: build the library's tree first (./ordo run or "
-                            f"cmake --build {pathlib.Path(lib).parents[2]})")
+            raise OrdoError(
+                f"{lib} is not built: build the library's tree first (./ordo run or "
+                f"cmake --build {pathlib.Path(lib).parents[2]})"
+            )
 
 
 def measure(adapter, bdir, exe, launch, ranks, iters):
     env = launch_env(adapter, bdir, {}, plain_launch=(launch == "plain"))
     check_preloads(env)
-    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(adapter, launcher_prefix(adapter, bdir, env), ranks, exe,
-                                                        timeout=120, kill_after=None,
-                                                        flags=[str(iters)] if iters else [])
+    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(
+        adapter,
+        launcher_prefix(adapter, bdir, env),
+        ranks,
+        exe,
+        timeout=120,
+        kill_after=None,
+        flags=[str(iters)] if iters else [],
+    )
     proc = subprocess.run(cmd, capture_output=True, text=True)
     found = {}
     for line in proc.stdout.splitlines():
@@ -80,20 +95,41 @@ def measure(adapter, bdir, exe, launch, ranks, iters):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ranks", default="2-8", help="rank counts (default: 2-8)")
-    ap.add_argument("--configs", default="mpich:plain,mpich:settings,openmpi:settings",
-                    help="LIBRARY:plain|settings, comma-separated")
-    ap.add_argument("--slow-iters", type=int, help="iterations of plain MPICH (default: the program's, 40)")
-    ap.add_argument("--fast-iters", type=int, default=1000, help="iterations of the others (default: 1000)")
-    ap.add_argument("--build-root", default=os.environ.get("ORDO_BUILD_ROOT", str(ROOT / "build")))
+    ap.add_argument(
+        "--configs",
+        default="mpich:plain,mpich:settings,openmpi:settings",
+        help="LIBRARY:plain|settings, comma-separated",
+    )
+    ap.add_argument(
+        "--slow-iters",
+        type=int,
+        help="iterations of plain MPICH (default: the program's, 40)",
+    )
+    ap.add_argument(
+        "--fast-iters",
+        type=int,
+        default=1000,
+        help="iterations of the others (default: 1000)",
+    )
+    ap.add_argument(
+        "--build-root", default=os.environ.get("ORDO_BUILD_ROOT", str(ROOT / "build"))
+    )
     args = ap.parse_args(argv)
     try:
         ranks = parse_ranks(args.ranks)
         configs = [c.split(":", 1) for c in args.configs.split(",")]
         if any(len(c) != 2 or c[1] not in ("plain", "settings") for c in configs):
-            raise OrdoError(f"--configs '{args.configs}': each is LIBRARY:plain or LIBRARY:settings")
-        print("# microseconds per call (max over ranks); Allreduce/Reduce/Scan/Reduce_scatter_block on 1 and "
-              "1024 MPI_INT")
-        print(f"{'library':8} {'launch':8} {'ranks':>5} " + " ".join(f"{name:>10}" for _, _, name in COLUMNS))
+            raise OrdoError(
+                f"--configs '{args.configs}': each is LIBRARY:plain or LIBRARY:settings"
+            )
+        print(
+            "# microseconds per call (max over ranks); Allreduce/Reduce/Scan/Reduce_scatter_block on 1 and "
+            "1024 MPI_INT"
+        )
+        print(
+            f"{'library':8} {'launch':8} {'ranks':>5} "
+            + " ".join(f"{name:>10}" for _, _, name in COLUMNS)
+        )
         built = {}
         for vendor, launch in configs:
             adapter = load_adapter(vendor)
@@ -102,8 +138,19 @@ def main(argv=None):
                 built[vendor] = compile_program(adapter, bdir)
             slow = launch == "plain" and adapter["name"] == "mpich"
             for n in ranks:
-                row = measure(adapter, bdir, built[vendor], launch, n, args.slow_iters if slow else args.fast_iters)
-                print(f"{adapter['name']:8} {launch:8} {n:>5} " + " ".join(f"{v:>10}" for v in row), flush=True)
+                row = measure(
+                    adapter,
+                    bdir,
+                    built[vendor],
+                    launch,
+                    n,
+                    args.slow_iters if slow else args.fast_iters,
+                )
+                print(
+                    f"{adapter['name']:8} {launch:8} {n:>5} "
+                    + " ".join(f"{v:>10}" for v in row),
+                    flush=True,
+                )
     except OrdoError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return 2

@@ -36,13 +36,34 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
-from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402  (as ./ordo uses them)
+from runner.adapters import (
+    launch_env,
+    launcher_prefix,
+    load_adapter,
+)  # noqa: E402  (as ./ordo uses them)
 from runner import build  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 from reports import waivers as waiver_files  # noqa: E402
 
-ROUTINES = ("reduce", "allreduce", "reduce_scatter_block", "reduce_scatter", "scan", "exscan", "reduce_local")
-COLUMNS = ("library", "ranks", "routine", "send bytes", "call s", "job s", "peak RSS GiB per process", "outcome")
+ROUTINES = (
+    "reduce",
+    "allreduce",
+    "reduce_scatter_block",
+    "reduce_scatter",
+    "scan",
+    "exscan",
+    "reduce_local",
+)
+COLUMNS = (
+    "library",
+    "ranks",
+    "routine",
+    "send bytes",
+    "call s",
+    "job s",
+    "peak RSS GiB per process",
+    "outcome",
+)
 ELEMENT_BYTES = 1 << 20  # contiguous(262144,MPI_INT)
 RSS_MARK = "ordo-huge-peak-rss-kib"
 
@@ -63,50 +84,108 @@ def measure(adapter, bdir, ranks, routine, tmp):
     prefix = launcher_prefix(adapter, bdir, env)
     exe = bdir / "conformance" / "huge" / "ordo_check_huge"
     if not exe.is_file():
-        raise SystemExit(f"run.py: {exe} is not built (./ordo run --vendor {adapter['name']} builds it)")
+        raise SystemExit(
+            f"run.py: {exe} is not built (./ordo run --vendor {adapter['name']} builds it)"
+        )
     journal = tmp / f"{adapter['name']}-{routine}.jsonl"
     waivers = waiver_files.locate(adapter)
-    flags = ordo_flags(journal=journal, vendor=adapter["name"], adapter=adapter["_path"],
-                       waivers=str(waivers) if waivers else None, case_timeout=800,
-                       select=f"{routine}:*:*")
+    flags = ordo_flags(
+        journal=journal,
+        vendor=adapter["name"],
+        adapter=adapter["_path"],
+        waivers=str(waivers) if waivers else None,
+        case_timeout=800,
+        select=f"{routine}:*:*",
+    )
     # /usr/bin/time around each rank: its peak RSS, one line per process.
     timed = ["-f", f"{RSS_MARK} %M", str(exe)] + flags
-    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(adapter, prefix, ranks, "/usr/bin/time", timeout=900,
-                                                        flags=timed)
+    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(
+        adapter, prefix, ranks, "/usr/bin/time", timeout=900, flags=timed
+    )
     t0 = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True)  # the ranks' env: in the launcher's flags
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True
+    )  # the ranks' env: in the launcher's flags
     wall = time.time() - t0
     rss = [int(m) for m in re.findall(RSS_MARK + r" (\d+)", proc.stderr + proc.stdout)]
-    recs = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()] if journal.exists() else []
-    row = {"library": adapter["name"], "ranks": ranks, "routine": routine, "job_seconds": round(wall, 1),
-           "peak_rss_kib": rss, "exit_code": proc.returncode}
+    recs = (
+        [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+        if journal.exists()
+        else []
+    )
+    row = {
+        "library": adapter["name"],
+        "ranks": ranks,
+        "routine": routine,
+        "job_seconds": round(wall, 1),
+        "peak_rss_kib": rss,
+        "exit_code": proc.returncode,
+    }
     if not recs:
         tail = " / ".join((proc.stdout + proc.stderr).splitlines()[-5:])
-        row.update({"outcome": "error", "message": f"no record; exit code {proc.returncode}: {tail}"})
+        row.update(
+            {
+                "outcome": "error",
+                "message": f"no record; exit code {proc.returncode}: {tail}",
+            }
+        )
         return row
     r = recs[-1]
-    row.update({"mpi_routine": r.get("routine"), "outcome": r["outcome"], "message": r.get("message", ""),
-                "call_seconds": r.get("duration_s"), "case": r.get("case"),
-                "send_bytes": send_elements(r["case"], ranks if routine != "reduce_local" else 1) * ELEMENT_BYTES})
+    row.update(
+        {
+            "mpi_routine": r.get("routine"),
+            "outcome": r["outcome"],
+            "message": r.get("message", ""),
+            "call_seconds": r.get("duration_s"),
+            "case": r.get("case"),
+            "send_bytes": send_elements(
+                r["case"], ranks if routine != "reduce_local" else 1
+            )
+            * ELEMENT_BYTES,
+        }
+    )
     return row
 
 
 def library_version(adapter, bdir, env):
     """The first line of MPI_Get_library_version, from a job under the MPI lock."""
-    text = build.library_version(launcher_prefix(adapter, bdir, env), adapter, bdir,
-                                 wrap=["flock", "/tmp/ordo-mpi.lock"]).get("library") or "unknown"
+    text = (
+        build.library_version(
+            launcher_prefix(adapter, bdir, env),
+            adapter,
+            bdir,
+            wrap=["flock", "/tmp/ordo-mpi.lock"],
+        ).get("library")
+        or "unknown"
+    )
     return (text.splitlines() or ["unknown"])[0]
 
 
 def table(rows):
     lines = ["%-8s %5s %-26s %12s %8s %7s %26s  %s" % COLUMNS]
     for r in rows:
-        rss = " ".join("%.2f" % (k / 2 ** 20) for k in r["peak_rss_kib"]) or "-"
-        call = "%.2f" % r["call_seconds"] if r.get("call_seconds") is not None and r["outcome"] != "skip" else "-"
-        outcome = r["outcome"] + (f": {r['message']}" if r["outcome"] != "pass" and r.get("message") else "")
-        lines.append("%-8s %5d %-26s %12s %8s %7.1f %26s  %s" % (
-            r["library"], r["ranks"], r.get("mpi_routine") or r["routine"], r.get("send_bytes", "-"), call,
-            r["job_seconds"], rss, outcome[:160]))
+        rss = " ".join("%.2f" % (k / 2**20) for k in r["peak_rss_kib"]) or "-"
+        call = (
+            "%.2f" % r["call_seconds"]
+            if r.get("call_seconds") is not None and r["outcome"] != "skip"
+            else "-"
+        )
+        outcome = r["outcome"] + (
+            f": {r['message']}" if r["outcome"] != "pass" and r.get("message") else ""
+        )
+        lines.append(
+            "%-8s %5d %-26s %12s %8s %7.1f %26s  %s"
+            % (
+                r["library"],
+                r["ranks"],
+                r.get("mpi_routine") or r["routine"],
+                r.get("send_bytes", "-"),
+                call,
+                r["job_seconds"],
+                rss,
+                outcome[:160],
+            )
+        )
     return "\n".join(lines)
 
 
@@ -114,7 +193,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vendors", default="mpich,openmpi")
     ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--build-root", default=os.environ.get("ORDO_BUILD_ROOT", str(ROOT / "build")))
+    ap.add_argument(
+        "--build-root", default=os.environ.get("ORDO_BUILD_ROOT", str(ROOT / "build"))
+    )
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "huge.json"))
     args = ap.parse_args(argv)
     rows, versions = [], {}
@@ -123,7 +204,9 @@ def main(argv=None):
         for vendor in args.vendors.split(","):
             adapter = load_adapter(vendor)
             bdir = pathlib.Path(args.build_root).resolve() / adapter["name"]
-            versions[adapter["name"]] = library_version(adapter, bdir, launch_env(adapter, bdir, {}, False))
+            versions[adapter["name"]] = library_version(
+                adapter, bdir, launch_env(adapter, bdir, {}, False)
+            )
             for routine in ROUTINES:
                 row = measure(adapter, bdir, args.ranks, routine, tmp)
                 rows.append(row)
@@ -132,23 +215,38 @@ def main(argv=None):
     print("\n" + text)
     result = {
         "schema": "ordo.bench.huge/1",
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
-        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30, 1),
-        "libraries": versions, "ranks": args.ranks,
-        "definitions": {"send bytes": "the bytes of one process's send buffer in the call (the datatype "
-                                      "contiguous(262144,MPI_INT), 1 MiB per element)",
-                        "call s": "the seconds of the call under test (the journal's duration_s)",
-                        "job s": "the job's wall time: launch, filling the buffers from the reference a range at a "
-                                 "time, the call, and the judgement of every byte against the reference",
-                        "peak RSS": "each process's maximum resident set size (/usr/bin/time %M), whole job"},
-        "columns": list(COLUMNS), "table": text.splitlines(), "rows": rows,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "cores": os.cpu_count(),
+        "memory_gib": round(
+            os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1
+        ),
+        "libraries": versions,
+        "ranks": args.ranks,
+        "definitions": {
+            "send bytes": "the bytes of one process's send buffer in the call (the datatype "
+            "contiguous(262144,MPI_INT), 1 MiB per element)",
+            "call s": "the seconds of the call under test (the journal's duration_s)",
+            "job s": "the job's wall time: launch, filling the buffers from the reference a range at a "
+            "time, the call, and the judgement of every byte against the reference",
+            "peak RSS": "each process's maximum resident set size (/usr/bin/time %M), whole job",
+        },
+        "columns": list(COLUMNS),
+        "table": text.splitlines(),
+        "rows": rows,
     }
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written: {out}")
-    return 1 if any(r["outcome"] in ("fail", "crash", "timeout", "error") for r in rows) else 0
+    return (
+        1
+        if any(r["outcome"] in ("fail", "crash", "timeout", "error") for r in rows)
+        else 0
+    )
 
 
 if __name__ == "__main__":

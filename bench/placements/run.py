@@ -30,9 +30,13 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from reports.results import load as load_results  # noqa: E402  (the one reader of results.json)
+from reports.results import (
+    load as load_results,
+)  # noqa: E402  (the one reader of results.json)
 
-FAMILIES = "crossing,in_place,intercomm,noncommutative,minloc_maxloc,buffers,determinism"
+FAMILIES = (
+    "crossing,in_place,intercomm,noncommutative,minloc_maxloc,buffers,determinism"
+)
 CONFIGS = "2:block,2:cyclic,2:first-alone,3:block,3:first-alone,4:block,4:cyclic"
 OUTCOMES = ("pass", "fail", "crash", "timeout", "waived", "skip")
 
@@ -43,18 +47,43 @@ def has_report(out):
 
 
 def run_one(vendor, nodes, placement, ranks, out):
-    cmd = [str(ROOT / "ordo"), "run", "--vendor", vendor, "--nodes", str(nodes), "--placement", placement,
-           "--ranks", ranks, "--filter", FAMILIES, "--property-budget", "0", "--case-timeout", "30", "--out", str(out)]
+    cmd = [
+        str(ROOT / "ordo"),
+        "run",
+        "--vendor",
+        vendor,
+        "--nodes",
+        str(nodes),
+        "--placement",
+        placement,
+        "--ranks",
+        ranks,
+        "--filter",
+        FAMILIES,
+        "--property-budget",
+        "0",
+        "--case-timeout",
+        "30",
+        "--out",
+        str(out),
+    ]
     env = dict(os.environ, ORDO_MPI_LOCK="/tmp/ordo-mpi.lock")
     with open(str(out) + ".log", "w") as log:
-        return subprocess.run(["timeout", "3600"] + cmd, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+        return subprocess.run(
+            ["timeout", "3600"] + cmd, stdout=log, stderr=subprocess.STDOUT, env=env
+        ).returncode
 
 
 def rows_of(vendor, nodes, placement, out):
     doc = load_results(out)
     run = doc["run"]
-    by_ranks = collections.defaultdict(lambda: {"counts": collections.Counter(), "failed": collections.Counter(),
-                                                "waivers": collections.Counter()})
+    by_ranks = collections.defaultdict(
+        lambda: {
+            "counts": collections.Counter(),
+            "failed": collections.Counter(),
+            "waivers": collections.Counter(),
+        }
+    )
     for r in doc["records"]:
         row = by_ranks[r.get("ranks")]
         row["counts"][r["outcome"]] += 1
@@ -66,32 +95,59 @@ def rows_of(vendor, nodes, placement, out):
     out_rows = []
     for n in sorted(by_ranks, key=lambda x: (x is None, x)):
         row = by_ranks[n]
-        out_rows.append({
-            "vendor": vendor, "library_version": run.get("library_version"), "nodes": nodes,
-            "placement": placement, "ranks": n, "node_map": (maps.get(str(n)) or {}).get("node_map"),
-            "checks": sum(row["counts"].values()), **{o: row["counts"].get(o, 0) for o in OUTCOMES},
-            "failed_tests": dict(row["failed"]), "waivers": dict(row["waivers"]), "run": str(out)})
+        out_rows.append(
+            {
+                "vendor": vendor,
+                "library_version": run.get("library_version"),
+                "nodes": nodes,
+                "placement": placement,
+                "ranks": n,
+                "node_map": (maps.get(str(n)) or {}).get("node_map"),
+                "checks": sum(row["counts"].values()),
+                **{o: row["counts"].get(o, 0) for o in OUTCOMES},
+                "failed_tests": dict(row["failed"]),
+                "waivers": dict(row["waivers"]),
+                "run": str(out),
+            }
+        )
     return out_rows
 
 
 def table(rows):
-    head = "| library | nodes | placement | ranks | node map | checks | " + " | ".join(OUTCOMES) + " |"
+    head = (
+        "| library | nodes | placement | ranks | node map | checks | "
+        + " | ".join(OUTCOMES)
+        + " |"
+    )
     lines = [head, "|" + " --- |" * (6 + len(OUTCOMES))]
     for r in rows:
-        lines.append(f"| {r['vendor']} | {r['nodes']} | {r['placement']} | {r['ranks']} | "
-                     f"`{json.dumps(r['node_map'], separators=(',', ':'))}` | {r['checks']} | " +
-                     " | ".join(str(r[o]) for o in OUTCOMES) + " |")
+        lines.append(
+            f"| {r['vendor']} | {r['nodes']} | {r['placement']} | {r['ranks']} | "
+            f"`{json.dumps(r['node_map'], separators=(',', ':'))}` | {r['checks']} | "
+            + " | ".join(str(r[o]) for o in OUTCOMES)
+            + " |"
+        )
     return "\n".join(lines)
 
 
 def main():
-    p = argparse.ArgumentParser(description="the placement sweep (see the module's text)")
+    p = argparse.ArgumentParser(
+        description="the placement sweep (see the module's text)"
+    )
     p.add_argument("--vendors", default="mpich,openmpi")
-    p.add_argument("--configs", default=CONFIGS, help="NODES:PLACEMENT,... (default %(default)s)")
+    p.add_argument(
+        "--configs", default=CONFIGS, help="NODES:PLACEMENT,... (default %(default)s)"
+    )
     p.add_argument("--ranks", default="4-8")
     p.add_argument("--out-root", default=str(ROOT / "out" / "placements"))
-    p.add_argument("--table-only", action="store_true", help="read the runs already in --out-root, run nothing")
-    p.add_argument("--json", default=str(ROOT / "bench" / "results" / "placements.json"))
+    p.add_argument(
+        "--table-only",
+        action="store_true",
+        help="read the runs already in --out-root, run nothing",
+    )
+    p.add_argument(
+        "--json", default=str(ROOT / "bench" / "results" / "placements.json")
+    )
     args = p.parse_args()
     root = pathlib.Path(args.out_root)
     root.mkdir(parents=True, exist_ok=True)
@@ -105,20 +161,34 @@ def main():
                     missing.append(out.name)
                     continue
                 if out.exists():
-                    sys.exit(f"placements: {out} holds an unfinished run: `./ordo run --resume {out}` or remove it")
-                print(f"placements: {vendor} --nodes {nodes} --placement {placement} ...", flush=True)
+                    sys.exit(
+                        f"placements: {out} holds an unfinished run: `./ordo run --resume {out}` or remove it"
+                    )
+                print(
+                    f"placements: {vendor} --nodes {nodes} --placement {placement} ...",
+                    flush=True,
+                )
                 rc = run_one(vendor, int(nodes), placement, args.ranks, out)
                 if not has_report(out):
-                    sys.exit(f"placements: {vendor} {cfg} ended {rc} without a report (log: {out}.log)")
+                    sys.exit(
+                        f"placements: {vendor} {cfg} ended {rc} without a report (log: {out}.log)"
+                    )
             rows += rows_of(vendor, int(nodes), placement, out)
     print(table(rows))
     for r in rows:
         for what, n in sorted(r["failed_tests"].items()):
-            print(f"  {r['vendor']} {r['nodes']}:{r['placement']} {r['ranks']} ranks: {n} x {what}")
+            print(
+                f"  {r['vendor']} {r['nodes']}:{r['placement']} {r['ranks']} ranks: {n} x {what}"
+            )
     if missing:
         print("placements: not run yet: " + ", ".join(missing))
-    doc = {"date": datetime.date.today().isoformat(), "host": platform.node(), "families": FAMILIES,
-           "rows": rows, "not_run": missing}
+    doc = {
+        "date": datetime.date.today().isoformat(),
+        "host": platform.node(),
+        "families": FAMILIES,
+        "rows": rows,
+        "not_run": missing,
+    }
     pathlib.Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
     print(f"placements: written {args.json}")
 

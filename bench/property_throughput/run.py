@@ -46,12 +46,24 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402  (as ./ordo uses them)
+from runner.adapters import (
+    launch_env,
+    launcher_prefix,
+    load_adapter,
+)  # noqa: E402  (as ./ordo uses them)
 from runner import build  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 from reports import waivers as waiver_files  # noqa: E402
 
-COLUMNS = ("library", "ranks", "cases", "cases/s", "bare us/case", "harness us/case", "overhead ratio")
+COLUMNS = (
+    "library",
+    "ranks",
+    "cases",
+    "cases/s",
+    "bare us/case",
+    "harness us/case",
+    "overhead ratio",
+)
 
 
 def widened_waivers(adapter, dest):
@@ -76,13 +88,28 @@ def measure(adapter, bdir, n, cases, seed, tmp):
     prefix = launcher_prefix(adapter, bdir, env)
     exe = bdir / "bench" / "property_throughput" / "ordo_property_bench"
     if not exe.is_file():
-        raise SystemExit(f"run.py: {exe} is not built (cmake --build {bdir} --target ordo_property_bench)")
+        raise SystemExit(
+            f"run.py: {exe} is not built (cmake --build {bdir} --target ordo_property_bench)"
+        )
     journal = tmp / f"{adapter['name']}-{n}.jsonl"
-    flags = ordo_flags(journal=journal, vendor=adapter["name"], seed=seed, property_cases=cases,
-                       adapter=adapter["_path"], reproducers=tmp,
-                       waivers=widened_waivers(adapter, tmp / (adapter["name"] + "-waivers.json")))
-    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(adapter, prefix, n, exe, timeout=300, kill_after=None,
-                                                        flags=flags + ["--ordo-avoid-known-fatal"])
+    flags = ordo_flags(
+        journal=journal,
+        vendor=adapter["name"],
+        seed=seed,
+        property_cases=cases,
+        adapter=adapter["_path"],
+        reproducers=tmp,
+        waivers=widened_waivers(adapter, tmp / (adapter["name"] + "-waivers.json")),
+    )
+    cmd = ["flock", "/tmp/ordo-mpi.lock"] + job_command(
+        adapter,
+        prefix,
+        n,
+        exe,
+        timeout=300,
+        kill_after=None,
+        flags=flags + ["--ordo-avoid-known-fatal"],
+    )
     proc = subprocess.run(cmd, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith('{"bench":"property_throughput"'):
@@ -90,24 +117,43 @@ def measure(adapter, bdir, n, cases, seed, tmp):
             break
     else:
         tail = " / ".join((proc.stdout + proc.stderr).splitlines()[-5:])
-        return {"library": adapter["name"], "ranks": n, "error": f"exit code {proc.returncode}: {tail}"}
+        return {
+            "library": adapter["name"],
+            "ranks": n,
+            "error": f"exit code {proc.returncode}: {tail}",
+        }
     k = max(1, row.get("timed_cases", row["cases"]))
     per_case = row.get("timed_wall_seconds", row["property_seconds"]) / k * 1e6
     bare = row["bare_seconds"] / k * 1e6
     harness = per_case - bare
-    row["phase_us_per_case"] = {name: round(sec / max(1, row["cases"]) * 1e6, 1)
-                                for name, sec in row.get("rank0_phase_seconds", {}).items()}
-    row.update({"library": adapter["name"], "cases_per_s": round(row["cases"] / max(row["property_seconds"], 1e-9), 1),
-                "bare_us_per_case": round(bare, 1), "harness_us_per_case": round(harness, 1),
-                "overhead_ratio": round(harness / bare, 2) if bare > 0 else None,
-                "journal_records": sum(1 for _ in open(journal)) if journal.exists() else 0})
+    row["phase_us_per_case"] = {
+        name: round(sec / max(1, row["cases"]) * 1e6, 1)
+        for name, sec in row.get("rank0_phase_seconds", {}).items()
+    }
+    row.update(
+        {
+            "library": adapter["name"],
+            "cases_per_s": round(row["cases"] / max(row["property_seconds"], 1e-9), 1),
+            "bare_us_per_case": round(bare, 1),
+            "harness_us_per_case": round(harness, 1),
+            "overhead_ratio": round(harness / bare, 2) if bare > 0 else None,
+            "journal_records": sum(1 for _ in open(journal)) if journal.exists() else 0,
+        }
+    )
     return row
 
 
 def library_version(adapter, bdir, env):
     """The first line of MPI_Get_library_version, from a job under the MPI lock."""
-    text = build.library_version(launcher_prefix(adapter, bdir, env), adapter, bdir,
-                                 wrap=["flock", "/tmp/ordo-mpi.lock"]).get("library") or "unknown"
+    text = (
+        build.library_version(
+            launcher_prefix(adapter, bdir, env),
+            adapter,
+            bdir,
+            wrap=["flock", "/tmp/ordo-mpi.lock"],
+        ).get("library")
+        or "unknown"
+    )
     return (text.splitlines() or ["unknown"])[0]
 
 
@@ -117,9 +163,19 @@ def table(rows):
         if "error" in r:
             lines.append(f"{r['library']:8} {r['ranks']:5} error: {r['error'][:200]}")
             continue
-        lines.append("%-8s %5d %6d %9.1f %13.1f %16.1f %15s %5s" % (
-            r["library"], r["ranks"], r["cases"], r["cases_per_s"], r["bare_us_per_case"],
-            r["harness_us_per_case"], r["overhead_ratio"], r.get("seed", "")))
+        lines.append(
+            "%-8s %5d %6d %9.1f %13.1f %16.1f %15s %5s"
+            % (
+                r["library"],
+                r["ranks"],
+                r["cases"],
+                r["cases_per_s"],
+                r["bare_us_per_case"],
+                r["harness_us_per_case"],
+                r["overhead_ratio"],
+                r.get("seed", ""),
+            )
+        )
     return "\n".join(lines)
 
 
@@ -130,14 +186,21 @@ def phase_table(rows):
         for name in r.get("phase_us_per_case", {}):
             if name not in names:
                 names.append(name)
-    lines = ["%-8s %5s " % ("library", "ranks") + " ".join("%14s" % n for n in names) + " %14s" % "outside cases"]
+    lines = [
+        "%-8s %5s " % ("library", "ranks")
+        + " ".join("%14s" % n for n in names)
+        + " %14s" % "outside cases"
+    ]
     for r in rows:
         if "error" in r or not r.get("phase_us_per_case"):
             continue
         ph = r["phase_us_per_case"]
         outside = r["property_seconds"] / max(1, r["cases"]) * 1e6 - sum(ph.values())
-        lines.append("%-8s %5d " % (r["library"], r["ranks"]) + " ".join("%14.1f" % ph.get(n, 0) for n in names) +
-                     " %14.1f" % outside)
+        lines.append(
+            "%-8s %5d " % (r["library"], r["ranks"])
+            + " ".join("%14.1f" % ph.get(n, 0) for n in names)
+            + " %14.1f" % outside
+        )
     return "\n".join(lines)
 
 
@@ -145,10 +208,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vendors", default="mpich,openmpi")
     ap.add_argument("--ranks", default="2,4,8")
-    ap.add_argument("--cases", type=int, default=100, help="generated cases per run (default 100)")
+    ap.add_argument(
+        "--cases", type=int, default=100, help="generated cases per run (default 100)"
+    )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--build-root", default=os.environ.get("ORDO_BUILD_ROOT", str(ROOT / "build")))
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "property_throughput.json"))
+    ap.add_argument(
+        "--build-root", default=os.environ.get("ORDO_BUILD_ROOT", str(ROOT / "build"))
+    )
+    ap.add_argument(
+        "--out", default=str(ROOT / "bench" / "results" / "property_throughput.json")
+    )
     args = ap.parse_args(argv)
     rows, versions = [], {}
     with tempfile.TemporaryDirectory(prefix="ordo-property-bench-") as t:
@@ -174,21 +243,31 @@ def main(argv=None):
     print("\nrank 0, us per generated case, by harness phase:\n" + phases)
     result = {
         "schema": "ordo.bench.property_throughput/1",
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
-        "libraries": versions, "seed": args.seed, "cases_per_run": args.cases,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "cores": os.cpu_count(),
+        "libraries": versions,
+        "seed": args.seed,
+        "cases_per_run": args.cases,
         "goal": "harness us/case <= 2 x bare us/case",
-        "definitions": {"timed cases": "the generated cases that passed at level MUST (an erroneous or failing call "
-                                       "is not repeated alone: it may leave a rank waiting)",
-                        "bare_us_per_case": "sum over the timed cases of the slowest rank's median time in the call "
-                                            "alone, per timed case",
-                        "harness_us_per_case": "the timed cases' wall time in the property (plus an equal share of "
-                                               "the time outside the cases: generation, RapidCheck), per timed case, "
-                                               "minus bare_us_per_case",
-                        "phase_table": "rank 0's time per generated case in each harness phase "
-                                       "(ordo::harness::Phase; verdict includes waiting for the slowest rank)",
-                        "overhead_ratio": "harness_us_per_case / bare_us_per_case"},
-        "columns": list(COLUMNS) + ["seed"], "table": text.splitlines(), "phase_table": phases.splitlines(),
+        "definitions": {
+            "timed cases": "the generated cases that passed at level MUST (an erroneous or failing call "
+            "is not repeated alone: it may leave a rank waiting)",
+            "bare_us_per_case": "sum over the timed cases of the slowest rank's median time in the call "
+            "alone, per timed case",
+            "harness_us_per_case": "the timed cases' wall time in the property (plus an equal share of "
+            "the time outside the cases: generation, RapidCheck), per timed case, "
+            "minus bare_us_per_case",
+            "phase_table": "rank 0's time per generated case in each harness phase "
+            "(ordo::harness::Phase; verdict includes waiting for the slowest rank)",
+            "overhead_ratio": "harness_us_per_case / bare_us_per_case",
+        },
+        "columns": list(COLUMNS) + ["seed"],
+        "table": text.splitlines(),
+        "phase_table": phases.splitlines(),
         "rows": rows,
     }
     out = pathlib.Path(args.out)

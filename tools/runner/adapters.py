@@ -24,8 +24,10 @@ def load_adapter(name_or_path):
         if candidate.suffix == ".json" or os.sep in name_or_path:
             path = candidate
         else:
-            raise OrdoError(f"unknown vendor '{name_or_path}': choose one of "
-                            f"{', '.join(known_vendors())}, or give an adapter file (--vendor path/to/adapter.json)")
+            raise OrdoError(
+                f"unknown vendor '{name_or_path}': choose one of "
+                f"{', '.join(known_vendors())}, or give an adapter file (--vendor path/to/adapter.json)"
+            )
     try:
         adapter = json.loads(path.read_text())
     except OSError as e:
@@ -40,7 +42,9 @@ def load_adapter(name_or_path):
     for key in ("command", "np_flag", "env_flag"):
         if key not in launcher:
             problems.append(f"no 'launcher.{key}'")
-    if not isinstance(adapter.get("compilers", {}), dict) or "cxx" not in adapter.get("compilers", {}):
+    if not isinstance(adapter.get("compilers", {}), dict) or "cxx" not in adapter.get(
+        "compilers", {}
+    ):
         problems.append("no 'compilers.cxx'")
     if problems:
         raise OrdoError(f"malformed adapter file {path}: {', '.join(problems)}")
@@ -51,19 +55,30 @@ def load_adapter(name_or_path):
 
 def require_tools(adapter):
     """The wrappers and launcher must exist: one clear line otherwise."""
-    needed = [adapter["compilers"].get("c"), adapter["compilers"]["cxx"], adapter["launcher"]["command"]]
+    needed = [
+        adapter["compilers"].get("c"),
+        adapter["compilers"]["cxx"],
+        adapter["launcher"]["command"],
+    ]
     for tool in needed:
         if tool and shutil.which(tool) is None:
-            packages = " ".join(adapter.get("packages", [])) or "the MPI library's development package"
-            raise OrdoError(f"{tool} not found: the {adapter['name']} library is not installed "
-                            f"(install it with: sudo apt-get install -y {packages})")
+            packages = (
+                " ".join(adapter.get("packages", []))
+                or "the MPI library's development package"
+            )
+            raise OrdoError(
+                f"{tool} not found: the {adapter['name']} library is not installed "
+                f"(install it with: sudo apt-get install -y {packages})"
+            )
 
 
 def build_dir_for(adapter, sanitize=False):
     # ORDO_BUILD_ROOT moves the build directories (default: build/ in the checkout).
     # The sanitizer build of a library (ORDO_SANITIZE, `ordo run --sanitize`) has its own: <vendor>-sanitize.
     name = adapter["name"] + ("-sanitize" if sanitize else "")
-    return pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build")).resolve() / name
+    return (
+        pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build")).resolve() / name
+    )
 
 
 SANITIZER_SUPPRESSIONS = ROOT / "tools" / "sanitizers"
@@ -72,7 +87,9 @@ SANITIZER_SUPPRESSIONS = ROOT / "tools" / "sanitizers"
 def is_sanitize_build(build):
     """Whether the build folder was configured with ORDO_SANITIZE=ON (cmake/OrdoSanitize.cmake)."""
     try:
-        return "ORDO_SANITIZE:BOOL=ON" in (pathlib.Path(build) / "CMakeCache.txt").read_text(errors="replace")
+        return "ORDO_SANITIZE:BOOL=ON" in (
+            pathlib.Path(build) / "CMakeCache.txt"
+        ).read_text(errors="replace")
     except OSError:
         return False
 
@@ -80,8 +97,14 @@ def is_sanitize_build(build):
 def asan_runtime():
     """The AddressSanitizer runtime the compiler links (libasan.so.N), for LD_PRELOAD."""
     import subprocess
+
     try:
-        out = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            ["g++", "-print-file-name=libasan.so"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         path = pathlib.Path(out.stdout.strip())
         return str(path.resolve()) if path.is_absolute() and path.exists() else None
     except (OSError, subprocess.TimeoutExpired):
@@ -103,12 +126,29 @@ def sanitize_env(env):
       libordo_refmpi.so, or a vendor's preload of vendors/<name>/), else the
       process stops at start-up."""
     env = dict(env)
-    env["ASAN_OPTIONS"] = ":".join(filter(None, [
-        "detect_leaks=0", "abort_on_error=1",
-        f"suppressions={SANITIZER_SUPPRESSIONS / 'asan.supp'}", env.get("ASAN_OPTIONS", "")]))
-    env["UBSAN_OPTIONS"] = ":".join(filter(None, [
-        "print_stacktrace=1", "halt_on_error=1", "abort_on_error=1",
-        f"suppressions={SANITIZER_SUPPRESSIONS / 'ubsan.supp'}", env.get("UBSAN_OPTIONS", "")]))
+    env["ASAN_OPTIONS"] = ":".join(
+        filter(
+            None,
+            [
+                "detect_leaks=0",
+                "abort_on_error=1",
+                f"suppressions={SANITIZER_SUPPRESSIONS / 'asan.supp'}",
+                env.get("ASAN_OPTIONS", ""),
+            ],
+        )
+    )
+    env["UBSAN_OPTIONS"] = ":".join(
+        filter(
+            None,
+            [
+                "print_stacktrace=1",
+                "halt_on_error=1",
+                "abort_on_error=1",
+                f"suppressions={SANITIZER_SUPPRESSIONS / 'ubsan.supp'}",
+                env.get("UBSAN_OPTIONS", ""),
+            ],
+        )
+    )
     if env.get("LD_PRELOAD"):
         runtime = asan_runtime()
         if runtime and runtime not in env["LD_PRELOAD"].split():
@@ -122,8 +162,10 @@ def expand(value, build):
     value = value.replace("{build}", str(build)).replace("{root}", str(ROOT))
     for name in re.findall(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}", value):
         if name not in os.environ:
-            raise OrdoError(f"the adapter needs the environment variable {name} (see vendors/README.md): "
-                            f"set it, e.g. export {name}=...")
+            raise OrdoError(
+                f"the adapter needs the environment variable {name} (see vendors/README.md): "
+                f"set it, e.g. export {name}=..."
+            )
         value = value.replace("{env:" + name + "}", os.environ[name])
     return value
 
@@ -136,7 +178,11 @@ def expand(value, build):
 # keeps its place: the reference library before the yield-when-idle shim,
 # and with a sanitizer build the ASan runtime before all), then the user's
 # that are not already there; each entry once.
-LIST_VARIABLES = {"LD_PRELOAD": (" :", " "), "LD_LIBRARY_PATH": (":;", ":"), "PATH": (":", ":")}
+LIST_VARIABLES = {
+    "LD_PRELOAD": (" :", " "),
+    "LD_LIBRARY_PATH": (":;", ":"),
+    "PATH": (":", ":"),
+}
 
 
 def list_entries(name, value):
@@ -180,7 +226,9 @@ def adapter_layers(adapter, plain_launch):
     if not plain_launch:
         for setting in adapter.get("launch_settings", []):
             if setting_applies(adapter, setting):
-                layers.append((f"launch setting {setting['name']}", setting.get("env", {})))
+                layers.append(
+                    (f"launch setting {setting['name']}", setting.get("env", {}))
+                )
     return layers
 
 
@@ -214,14 +262,18 @@ def env_notices(adapter, build, user_env, plain_launch, layers=()):
             old, where = seen[key]
             value = expand(value, build)
             if value != old:
-                notices.append({"variable": key, "value": value, "replaced": old, "from": where})
+                notices.append(
+                    {"variable": key, "value": value, "replaced": old, "from": where}
+                )
     return notices
 
 
 def notice_line(notice):
     """The one line that tells of a notice of env_notices."""
-    return (f"ordo: --env {notice['variable']}={notice['value']} replaces the adapter's "
-            f"{notice['variable']}={notice['replaced']} ({notice['from']})")
+    return (
+        f"ordo: --env {notice['variable']}={notice['value']} replaces the adapter's "
+        f"{notice['variable']}={notice['replaced']} ({notice['from']})"
+    )
 
 
 def env_report_names(env):
@@ -249,15 +301,24 @@ def setting_applies(adapter, setting):
 def launcher_prefix(adapter, build, env):
     """The launcher and its flags, up to (not including) the rank count."""
     la = adapter["launcher"]
-    cmd = [shutil.which(la["command"]) or la["command"]] + [expand(f, build) for f in la.get("flags", [])]
+    cmd = [shutil.which(la["command"]) or la["command"]] + [
+        expand(f, build) for f in la.get("flags", [])
+    ]
     if os.geteuid() == 0:
         cmd += la.get("root_flags", [])
     if not la["env_flag"]:
         # A launcher that hands its own environment to every rank (srun's
         # default): the variables are set for the launcher itself.
-        return (["env"] + [f"{key}={value}" for key, value in env.items()] + cmd) if env else cmd
+        return (
+            (["env"] + [f"{key}={value}" for key, value in env.items()] + cmd)
+            if env
+            else cmd
+        )
     for key, value in env.items():
-        cmd += [part.replace("{key}", key).replace("{value}", value) for part in la["env_flag"]]
+        cmd += [
+            part.replace("{key}", key).replace("{value}", value)
+            for part in la["env_flag"]
+        ]
     return cmd
 
 
@@ -278,8 +339,10 @@ def with_launcher(adapter, name_or_path):
         if candidate.suffix == ".json" or os.sep in name_or_path:
             path = candidate
         else:
-            raise OrdoError(f"unknown launcher '{name_or_path}': choose one of {', '.join(known_launchers())} "
-                            f"(vendors/launchers/), or give a launcher file (--launcher path/to/launcher.json)")
+            raise OrdoError(
+                f"unknown launcher '{name_or_path}': choose one of {', '.join(known_launchers())} "
+                f"(vendors/launchers/), or give a launcher file (--launcher path/to/launcher.json)"
+            )
     try:
         fragment = json.loads(path.read_text())
     except OSError as e:
@@ -287,14 +350,25 @@ def with_launcher(adapter, name_or_path):
     except ValueError as e:
         raise OrdoError(f"malformed launcher file {path}: {e}")
     import jsonschema  # python3-jsonschema, one of the packages of every run
+
     schema = json.loads((ROOT / "vendors" / "adapter.schema.json").read_text())
-    fragment_schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/launcher_fragment"}
-    errors = sorted(jsonschema.validators.validator_for(fragment_schema)(fragment_schema).iter_errors(fragment),
-                    key=lambda e: list(e.path))
+    fragment_schema = {
+        "$schema": schema["$schema"],
+        "$defs": schema["$defs"],
+        "$ref": "#/$defs/launcher_fragment",
+    }
+    errors = sorted(
+        jsonschema.validators.validator_for(fragment_schema)(
+            fragment_schema
+        ).iter_errors(fragment),
+        key=lambda e: list(e.path),
+    )
     if errors:
         where = "/".join(map(str, errors[0].path)) or "the file"
-        raise OrdoError(f"malformed launcher file {path}: {where}: {errors[0].message} "
-                        f"(see vendors/README.md, \"Launcher templates\")")
+        raise OrdoError(
+            f"malformed launcher file {path}: {where}: {errors[0].message} "
+            f'(see vendors/README.md, "Launcher templates")'
+        )
     replaced = dict(adapter)
     replaced["launcher"] = fragment["launcher"]
     replaced["_launcher_template"] = str(path.resolve())
@@ -303,15 +377,23 @@ def with_launcher(adapter, name_or_path):
 
 def template_variables(launcher):
     """The {env:NAME} variables a launcher's flags use."""
-    return [name for flag in launcher.get("flags", []) + launcher.get("root_flags", [])
-            for name in re.findall(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}", flag)]
+    return [
+        name
+        for flag in launcher.get("flags", []) + launcher.get("root_flags", [])
+        for name in re.findall(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}", flag)
+    ]
 
 
 def require_launcher(adapter):
     """The launcher of a template (--launcher) must exist: one clear line otherwise."""
     command = adapter["launcher"]["command"]
     if shutil.which(command) is None:
-        hint = " (Debian: sudo apt-get install -y slurm-client; a cluster's srun comes with its Slurm)" \
-            if pathlib.Path(command).name == "srun" else ""
-        raise OrdoError(f"the launcher {command} of {adapter.get('_launcher_template', 'the adapter')} is not "
-                        f"found on PATH{hint}")
+        hint = (
+            " (Debian: sudo apt-get install -y slurm-client; a cluster's srun comes with its Slurm)"
+            if pathlib.Path(command).name == "srun"
+            else ""
+        )
+        raise OrdoError(
+            f"the launcher {command} of {adapter.get('_launcher_template', 'the adapter')} is not "
+            f"found on PATH{hint}"
+        )

@@ -20,7 +20,9 @@ def parse_ranks(text):
     except ValueError:
         ranks = []
     if not ranks or any(r < 1 or r > 1024 for r in ranks):
-        raise OrdoError(f"--ranks '{text}' is not a list of rank counts such as 1,2,3 or 1-8")
+        raise OrdoError(
+            f"--ranks '{text}' is not a list of rank counts such as 1,2,3 or 1-8"
+        )
     return sorted(set(ranks))
 
 

@@ -24,7 +24,15 @@ def run_logged(cmd, log, cwd=None):
         return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd)
 
 
-def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=False, sanitize=False, extras=None):
+def build(
+    adapter,
+    reference_tests,
+    user_env=None,
+    plain_launch=False,
+    quiet=False,
+    sanitize=False,
+    extras=None,
+):
     """Configures and builds build/<vendor>/ (sanitize: build/<vendor>-sanitize/,
     ordo's own code with ASan and UBSan, cmake/OrdoSanitize.cmake). extras:
     the benchmark programs and the reference MPI's own tests (ORDO_EXTRAS);
@@ -34,13 +42,19 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
     bdir.mkdir(parents=True, exist_ok=True)
     log = bdir / "ordo-build.log"
     user_env = user_env or {}
-    if not plain_launch:  # the last probes' outcome, so that a build that probes the same configures once
+    if (
+        not plain_launch
+    ):  # the last probes' outcome, so that a build that probes the same configures once
         adapter["_probed"] = {**read_probes(bdir), **(adapter.get("_probed") or {})}
 
     def configure(env):
         prefix = launcher_prefix(adapter, bdir, env)
         cmd = [
-            "cmake", "-S", str(ROOT), "-B", str(bdir),
+            "cmake",
+            "-S",
+            str(ROOT),
+            "-B",
+            str(bdir),
             f"-DMPI_C_COMPILER={shutil.which(adapter['compilers'].get('c', '')) or ''}",
             f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
             # The Fortran layer (conformance/harness/fortran/) is built with the library's own wrapper, if any.
@@ -51,7 +65,9 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
             f"-DORDO_VENDOR={adapter['name']}",
             f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}",
         ]
-        if reference_tests or not (bdir / "CMakeCache.txt").exists():  # `ordo run` keeps a test build's setting
+        if (
+            reference_tests or not (bdir / "CMakeCache.txt").exists()
+        ):  # `ordo run` keeps a test build's setting
             cmd.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
         if extras is not None:
             cmd.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
@@ -60,16 +76,29 @@ def build(adapter, reference_tests, user_env=None, plain_launch=False, quiet=Fal
     def failed():
         tail = log.read_text().splitlines()[-15:]
         print("\n".join(tail), file=sys.stderr)
-        return OrdoError(f"the build against {adapter['name']} failed (log: {log})", EXIT_INFRA)
+        return OrdoError(
+            f"the build against {adapter['name']} failed (log: {log})", EXIT_INFRA
+        )
+
     if not quiet:
-        print(f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
-              flush=True)
+        print(
+            f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
+            flush=True,
+        )
     t0 = time.time()
     env = launch_env(adapter, bdir, user_env, plain_launch, sanitize)
     prefix, ok = configure(env)
-    if not ok or run_logged(["cmake", "--build", str(bdir), "-j", str(os.cpu_count() or 2)], log) != 0:
+    if (
+        not ok
+        or run_logged(
+            ["cmake", "--build", str(bdir), "-j", str(os.cpu_count() or 2)], log
+        )
+        != 0
+    ):
         raise failed()
-    if not plain_launch and probe_launch_settings(adapter, bdir, user_env, sanitize, quiet):
+    if not plain_launch and probe_launch_settings(
+        adapter, bdir, user_env, sanitize, quiet
+    ):
         # A probe's outcome changed the launch (CTest's entries name it): configured again, nothing rebuilt.
         env = launch_env(adapter, bdir, user_env, plain_launch, sanitize)
         prefix, ok = configure(env)
@@ -104,7 +133,9 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
     Returns whether any setting's outcome differs from what it was before."""
     before = dict(adapter.get("_probed") or {})
     names = {setting["name"] for setting in adapter.get("launch_settings", [])}
-    probed = {k: v for k, v in before.items() if k in names}  # a setting the adapter no longer has: forgotten
+    probed = {
+        k: v for k, v in before.items() if k in names
+    }  # a setting the adapter no longer has: forgotten
     exe = pathlib.Path(bdir) / "conformance" / "ordo_replay"
     for setting in adapter.get("launch_settings", []):
         if "unchanged" not in setting and "prepare" not in setting:
@@ -113,9 +144,16 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
         if "prepare" in setting:
             failed = prepare_setting(setting["prepare"], bdir)
             if failed:
-                probed[name] = {"applied": False, "prepared": False, "why": f"{setting['prepare']['why']}: {failed}"}
+                probed[name] = {
+                    "applied": False,
+                    "prepared": False,
+                    "why": f"{setting['prepare']['why']}: {failed}",
+                }
                 if not quiet:
-                    print(f"ordo: launch setting {name} not applied: its preparation failed ({failed})", flush=True)
+                    print(
+                        f"ordo: launch setting {name} not applied: its preparation failed ({failed})",
+                        flush=True,
+                    )
                 continue
         probes = setting.get("unchanged") or []
         probes = [probes] if isinstance(probes, dict) else probes
@@ -124,9 +162,15 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
             seen = []
             for applied in (False, True):
                 adapter["_probed"] = {**probed, name: {"applied": applied}}
-                seen.append(probe_once(adapter, bdir, user_env, sanitize, setting, probe, applied, exe))
+                seen.append(
+                    probe_once(
+                        adapter, bdir, user_env, sanitize, setting, probe, applied, exe
+                    )
+                )
             results.append({"without": seen[0], "with": seen[1], "why": probe["why"]})
-        ok = all(r["without"] is not None and r["without"] == r["with"] for r in results)
+        ok = all(
+            r["without"] is not None and r["without"] == r["with"] for r in results
+        )
         entry = {"applied": ok}
         if results:
             entry.update(results[0])  # the first probe's, where one is all there is
@@ -136,15 +180,25 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
             entry["prepared"] = True
         probed[name] = entry
         if not ok and not quiet:
-            bad = next(r for r in results if r["without"] is None or r["without"] != r["with"])
-            print(f"ordo: launch setting {name} not applied: its probe saw {short(bad['without'])!r} without it and "
-                  f"{short(bad['with'])!r} with it ({bad['why']})", flush=True)
+            bad = next(
+                r for r in results if r["without"] is None or r["without"] != r["with"]
+            )
+            print(
+                f"ordo: launch setting {name} not applied: its probe saw {short(bad['without'])!r} without it and "
+                f"{short(bad['with'])!r} with it ({bad['why']})",
+                flush=True,
+            )
     adapter["_probed"] = probed
     try:
-        (pathlib.Path(bdir) / PROBES_FILE).write_text(json.dumps(probed, indent=1) + "\n")
+        (pathlib.Path(bdir) / PROBES_FILE).write_text(
+            json.dumps(probed, indent=1) + "\n"
+        )
     except OSError:
         pass
-    return any(bool(v.get("applied")) != bool((before.get(k) or {}).get("applied")) for k, v in probed.items())
+    return any(
+        bool(v.get("applied")) != bool((before.get(k) or {}).get("applied"))
+        for k, v in probed.items()
+    )
 
 
 def short(text, limit=200):
@@ -158,7 +212,9 @@ def prepare_setting(prepare, bdir):
     """Runs a setting's preparation; None when it succeeded, else why not."""
     cmd = [expand(part, bdir) for part in prepare["command"]]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=120)
+        out = subprocess.run(
+            cmd, capture_output=True, text=True, errors="replace", timeout=120
+        )
     except OSError as e:
         return f"{cmd[0]}: {e.strerror or e}"
     except subprocess.TimeoutExpired:
@@ -182,12 +238,29 @@ def probe_once(adapter, bdir, user_env, sanitize, setting, probe, applied, exe):
         timeout = 90
     else:
         env = None
-        launch = {**launch_env(adapter, bdir, user_env, False, sanitize), **probe["env"]}
-        cmd = job_command(adapter, launcher_prefix(adapter, bdir, launch), 1, exe, timeout=60, kill_after=None,
-                          flags=["--ordo-library-version"])
+        launch = {
+            **launch_env(adapter, bdir, user_env, False, sanitize),
+            **probe["env"],
+        }
+        cmd = job_command(
+            adapter,
+            launcher_prefix(adapter, bdir, launch),
+            1,
+            exe,
+            timeout=60,
+            kill_after=None,
+            flags=["--ordo-library-version"],
+        )
         timeout = outer_timeout(cmd, 90)
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, env=env)
+        out = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            env=env,
+        )
         m = re.search(probe["pattern"], out.stdout + out.stderr)
     except (OSError, subprocess.TimeoutExpired):
         m = None
@@ -199,14 +272,29 @@ def library_version(prefix, adapter, bdir, wrap=()):
     (wrap: a command to run it under, such as the benches' MPI lock)."""
     exe = bdir / "conformance" / "ordo_replay"
     try:
-        cmd = [*wrap, *job_command(adapter, prefix, 1, exe, timeout=60, kill_after=None,
-                                   flags=["--ordo-library-version"])]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=outer_timeout(cmd, 90))
+        cmd = [
+            *wrap,
+            *job_command(
+                adapter,
+                prefix,
+                1,
+                exe,
+                timeout=60,
+                kill_after=None,
+                flags=["--ordo-library-version"],
+            ),
+        ]
+        out = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=outer_timeout(cmd, 90)
+        )
         for line in out.stdout.splitlines():
             if line.startswith("{"):
                 version = json.loads(line)
                 # Some libraries pad the string with NULs (Open MPI): keep the text.
-                return {k: v.replace("\x00", "").strip() if isinstance(v, str) else v for k, v in version.items()}
+                return {
+                    k: v.replace("\x00", "").strip() if isinstance(v, str) else v
+                    for k, v in version.items()
+                }
     except (subprocess.TimeoutExpired, ValueError):
         pass
     return {"library": "unknown", "mpi_version": "unknown"}
@@ -215,11 +303,19 @@ def library_version(prefix, adapter, bdir, wrap=()):
 def git_state():
     def git(*args):
         try:
-            return subprocess.run(["git", "-C", str(ROOT)] + list(args), capture_output=True, text=True,
-                                  timeout=10).stdout.strip()
+            return subprocess.run(
+                ["git", "-C", str(ROOT)] + list(args),
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
         except (OSError, subprocess.TimeoutExpired):
             return ""
-    return {"commit": git("rev-parse", "HEAD") or "unknown", "dirty": bool(git("status", "--porcelain"))}
+
+    return {
+        "commit": git("rev-parse", "HEAD") or "unknown",
+        "dirty": bool(git("status", "--porcelain")),
+    }
 
 
 def check_executables(bdir):
@@ -229,6 +325,9 @@ def check_executables(bdir):
     found = []
     for exe in sorted((pathlib.Path(bdir) / "conformance").glob("*/ordo_check_*")):
         concern = exe.parent.name
-        if exe.name == f"ordo_check_{concern}" and (ROOT / "conformance" / concern / "CMakeLists.txt").is_file():
+        if (
+            exe.name == f"ordo_check_{concern}"
+            and (ROOT / "conformance" / concern / "CMakeLists.txt").is_file()
+        ):
             found.append(str(exe))
     return found

@@ -39,7 +39,9 @@ def kind_of(record):
     if not case:
         return record.get("test")
     kind = record.get("routine") or record.get("test")
-    op, datatype = str(case.get("op") or "MPI_"), str(case.get("datatype") or "MPI_")  # every case has both
+    op, datatype = str(case.get("op") or "MPI_"), str(
+        case.get("datatype") or "MPI_"
+    )  # every case has both
     if not op.startswith("MPI_"):
         kind += " with a user op"
     if not datatype.startswith("MPI_"):
@@ -50,25 +52,41 @@ def kind_of(record):
 def hang_key(record):
     """The case's hang key (case_limits.h, hang_key), None for a case-less check."""
     case = record.get("case")
-    if not isinstance(case, dict) or not record.get("routine") or not isinstance(record.get("comm_size"), int):
+    if (
+        not isinstance(case, dict)
+        or not record.get("routine")
+        or not isinstance(record.get("comm_size"), int)
+    ):
         return None
     inter = str(case.get("comm") or "").startswith("inter")
-    return (f"{record['routine']} on {'intercommunicators' if inter else 'communicators'} of "
-            f"{record['comm_size']} processes" + (", count 0" if case.get("count") == 0 else "") +
-            (", erroneous calls" if record.get("level") == "DETECT" else ""))
+    return f"{record['routine']} on {'intercommunicators' if inter else 'communicators'} of " f"{record['comm_size']} processes" + (
+        ", count 0" if case.get("count") == 0 else ""
+    ) + (
+        ", erroneous calls" if record.get("level") == "DETECT" else ""
+    )
 
 
 def call_key(record):
     """The case's call key (case_limits.h, call_key): its routine in any form (the blocking form's MPI name)
-    with its count and, for MPI_Reduce, its root, on any communicator; None for a case-less check."""
+    with its count and, for MPI_Reduce, its root, on any communicator; None for a case-less check.
+    """
     case = record.get("case")
-    if not isinstance(case, dict) or not record.get("routine") or not isinstance(case.get("count"), int):
+    if (
+        not isinstance(case, dict)
+        or not record.get("routine")
+        or not isinstance(case.get("count"), int)
+    ):
         return None
     name = str(case.get("routine") or "")
-    routine = "MPIX_Reduce_locals" if name == "reduce_locals" else "MPI_" + name[:1].upper() + name[1:]
+    routine = (
+        "MPIX_Reduce_locals"
+        if name == "reduce_locals"
+        else "MPI_" + name[:1].upper() + name[1:]
+    )
     root = f" and root {case.get('root') or 0}" if name == "reduce" else ""
-    return (f"{routine} in any form with count {case['count']}{root}" +
-            (", erroneous calls" if record.get("level") == "DETECT" else ""))
+    return f"{routine} in any form with count {case['count']}{root}" + (
+        ", erroneous calls" if record.get("level") == "DETECT" else ""
+    )
 
 
 def keys_of(record):
@@ -77,12 +95,16 @@ def keys_of(record):
 
 
 def held_back(record):
-    return record.get("outcome") == "skip" and (record.get("message") or "").startswith(HELD_BACK)
+    return record.get("outcome") == "skip" and (record.get("message") or "").startswith(
+        HELD_BACK
+    )
 
 
 def hung(record):
     message = record.get("message") or ""
-    return record.get("outcome") in ("timeout", "waived") and message.startswith(HUNG_MESSAGE)
+    return record.get("outcome") in ("timeout", "waived") and message.startswith(
+        HUNG_MESSAGE
+    )
 
 
 class CaseStats:
@@ -92,9 +114,13 @@ class CaseStats:
         self.journal = journal
         self.hold_back = hold_back  # False: --run-hung-kinds, no streaks handed on
         self.offset = 0
-        self.finished = {}  # (ranks, variant, kind) -> [slowest seconds, its work, count]
-        self.hung = {}      # (ranks, variant, kind) -> count
-        self.streaks = {}   # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
+        self.finished = (
+            {}
+        )  # (ranks, variant, kind) -> [slowest seconds, its work, count]
+        self.hung = {}  # (ranks, variant, kind) -> count
+        self.streaks = (
+            {}
+        )  # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
 
     def update(self):
         try:
@@ -112,29 +138,49 @@ class CaseStats:
         if not isinstance(ranks, int) or not kind:
             return
         variant = r.get("variant") or "default"
-        for hkey in keys_of(r):  # its hang key and its call key, each with its own streak
+        for hkey in keys_of(
+            r
+        ):  # its hang key and its call key, each with its own streak
             skey = (variant, hkey)
             if hung(r):
-                streak = self.streaks.setdefault(skey, {"hung": 0, "skipped": 0, "last": ""})
-                streak.update(hung=streak["hung"] + 1, skipped=0, last=f"{r.get('id') or '?'} at {ranks} ranks")
+                streak = self.streaks.setdefault(
+                    skey, {"hung": 0, "skipped": 0, "last": ""}
+                )
+                streak.update(
+                    hung=streak["hung"] + 1,
+                    skipped=0,
+                    last=f"{r.get('id') or '?'} at {ranks} ranks",
+                )
             elif held_back(r):
                 # Held back by the streak of the key its message names (the harness counted it there); a case
                 # of the threads check's phase not run because another of the phase's cases was held back names
                 # that case's key.
-                if skey in self.streaks and f"cases of {hkey} that ran" in (r.get("message") or ""):
+                if skey in self.streaks and f"cases of {hkey} that ran" in (
+                    r.get("message") or ""
+                ):
                     self.streaks[skey]["skipped"] += 1
             elif r.get("outcome") != "skip":
                 self.streaks.pop(skey, None)  # a case of the key ran to its verdict
         if hung(r):
             key = (ranks, r.get("variant") or "default", kind)
             self.hung[key] = self.hung.get(key, 0) + 1
-        elif isinstance(r.get("case_seconds"), (int, float)) and r.get("outcome") != "skip":
+        elif (
+            isinstance(r.get("case_seconds"), (int, float))
+            and r.get("outcome") != "skip"
+        ):
             # [slowest seconds, that case's work (the harness's case_limit.work; 0: not known), count]
-            row = self.finished.setdefault((ranks, r.get("variant") or "default", kind), [0.0, 0.0, 0])
+            row = self.finished.setdefault(
+                (ranks, r.get("variant") or "default", kind), [0.0, 0.0, 0]
+            )
             if row[2] == 0 or float(r["case_seconds"]) > row[0]:
-                limit = r.get("case_limit") if isinstance(r.get("case_limit"), dict) else {}
+                limit = (
+                    r.get("case_limit") if isinstance(r.get("case_limit"), dict) else {}
+                )
                 work = limit.get("work")
-                row[0], row[1] = float(r["case_seconds"]), float(work) if isinstance(work, (int, float)) else 0.0
+                row[0], row[1] = (
+                    float(r["case_seconds"]),
+                    float(work) if isinstance(work, (int, float)) else 0.0,
+                )
             row[2] += 1
 
     def for_job(self, ranks, variant):
@@ -147,24 +193,46 @@ class CaseStats:
         kinds = {}
         for (n, v, kind), (slowest, work, count) in self.finished.items():
             if n == ranks and v == variant:
-                kinds[kind] = {"slowest_s": round(slowest, 6), "slowest_work": work, "finished": count,
-                               "hung": 0}
+                kinds[kind] = {
+                    "slowest_s": round(slowest, 6),
+                    "slowest_work": work,
+                    "finished": count,
+                    "hung": 0,
+                }
         for (n, v, kind), count in self.hung.items():
             if n == ranks and v == variant:
-                kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})["hung"] = count
-        streaks = {key: dict(s) for (v, key), s in self.streaks.items() if self.hold_back and v == variant}
-        doc = {"schema": "ordo.case-stats/1", "ranks": ranks, "variant": variant, "kinds": kinds,
-               "hang_streaks": streaks}
+                kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})[
+                    "hung"
+                ] = count
+        streaks = {
+            key: dict(s)
+            for (v, key), s in self.streaks.items()
+            if self.hold_back and v == variant
+        }
+        doc = {
+            "schema": "ordo.case-stats/1",
+            "ranks": ranks,
+            "variant": variant,
+            "kinds": kinds,
+            "hang_streaks": streaks,
+        }
         # The slowest case at the most ranks below these that has one: the limit of a rank count's first
         # cases (rule "fewer"), before any of its own finished.
         own = {(n, k): row for (n, v, k), row in self.finished.items() if v == variant}
         fewer = [n for (n, _kind) in own if n < ranks]
         if fewer:
             m = max(fewer)
-            kind, (slowest, work, _count) = max(((k, row) for (n, k), row in own.items() if n == m),
-                                                key=lambda kv: (kv[1][0], kv[0]))
-            doc["fewer"] = {"ranks": m, "kind": kind, "slowest_s": round(slowest, 6), "slowest_work": work,
-                            "finished": sum(row[2] for (n, _k), row in own.items() if n == m)}
+            kind, (slowest, work, _count) = max(
+                ((k, row) for (n, k), row in own.items() if n == m),
+                key=lambda kv: (kv[1][0], kv[0]),
+            )
+            doc["fewer"] = {
+                "ranks": m,
+                "kind": kind,
+                "slowest_s": round(slowest, 6),
+                "slowest_work": work,
+                "finished": sum(row[2] for (n, _k), row in own.items() if n == m),
+            }
         return doc
 
     def write(self, path, ranks, variant):

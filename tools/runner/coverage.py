@@ -19,6 +19,11 @@ def coverage_table(records):
         row = rows.get(slug, {"levels": set(), "outcomes": {}})
         n = sum(row["outcomes"].values())
         section = spec.get(slug, {}).get("section", "?")
-        lines.append(f"{slug:40} {section[:14]:14} {','.join(sorted(row['levels'])) or '-':12} {n:>7}  " +
-                     (", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())) or "no checks"))
+        lines.append(
+            f"{slug:40} {section[:14]:14} {','.join(sorted(row['levels'])) or '-':12} {n:>7}  "
+            + (
+                ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items()))
+                or "no checks"
+            )
+        )
     return "\n".join(lines) + "\n"

@@ -26,20 +26,38 @@ def cmd_job(args):
     journal.write_text("")
     name = pathlib.Path(args.executable).name
     # The library's release is asked only when a job died and a waiver names releases.
-    waivers = JobWaivers(adapter, lambda: library_release(library_version(prefix, adapter, build)["library"]))
-    base = job_command(adapter, prefix, args.ranks, args.executable, timeout=args.timeout,
-                       flags=ordo_flags(journal=journal, vendor=adapter["name"], adapter=adapter["_path"],
-                                        case_timeout=args.case_timeout, waivers=waivers.flag())
-                       # A case that a crash or timeout waiver names for this release is a skip
-                       # with that reason here: a known hang would cost the case time limit in
-                       # every build (`ordo run --run-known-fatal` runs it).
-                       + ["--ordo-avoid-known-fatal"])
+    waivers = JobWaivers(
+        adapter,
+        lambda: library_release(library_version(prefix, adapter, build)["library"]),
+    )
+    base = job_command(
+        adapter,
+        prefix,
+        args.ranks,
+        args.executable,
+        timeout=args.timeout,
+        flags=ordo_flags(
+            journal=journal,
+            vendor=adapter["name"],
+            adapter=adapter["_path"],
+            case_timeout=args.case_timeout,
+            waivers=waivers.flag(),
+        )
+        # A case that a crash or timeout waiver names for this release is a skip
+        # with that reason here: a known hang would cost the case time limit in
+        # every build (`ordo run --run-known-fatal` runs it).
+        + ["--ordo-avoid-known-fatal"],
+    )
     run_job(base, name, args.ranks, out, journal, adapter, 50, waivers=waivers)
     records = read_journal(journal)
     bad = [r for r in records if is_bad(r)]
     counts = summarize(records)
-    print(f"{name} at {args.ranks} ranks: {len(records)} checks: " +
-          ", ".join(f"{v} {o}" for o, v in sorted(counts.items())))
+    print(
+        f"{name} at {args.ranks} ranks: {len(records)} checks: "
+        + ", ".join(f"{v} {o}" for o, v in sorted(counts.items()))
+    )
     for r in bad[:20]:
-        print(f"  {r.get('outcome')}: {r.get('id')} [{r.get('clause')}, {r.get('level')}] {(r.get('message') or '')[:400]}")
+        print(
+            f"  {r.get('outcome')}: {r.get('id')} [{r.get('clause')}, {r.get('level')}] {(r.get('message') or '')[:400]}"
+        )
     return EXIT_FAIL if bad else EXIT_OK

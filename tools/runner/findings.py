@@ -34,7 +34,10 @@ SOURCES = (".c", ".f90")
 # An "upstream" text that begins so says the fault is not reported (yet).
 NOT_REPORTED = re.compile(r"^\s*(not|no|none)\b", re.I)
 # The checks' clauses (as tools/lint_clauses.py reads them).
-TEST_RE = re.compile(r"^(?:TEST|TEST_F|RC_GTEST_PROP|RC_GTEST_FIXTURE_PROP)\s*\(\s*(\w+)\s*,\s*(\w+)", re.M)
+TEST_RE = re.compile(
+    r"^(?:TEST|TEST_F|RC_GTEST_PROP|RC_GTEST_FIXTURE_PROP)\s*\(\s*(\w+)\s*,\s*(\w+)",
+    re.M,
+)
 CLAUSE_RE = re.compile(r'ORDO_CLAUSE\(\s*"([^"]+)"\s*,\s*(\w+)\s*\)')
 # A section of the standard a reproducer's header cites: "MPI-4.1 Section 6.10.2", "MPI-4.1 6.11.2".
 CITED_RE = re.compile(r"MPI-(\d\.\d),?\s+(?:Sections?\s+)?(\d+(?:\.\d+)+)")
@@ -44,6 +47,7 @@ OUTPUT_LIMIT = 6000  # characters of a run's output kept in the report (its end)
 
 def _read_json(path):
     import json
+
     try:
         return json.loads(pathlib.Path(path).read_text())
     except (OSError, ValueError):
@@ -76,7 +80,9 @@ def releases(waiver):
 def is_reported(upstream):
     """Whether a waiver's "upstream" text says the fault is reported: it names
     something and does not begin with not / no / none."""
-    return bool(upstream and str(upstream).strip()) and not NOT_REPORTED.match(str(upstream))
+    return bool(upstream and str(upstream).strip()) and not NOT_REPORTED.match(
+        str(upstream)
+    )
 
 
 def find_all(root=ROOT):
@@ -89,8 +95,19 @@ def find_all(root=ROOT):
         waivers = vendor_waivers(vendor_dir)
         for src in sorted(p for p in folder.iterdir() if p.suffix in SOURCES):
             rel = src.relative_to(root).as_posix()
-            mine = [w for w in waivers if str(w.get("reproducer") or "").strip().lstrip("./") == rel]
-            out.append({"id": src.stem, "vendor": vendor_dir.name, "path": rel, "waivers": mine})
+            mine = [
+                w
+                for w in waivers
+                if str(w.get("reproducer") or "").strip().lstrip("./") == rel
+            ]
+            out.append(
+                {
+                    "id": src.stem,
+                    "vendor": vendor_dir.name,
+                    "path": rel,
+                    "waivers": mine,
+                }
+            )
     return out
 
 
@@ -100,7 +117,13 @@ def status(finding):
     if not finding["waivers"]:
         return "no waiver"
     seen = {is_reported(w.get("upstream")) for w in finding["waivers"]}
-    return "reported" if seen == {True} else "not reported" if seen == {False} else "partly reported"
+    return (
+        "reported"
+        if seen == {True}
+        else "not reported"
+        if seen == {False}
+        else "partly reported"
+    )
 
 
 def header(path):
@@ -115,7 +138,7 @@ def header(path):
             lines.append(re.sub(r"^\s*!\s?", "", line))
     else:
         m = re.match(r"\s*/\*(.*?)\*/", text, re.S)
-        for line in (m.group(1).splitlines() if m else []):
+        for line in m.group(1).splitlines() if m else []:
             lines.append(re.sub(r"^\s*\*(?!/)\s?", "", line).rstrip())
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -139,8 +162,14 @@ def header_commands(text):
         current = ""
     if current:
         logical.append(current.strip())
-    compiles = [l for l in logical if re.search(r"\bmpi(cc|fort)\S*\s+\S+\.(c|f90)\b", l)]
-    launches = [l for l in logical if re.search(r"(mpiexec\S*\s.*|^|&&\s*)\./(repro|a\.out)\b", l)]
+    compiles = [
+        l for l in logical if re.search(r"\bmpi(cc|fort)\S*\s+\S+\.(c|f90)\b", l)
+    ]
+    launches = [
+        l
+        for l in logical
+        if re.search(r"(mpiexec\S*\s.*|^|&&\s*)\./(repro|a\.out)\b", l)
+    ]
     return compiles, launches
 
 
@@ -156,7 +185,7 @@ def launch_plan(text):
         line = launches[0]
         at = re.search(r"\./(repro|a\.out)\b", line)
         # What follows the program up to a gap of two spaces (the header's own remark) are its arguments.
-        before, after = line[:at.start()], re.split(r"\s{2,}", line[at.end():])[0]
+        before, after = line[: at.start()], re.split(r"\s{2,}", line[at.end() :])[0]
         n = re.findall(r"(?:^|\s)-(?:n|np)\s+(\d+)", before)
         ranks = int(n[-1]) if n else (2 if "mpiexec" in before else 1)
         for word in after.split():
@@ -180,6 +209,7 @@ def launch_plan(text):
 
 # ---- the clause ---------------------------------------------------------------
 
+
 def check_clauses(root=ROOT):
     """{GoogleTest name: clause slug} of every check of conformance/."""
     out = {}
@@ -189,7 +219,9 @@ def check_clauses(root=ROOT):
         text = path.read_text(errors="replace")
         found = list(TEST_RE.finditer(text))
         for i, m in enumerate(found):
-            body = text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)]
+            body = text[
+                m.end() : found[i + 1].start() if i + 1 < len(found) else len(text)
+            ]
             c = CLAUSE_RE.search(body)
             if c:
                 out[f"{m.group(1)}.{m.group(2)}"] = c.group(1)
@@ -212,28 +244,62 @@ def clauses_of(finding, head, root=ROOT):
             if fnmatch.fnmatchcase(name, test) and slug not in slugs:
                 slugs.append(slug)
                 c = spec.get(slug, {})
-                rows.append((f"the check {name} (waiver {w.get('id')})", slug, c.get("section", "?"),
-                             c.get("title", ""), c.get("paraphrase", "")))
+                rows.append(
+                    (
+                        f"the check {name} (waiver {w.get('id')})",
+                        slug,
+                        c.get("section", "?"),
+                        c.get("title", ""),
+                        c.get("paraphrase", ""),
+                    )
+                )
     if rows:
         return rows
     for version, section in dict.fromkeys(CITED_RE.findall(head)):
-        exact = [(slug, c) for slug, c in sorted(spec.items())
-                 if [s.strip() for s in str(c.get("section", "")).split(",")] == [section]]
+        exact = [
+            (slug, c)
+            for slug, c in sorted(spec.items())
+            if [s.strip() for s in str(c.get("section", "")).split(",")] == [section]
+        ]
         if exact and len(exact) <= 2:
             for slug, c in exact:
-                rows.append((f"cited by the reproducer (MPI-{version} {section})", slug, section, c.get("title", ""),
-                             c.get("paraphrase", "")))
+                rows.append(
+                    (
+                        f"cited by the reproducer (MPI-{version} {section})",
+                        slug,
+                        section,
+                        c.get("title", ""),
+                        c.get("paraphrase", ""),
+                    )
+                )
         else:
             # The section's title: the one most of the clauses of that section have.
-            pool = [c for _, c in exact] or [c for c in spec.values()
-                                             if section in [s.strip() for s in str(c.get("section", "")).split(",")]]
-            parts = [t.strip() for c in pool for t in str(c.get("title", "")).split(";") if t.strip()]
+            pool = [c for _, c in exact] or [
+                c
+                for c in spec.values()
+                if section in [s.strip() for s in str(c.get("section", "")).split(",")]
+            ]
+            parts = [
+                t.strip()
+                for c in pool
+                for t in str(c.get("title", "")).split(";")
+                if t.strip()
+            ]
             title = max(sorted(set(parts)), key=parts.count) if parts else ""
-            rows.append((f"cited by the reproducer (MPI-{version} {section})", None, section, title, ""))
+            rows.append(
+                (
+                    f"cited by the reproducer (MPI-{version} {section})",
+                    None,
+                    section,
+                    title,
+                    "",
+                )
+            )
     return rows
 
 
 # ---- the library, the platform --------------------------------------------------
+
 
 def _first_line(cmd, timeout=30):
     try:
@@ -250,8 +316,18 @@ def package_versions(packages):
     if not shutil.which("dpkg-query") or not packages:
         return out
     try:
-        p = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version} ${db:Status-Status}\n", *packages],
-                           capture_output=True, text=True, timeout=30)
+        p = subprocess.run(
+            [
+                "dpkg-query",
+                "-W",
+                "-f",
+                "${Package} ${Version} ${db:Status-Status}\n",
+                *packages,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return out
     for line in p.stdout.splitlines():
@@ -286,26 +362,40 @@ def os_release():
 
 
 def wrapper_of(adapter, path):
-    return adapter["compilers"].get("fortran" if pathlib.Path(path).suffix == ".f90" else "c")
+    return adapter["compilers"].get(
+        "fortran" if pathlib.Path(path).suffix == ".f90" else "c"
+    )
 
 
 def platform_facts(adapter, path):
     """The platform lines: OS, kernel, compiler, packages."""
     wrapper = wrapper_of(adapter, path)
-    compiler = _first_line([wrapper, "--version"]) if wrapper and shutil.which(wrapper) else None
+    compiler = (
+        _first_line([wrapper, "--version"])
+        if wrapper and shutil.which(wrapper)
+        else None
+    )
     lang_pkgs = ["gfortran"] if pathlib.Path(path).suffix == ".f90" else ["gcc"]
-    return {"os": os_release(), "kernel": f"Linux {platform.release()} {platform.machine()}",
-            "compiler": f"{wrapper}: {compiler}" if compiler else f"{wrapper}: not installed",
-            "packages": package_versions(list(adapter.get("packages", [])) + lang_pkgs)}
+    return {
+        "os": os_release(),
+        "kernel": f"Linux {platform.release()} {platform.machine()}",
+        "compiler": f"{wrapper}: {compiler}"
+        if compiler
+        else f"{wrapper}: not installed",
+        "packages": package_versions(list(adapter.get("packages", [])) + lang_pkgs),
+    }
 
 
 # ---- the variant ------------------------------------------------------------------
+
 
 def variants_for(adapter, finding):
     """[(the waiver's variant pattern, [the adapter's variants it names])] of
     the finding's waivers that name one, and the note when the library's
     variants could not be listed (only the adapter's static ones then)."""
-    patterns = list(dict.fromkeys(str(w["variant"]) for w in finding["waivers"] if w.get("variant")))
+    patterns = list(
+        dict.fromkeys(str(w["variant"]) for w in finding["waivers"] if w.get("variant"))
+    )
     if not patterns:
         return [], None
     note = None
@@ -317,7 +407,9 @@ def variants_for(adapter, finding):
             known = variants_mod.finish(adapter, [])
         except variants_mod.VariantError:
             known = []
-    return [(p, [v for v in known if fnmatch.fnmatchcase(v["name"], p)]) for p in patterns], note
+    return [
+        (p, [v for v in known if fnmatch.fnmatchcase(v["name"], p)]) for p in patterns
+    ], note
 
 
 def run_variant(finding, matched, chosen=None):
@@ -331,14 +423,17 @@ def run_variant(finding, matched, chosen=None):
         for v in known:
             if v["name"] == chosen:
                 return v
-        raise OrdoError(f"--variant {chosen}: not a variant the finding's waivers name "
-                        f"({', '.join(v['name'] for v in known) or 'none'})")
+        raise OrdoError(
+            f"--variant {chosen}: not a variant the finding's waivers name "
+            f"({', '.join(v['name'] for v in known) or 'none'})"
+        )
     if not matched or any(not w.get("variant") for w in finding["waivers"]):
         return None
     return matched[0][1][0] if matched[0][1] else None
 
 
 # ---- building and running the reproducer --------------------------------------------
+
 
 def _display(cmd):
     return " ".join(shlex.quote(str(c)) for c in cmd)
@@ -352,32 +447,49 @@ def launch_words(adapter, variant, ranks, args):
     env = dict((variant or {}).get("env") or {})
     prefix = launcher_prefix(adapter, build_dir_for(adapter), env)
     command = adapter["launcher"]["command"]
-    prefix = [command if pathlib.Path(w).name == pathlib.Path(command).name else w for w in prefix]
+    prefix = [
+        command if pathlib.Path(w).name == pathlib.Path(command).name else w
+        for w in prefix
+    ]
     return job_command(adapter, prefix, ranks, "./repro", timeout=None, flags=args)
 
 
 def build_and_run(adapter, finding, variant, ranks, args, flags, timeout):
     """Compiles the reproducer with the adapter's wrapper and runs it under
     the adapter's launcher (flock when ORDO_MPI_LOCK is set, `timeout`):
-    {"compile", "compile_rc", "compile_output", "command", "rc", "output", "timed_out"}."""
+    {"compile", "compile_rc", "compile_output", "command", "rc", "output", "timed_out"}.
+    """
     src = ROOT / finding["path"]
     wrapper = wrapper_of(adapter, src)
     if not wrapper or not shutil.which(wrapper):
-        raise OrdoError(f"{wrapper or 'a compiler wrapper'} not found: the {adapter['name']} library is not "
-                        f"installed (install it with: sudo apt-get install -y {' '.join(adapter.get('packages', []))})")
+        raise OrdoError(
+            f"{wrapper or 'a compiler wrapper'} not found: the {adapter['name']} library is not "
+            f"installed (install it with: sudo apt-get install -y {' '.join(adapter.get('packages', []))})"
+        )
     if not shutil.which(adapter["launcher"]["command"]):
-        raise OrdoError(f"{adapter['launcher']['command']} not found: the {adapter['name']} library is not installed")
+        raise OrdoError(
+            f"{adapter['launcher']['command']} not found: the {adapter['name']} library is not installed"
+        )
     work = pathlib.Path(tempfile.mkdtemp(prefix=f"ordo-finding-{finding['id']}-"))
     try:
         exe = work / "repro"
         compile_cmd = [wrapper, str(src), "-o", str(exe)] + flags
         try:
-            c = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300, cwd=work)
+            c = subprocess.run(
+                compile_cmd, capture_output=True, text=True, timeout=300, cwd=work
+            )
             compile_rc, compile_out = c.returncode, (c.stdout + c.stderr).strip()
         except subprocess.TimeoutExpired:
             compile_rc, compile_out = None, "the compiler did not finish in 300 s"
-        result = {"compile": [wrapper, src.name, "-o", "repro"] + flags, "compile_rc": compile_rc,
-                  "compile_output": compile_out, "command": None, "rc": None, "output": "", "timed_out": False}
+        result = {
+            "compile": [wrapper, src.name, "-o", "repro"] + flags,
+            "compile_rc": compile_rc,
+            "compile_output": compile_out,
+            "command": None,
+            "rc": None,
+            "output": "",
+            "timed_out": False,
+        }
         if compile_rc != 0:
             return result
         env = dict((variant or {}).get("env") or {})
@@ -385,11 +497,22 @@ def build_and_run(adapter, finding, variant, ranks, args, flags, timeout):
         cmd = job_command(adapter, prefix, ranks, exe, timeout=timeout, flags=args)
         result["command"] = launch_words(adapter, variant, ranks, args)
         try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                               text=True, errors="replace", cwd=work, timeout=outer_timeout(cmd, timeout + 30))
+            p = subprocess.run(
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                errors="replace",
+                cwd=work,
+                timeout=outer_timeout(cmd, timeout + 30),
+            )
             result["rc"], result["output"] = p.returncode, p.stdout
         except subprocess.TimeoutExpired as e:
-            result["rc"], result["output"] = None, (e.stdout or "") if isinstance(e.stdout, str) else ""
+            result["rc"], result["output"] = (
+                None,
+                (e.stdout or "") if isinstance(e.stdout, str) else "",
+            )
         result["timed_out"] = result["rc"] in (124, 137) or result["rc"] is None
         return result
     finally:
@@ -398,19 +521,33 @@ def build_and_run(adapter, finding, variant, ranks, args, flags, timeout):
 
 # ---- the report ------------------------------------------------------------------
 
+
 def title_of(finding, head, adapter, release):
     """The report's title: the library, its release and the header's first
     sentence (without a leading "Finding:")."""
     text = re.sub(r"\s+", " ", head).strip()
-    text = re.sub(r"^(Findings?|Reproducer)\b(\s*\([^()]*\))?\s*:\s*", "", text, flags=re.I)
+    text = re.sub(
+        r"^(Findings?|Reproducer)\b(\s*\([^()]*\))?\s*:\s*", "", text, flags=re.I
+    )
     m = re.search(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](\s|$)", text)
-    first = re.sub(r"\s+\([^()]*\)", "", text[:m.start()] if m else text)  # the first sentence, without asides
+    first = re.sub(
+        r"\s+\([^()]*\)", "", text[: m.start()] if m else text
+    )  # the first sentence, without asides
     if len(first) > TITLE_LIMIT:
         first = first[:TITLE_LIMIT].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
-    library = (adapter.get("description") or adapter["name"]).split(" from ")[0].split(",")[0].strip()
+    library = (
+        (adapter.get("description") or adapter["name"])
+        .split(" from ")[0]
+        .split(",")[0]
+        .strip()
+    )
     if release and release not in first:
         library = f"{library} {release}"
-    return first if first.lower().startswith(library.split()[0].lower()) else f"{library}: {first}"
+    return (
+        first
+        if first.lower().startswith(library.split()[0].lower())
+        else f"{library}: {first}"
+    )
 
 
 def _fence(text, lang=""):
@@ -436,82 +573,158 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
     lang = "fortran" if src.suffix == ".f90" else "c"
     wrapper = wrapper_of(adapter, src)
     lines = [f"# {title_of(finding, head, adapter, release)}", ""]
-    lines += [f"- **Library**: {adapter.get('description') or adapter['name']}; "
-              f"release{'s' if len(named) > 1 else ''} with the fault: {', '.join(named) or 'not named by a waiver'}"
-              f"; installed here: {installed or 'unknown (the version command gave nothing)'}",
-              f"- **Platform**: {facts['os']}; {facts['kernel']}; {facts['compiler']}",
-              "- **Packages**: " + (", ".join(f"{k} {v}" for k, v in facts["packages"].items()) or "none found by dpkg-query"),
-              f"- **Upstream**: {status(finding)}" + "".join(
-                  f"\n  - {u}" for u in dict.fromkeys(str(w.get("upstream")) for w in waivers if w.get("upstream"))),
-              f"- **Found by**: ordo (finding `{finding['id']}`, reproducer `{finding['path']}`)", ""]
+    lines += [
+        f"- **Library**: {adapter.get('description') or adapter['name']}; "
+        f"release{'s' if len(named) > 1 else ''} with the fault: {', '.join(named) or 'not named by a waiver'}"
+        f"; installed here: {installed or 'unknown (the version command gave nothing)'}",
+        f"- **Platform**: {facts['os']}; {facts['kernel']}; {facts['compiler']}",
+        "- **Packages**: "
+        + (
+            ", ".join(f"{k} {v}" for k, v in facts["packages"].items())
+            or "none found by dpkg-query"
+        ),
+        f"- **Upstream**: {status(finding)}"
+        + "".join(
+            f"\n  - {u}"
+            for u in dict.fromkeys(
+                str(w.get("upstream")) for w in waivers if w.get("upstream")
+            )
+        ),
+        f"- **Found by**: ordo (finding `{finding['id']}`, reproducer `{finding['path']}`)",
+        "",
+    ]
     reasons = list(dict.fromkeys(str(w["reason"]) for w in waivers if w.get("reason")))
     if reasons:
         lines += ["## Summary", ""] + [f"- {r}" for r in reasons] + [""]
-    lines += ["## Reproducer", "", f"`{src.name}`:", "", _fence(src.read_text(errors="replace"), lang), ""]
+    lines += [
+        "## Reproducer",
+        "",
+        f"`{src.name}`:",
+        "",
+        _fence(src.read_text(errors="replace"), lang),
+        "",
+    ]
     lines += ["### Build and launch", ""]
     show = [_display([wrapper, src.name, "-o", "repro"] + flags)]
     show.append(_display(launch_words(adapter, variant, ranks, args)))
     lines += [_fence("\n".join(show), "sh"), ""]
-    lines.append(f"(the library's own wrapper and launcher{', with the variables of the variant ' + variant['name'] if variant else ''}; "
-                 f"{ranks} process{'es' if ranks != 1 else ''} and the arguments of the reproducer's first launch line)")
+    lines.append(
+        f"(the library's own wrapper and launcher{', with the variables of the variant ' + variant['name'] if variant else ''}; "
+        f"{ranks} process{'es' if ranks != 1 else ''} and the arguments of the reproducer's first launch line)"
+    )
     compiles, launches = header_commands(head)
     if launches:
-        lines += ["", "The reproducer's own lines (other process counts and arguments):", "",
-                  _fence("\n".join(compiles + launches), "sh")]
-    lines += ["", "## Expected against observed", "", "The reproducer's own account (its header):", ""]
+        lines += [
+            "",
+            "The reproducer's own lines (other process counts and arguments):",
+            "",
+            _fence("\n".join(compiles + launches), "sh"),
+        ]
+    lines += [
+        "",
+        "## Expected against observed",
+        "",
+        "The reproducer's own account (its header):",
+        "",
+    ]
     lines += ["> " + l if l.strip() else ">" for l in head.splitlines()] + [""]
     kinds = list(dict.fromkeys(o for w in waivers for o in outcomes(w)))
     if kinds:
-        lines += [f"What ordo's checks recorded: {', '.join(kinds)} (the waivers' outcomes).", ""]
+        lines += [
+            f"What ordo's checks recorded: {', '.join(kinds)} (the waivers' outcomes).",
+            "",
+        ]
     if run:
         r = build_and_run(adapter, finding, variant, ranks, args, flags, timeout)
         lines += ["### Observed here", ""]
-        lines += [f"Built with `{_display(r['compile'])}`: "
-                  + ("ok" if r["compile_rc"] == 0 else f"failed (exit status {r['compile_rc']})")]
+        lines += [
+            f"Built with `{_display(r['compile'])}`: "
+            + (
+                "ok"
+                if r["compile_rc"] == 0
+                else f"failed (exit status {r['compile_rc']})"
+            )
+        ]
         if r["compile_rc"] != 0:
             lines += ["", _fence(r["compile_output"][-OUTPUT_LIMIT:] or "(no output)")]
         else:
             if r["compile_output"]:
                 lines += ["", _fence(r["compile_output"][-OUTPUT_LIMIT:])]
-            how = (f"ended by the time limit ({timeout} s; exit status {r['rc']})" if r["timed_out"]
-                   else f"exit status {r['rc']}" + (f" (killed by signal {r['rc'] - 128})" if r["rc"] and r["rc"] > 128
-                                                    else f" (signal {-r['rc']})" if r["rc"] and r["rc"] < 0 else ""))
+            how = (
+                f"ended by the time limit ({timeout} s; exit status {r['rc']})"
+                if r["timed_out"]
+                else f"exit status {r['rc']}"
+                + (
+                    f" (killed by signal {r['rc'] - 128})"
+                    if r["rc"] and r["rc"] > 128
+                    else f" (signal {-r['rc']})"
+                    if r["rc"] and r["rc"] < 0
+                    else ""
+                )
+            )
             out = r["output"] or "(no output)"
             cut = len(out) > OUTPUT_LIMIT
-            lines += ["", f"Ran `{_display(r['command'])}`: **{how}**. Its output"
-                      + (f" (the last {OUTPUT_LIMIT} characters)" if cut else "") + ":", "",
-                      _fence(out[-OUTPUT_LIMIT:])]
+            lines += [
+                "",
+                f"Ran `{_display(r['command'])}`: **{how}**. Its output"
+                + (f" (the last {OUTPUT_LIMIT} characters)" if cut else "")
+                + ":",
+                "",
+                _fence(out[-OUTPUT_LIMIT:]),
+            ]
         lines.append("")
     lines += ["## The clause of the standard", ""]
     rows = clauses_of(finding, head)
     if rows:
         for how, slug, section, title, paraphrase in rows:
-            lines.append(f"- MPI-4.1 §{section} {title}" + (f" (ordo clause `{slug}`)" if slug else "")
-                         + (f": {paraphrase}" if paraphrase else "") + f" — {how}")
+            lines.append(
+                f"- MPI-4.1 §{section} {title}"
+                + (f" (ordo clause `{slug}`)" if slug else "")
+                + (f": {paraphrase}" if paraphrase else "")
+                + f" — {how}"
+            )
     else:
-        lines.append("- not found: no waiver names a check, and the reproducer cites no section")
+        lines.append(
+            "- not found: no waiver names a check, and the reproducer cites no section"
+        )
     lines += ["", "## What triggers it", ""]
     if matched:
         for pattern, found in matched:
-            lines.append(f"- the algorithm variant{'s' if len(found) != 1 else ''} `{pattern}`:")
+            lines.append(
+                f"- the algorithm variant{'s' if len(found) != 1 else ''} `{pattern}`:"
+            )
             for v in found:
                 env = " ".join(f"{k}={val}" for k, val in (v.get("env") or {}).items())
                 lines.append(f"  - `{v['name']}`: `{env}` ({v.get('source', '')})")
             if not found:
                 lines.append("  - (no variant of the installed library has that name)")
         if any(not w.get("variant") for w in waivers):
-            lines.append("- and the library's own choice of algorithm (a waiver names no variant)")
+            lines.append(
+                "- and the library's own choice of algorithm (a waiver names no variant)"
+            )
         if variant_note:
             lines.append(f"- note: {variant_note}")
     else:
-        lines.append("- the library's own choice of algorithm (no waiver names an algorithm variant)")
-    cases = [w.get("case") for w in waivers if isinstance(w.get("case"), dict) and w.get("case")]
+        lines.append(
+            "- the library's own choice of algorithm (no waiver names an algorithm variant)"
+        )
+    cases = [
+        w.get("case")
+        for w in waivers
+        if isinstance(w.get("case"), dict) and w.get("case")
+    ]
     import json
+
     for case in list({json.dumps(c, sort_keys=True): c for c in cases}.values()):
-        lines.append(f"- the calls the waivers match: `{json.dumps(case, sort_keys=True)}`")
+        lines.append(
+            f"- the calls the waivers match: `{json.dumps(case, sort_keys=True)}`"
+        )
     lines += ["", "## ordo's waivers of it", ""]
     for w in waivers:
-        parts = [f"outcome {'/'.join(outcomes(w)) or 'any'}", f"test `{w.get('test', '*')}`"]
+        parts = [
+            f"outcome {'/'.join(outcomes(w)) or 'any'}",
+            f"test `{w.get('test', '*')}`",
+        ]
         if w.get("variant"):
             parts.append(f"variant `{w['variant']}`")
         if releases(w):
@@ -533,15 +746,23 @@ def cmd_findings(args):
             ids = ", ".join(str(w.get("id", "?")) for w in f["waivers"]) or "-"
             print(f"{f['id']:{width}}  {f['vendor']:8}  {status(f):16}  {ids}")
         todo = sum(status(f) != "reported" for f in found)
-        print(f"{len(found)} findings, {todo} not (or not wholly) reported upstream: "
-              f"`./ordo findings --report ID` writes the report")
+        print(
+            f"{len(found)} findings, {todo} not (or not wholly) reported upstream: "
+            f"`./ordo findings --report ID` writes the report"
+        )
         return EXIT_OK
     match = [f for f in found if f["id"] == args.report]
     if not match:
-        raise OrdoError(f"unknown finding '{args.report}': `./ordo findings` lists them")
+        raise OrdoError(
+            f"unknown finding '{args.report}': `./ordo findings` lists them"
+        )
     if len(match) > 1:
-        raise OrdoError(f"finding '{args.report}' is in several vendors ({', '.join(f['vendor'] for f in match)})")
-    text = report(match[0], run=args.run, timeout=args.timeout, chosen_variant=args.variant)
+        raise OrdoError(
+            f"finding '{args.report}' is in several vendors ({', '.join(f['vendor'] for f in match)})"
+        )
+    text = report(
+        match[0], run=args.run, timeout=args.timeout, chosen_variant=args.variant
+    )
     if args.out:
         try:
             pathlib.Path(args.out).write_text(text)

@@ -13,12 +13,16 @@ def cmd_list(args):
     if args.what == "vendors":
         for v in known_vendors():
             a = load_adapter(v)
-            print(f"{v:18} {'tested here' if a.get('tested_here') else 'not tested here':16} {a.get('description', '')}")
+            print(
+                f"{v:18} {'tested here' if a.get('tested_here') else 'not tested here':16} {a.get('description', '')}"
+            )
     elif args.what == "clauses":
         spec = json.loads((ROOT / "spec" / "clauses.json").read_text())
         for slug, c in sorted(spec["clauses"].items()):
             s50 = c.get("section_50") or "-"
-            print(f"{slug:40} MPI-4.1 §{c['section']:12} MPI-5.0 §{s50:12} {c['paraphrase']}")
+            print(
+                f"{slug:40} MPI-4.1 §{c['section']:12} MPI-5.0 §{s50:12} {c['paraphrase']}"
+            )
     elif args.what == "variants":
         adapter = load_adapter(args.vendor)
         try:
@@ -26,13 +30,20 @@ def cmd_list(args):
         except variants_mod.VariantError as e:
             raise OrdoError(str(e))
         for v in [variants_mod.DEFAULT] + found:
-            targets = ", ".join(f"{t.get('routine')}/{'+'.join(t.get('modes') or ['*'])}/{t.get('comm', 'any')}"
-                                for t in v.get("targets") or []) or "every case"
+            targets = (
+                ", ".join(
+                    f"{t.get('routine')}/{'+'.join(t.get('modes') or ['*'])}/{t.get('comm', 'any')}"
+                    for t in v.get("targets") or []
+                )
+                or "every case"
+            )
             env = " ".join(f"{k}={val}" for k, val in v.get("env", {}).items())
             print(f"{v['name']:44} {targets:40} {env}")
         print(f"{len(found)} variants besides default ({adapter['name']})")
     else:
-        return subprocess.call([sys.executable, str(ROOT / "tools" / "lint_clauses.py"), str(ROOT)])
+        return subprocess.call(
+            [sys.executable, str(ROOT / "tools" / "lint_clauses.py"), str(ROOT)]
+        )
     return EXIT_OK
 
 
@@ -49,7 +60,11 @@ def cmd_doctor(args):
         except OrdoError as e:
             print(f"{'MPI library ' + v:28} {e}")
             ok = False
-    for mod, pkg in (("jsonschema", "python3-jsonschema"), ("jinja2", "python3-jinja2"), ("pytest", "python3-pytest")):
+    for mod, pkg in (
+        ("jsonschema", "python3-jsonschema"),
+        ("jinja2", "python3-jinja2"),
+        ("pytest", "python3-pytest"),
+    ):
         try:
             __import__(mod)
             print(f"{'python module ' + mod:28} ok")

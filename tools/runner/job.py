@@ -41,12 +41,18 @@ class Standby:
 
     def __init__(self, cmd, log, go):
         self.log, self.go_path, self.started = log, go, time.time()
-        self.ready = go.with_name(go.name + ".ready")  # written by its rank 0 when it waits (harness.h, await_go)
+        self.ready = go.with_name(
+            go.name + ".ready"
+        )  # written by its rank 0 when it waits (harness.h, await_go)
         go.unlink(missing_ok=True)
         self.ready.unlink(missing_ok=True)
         self.f = open(log, "w")
-        self.proc = subprocess.Popen(cmd + [f"--ordo-standby={go}"], stdout=self.f, stderr=subprocess.STDOUT,
-                                     preexec_fn=die_with_parent)
+        self.proc = subprocess.Popen(
+            cmd + [f"--ordo-standby={go}"],
+            stdout=self.f,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
+        )
 
     def alive(self):
         return self.proc.poll() is None
@@ -61,7 +67,11 @@ class Standby:
         end = time.time() + STANDBY_READY_SECONDS
         while not self.ready.exists() and self.alive() and time.time() < end:
             time.sleep(0.005)
-        return self.ready.exists() and self.alive() and (limit is None or time.time() - self.started < limit / 2)
+        return (
+            self.ready.exists()
+            and self.alive()
+            and (limit is None or time.time() - self.started < limit / 2)
+        )
 
     def _say(self, word):
         tmp = self.go_path.with_name(self.go_path.name + ".tmp")
@@ -121,8 +131,23 @@ def gone(pgid, seconds=5.0):
         time.sleep(0.01)
 
 
-def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="default", skip=0, logdir=None,
-            on_start=None, waivers=None, extra_fields=None, before_launch=None):
+def run_job(
+    base,
+    name,
+    n,
+    out,
+    journal,
+    adapter,
+    max_restarts,
+    *,
+    variant="default",
+    skip=0,
+    logdir=None,
+    on_start=None,
+    waivers=None,
+    extra_fields=None,
+    before_launch=None,
+):
     """Runs `base` (launch.job_command: the executable at n ranks) until it ends
     normally. skip: the cases already recorded (resuming an interrupted run).
     on_start(pid) is told the process (group) of each launch. waivers: the
@@ -138,6 +163,7 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     standby launch has "standby": true and its seconds count from its go."""
     if waivers is None:
         from .waivers import JobWaivers
+
         waivers = JobWaivers(adapter)
     clean_restarts = 0
     logdir = logdir or out / "logs"
@@ -146,7 +172,9 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
     launches = []
     unexplained = 0  # restarts after a crash or timeout no waiver names: these count against max_restarts
     before_first = 0  # launches in a row that died before their first case
-    first_record = journal_offset(journal)  # seqs count per executable: look at this job's only
+    first_record = journal_offset(
+        journal
+    )  # seqs count per executable: look at this job's only
     done = protocol.marker(journal, protocol.DONE)
     dead = {"ranks": n, "vendor": adapter["name"], "variant": variant}
     extra = dict(extra_fields or {})
@@ -156,16 +184,22 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
 
     def xml(index):  # each launch's GoogleTest XML
         return f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"
+
     with holding(lock):
         try:
             while True:
                 protocol.clear(journal)
                 index = attempt + clean_restarts
-                log = logdir / f"{name}-{n}ranks{'' if index == 0 else f'-resume{index}'}.log"
+                log = (
+                    logdir
+                    / f"{name}-{n}ranks{'' if index == 0 else f'-resume{index}'}.log"
+                )
                 cmd = base + [xml(index)]
                 if before_launch:
                     before_launch()
-                if standby is not None and not standby.usable(limit):  # not ready, dead, or waited too long
+                if standby is not None and not standby.usable(
+                    limit
+                ):  # not ready, dead, or waited too long
                     standby.quit()
                     standby = None
                 t0 = time.time()
@@ -176,24 +210,41 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 else:
                     launch = None
                     f = open(log, "w")
-                    proc = subprocess.Popen(cmd + [f"--ordo-skip={skip}"], stdout=f, stderr=subprocess.STDOUT,
-                                            preexec_fn=die_with_parent)
+                    proc = subprocess.Popen(
+                        cmd + [f"--ordo-skip={skip}"],
+                        stdout=f,
+                        stderr=subprocess.STDOUT,
+                        preexec_fn=die_with_parent,
+                    )
                 if on_start:
                     on_start(proc.pid)
-                if index > 0:  # a resumption: the next one, if any, is made ready beside it
+                if (
+                    index > 0
+                ):  # a resumption: the next one, if any, is made ready beside it
                     nxt = index + 1
-                    standby = Standby(base + [xml(nxt)], logdir / f"{name}-{n}ranks-resume{nxt}.log",
-                                      pathlib.Path(f"{journal}.standby-{os.getpid()}-{nxt}"))
+                    standby = Standby(
+                        base + [xml(nxt)],
+                        logdir / f"{name}-{n}ranks-resume{nxt}.log",
+                        pathlib.Path(f"{journal}.standby-{os.getpid()}-{nxt}"),
+                    )
                 rc = proc.wait()
                 if rc not in (0, 1):
-                    gone(proc.pid)  # a job ended by a signal: none of its processes outlives it
+                    gone(
+                        proc.pid
+                    )  # a job ended by a signal: none of its processes outlives it
                 if launch is not None:
                     launch.close()
                 else:
                     f.close()
-                entry = {"seconds": round(time.time() - t0, 3), "rc": rc, "phases": protocol.phases(log)}
+                entry = {
+                    "seconds": round(time.time() - t0, 3),
+                    "rc": rc,
+                    "phases": protocol.phases(log),
+                }
                 if launch is not None:
-                    entry["standby"] = True  # started ahead: its seconds count from its go
+                    entry[
+                        "standby"
+                    ] = True  # started ahead: its seconds count from its go
                 launches.append(entry)
                 if rc in (0, 1) and done.exists():
                     done.unlink(missing_ok=True)
@@ -202,8 +253,11 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 if failed:
                     # ordo could not write its own records (a full disk): nothing is
                     # charged to the case in flight; the run stops and resumes there.
-                    raise OrdoError(f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks); make room (or fix the "
-                                    f"folder), then `./ordo run --resume {out}` finishes the run", EXIT_INFRA)
+                    raise OrdoError(
+                        f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks); make room (or fix the "
+                        f"folder), then `./ordo run --resume {out}` finishes the run",
+                        EXIT_INFRA,
+                    )
                 after = protocol.restart_after(journal)
                 if after is not None and after > skip:
                     # The harness ended the job on purpose after a case whose waiver
@@ -212,13 +266,26 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                     clean_restarts += 1
                     before_first = 0
                     continue
-                how = {"timed_out": protocol.timed_out(journal, rc), "rc": rc, "duration_s": time.time() - t0,
-                       "log": log, "tail": " / ".join(log.read_text(errors="replace").splitlines()[-4:])}
+                how = {
+                    "timed_out": protocol.timed_out(journal, rc),
+                    "rc": rc,
+                    "duration_s": time.time() - t0,
+                    "log": log,
+                    "tail": " / ".join(
+                        log.read_text(errors="replace").splitlines()[-4:]
+                    ),
+                }
                 case, recorded = protocol.charged_case(journal, first_record)
                 if case and not recorded:
                     # A DETECT case that timed out: which ranks' calls had returned, and how.
-                    notes = protocol.ranks_in_case(journal, case.get("seq")) if case.get("level") == "DETECT" else {}
-                    record = waivers.apply({**records.case_died(case, **dead, **how, notes=notes), **extra})
+                    notes = (
+                        protocol.ranks_in_case(journal, case.get("seq"))
+                        if case.get("level") == "DETECT"
+                        else {}
+                    )
+                    record = waivers.apply(
+                        {**records.case_died(case, **dead, **how, notes=notes), **extra}
+                    )
                     append_record(journal, record)
                     skip = case["seq"]
                     before_first = 0
@@ -226,15 +293,36 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                     # No case in flight: the job's own record, never charged to the case
                     # before (that case finished; a waiver of it cannot waive this death).
                     last = protocol.last_finished(journal, first_record)
-                    where = (records.AFTER_LAST_CASE if done.exists() else
-                             records.BETWEEN_CASES if case else records.BEFORE_FIRST_CASE)
+                    where = (
+                        records.AFTER_LAST_CASE
+                        if done.exists()
+                        else records.BETWEEN_CASES
+                        if case
+                        else records.BEFORE_FIRST_CASE
+                    )
                     # A combined job's family of that case, by the tests its logs list; else the executable's.
-                    family = (protocol.family_of(sorted(logdir.glob(f"{name}-{n}ranks*.log")), last.get("test"))
-                              if last else None) or (name if str(name).startswith("ordo_check_") else None)
-                    died = dict(attempt=attempt, launch=index, where=where, resumed_after=skip, last_case=last,
-                                family=family, **dead, **how)
+                    family = (
+                        protocol.family_of(
+                            sorted(logdir.glob(f"{name}-{n}ranks*.log")),
+                            last.get("test"),
+                        )
+                        if last
+                        else None
+                    ) or (name if str(name).startswith("ordo_check_") else None)
+                    died = dict(
+                        attempt=attempt,
+                        launch=index,
+                        where=where,
+                        resumed_after=skip,
+                        last_case=last,
+                        family=family,
+                        **dead,
+                        **how,
+                    )
                     if where == records.AFTER_LAST_CASE:
-                        append_record(journal, {**records.job_died(name, **died), **extra})
+                        append_record(
+                            journal, {**records.job_died(name, **died), **extra}
+                        )
                         return launches
                     if case:
                         skip = max(skip, case["seq"])
@@ -245,11 +333,26 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                         # the job, its remaining cases not run (the report is partial).
                         before_first += 1
                         if before_first >= 2:
-                            why = (f"its launches {index - 1} and {index} both ended before their first case "
-                                   f"(resumed after case {skip})")
-                            append_record(journal, {**records.job_died(
-                                name, **died, not_run={"after_seq": last.get("seq") if last else None,
-                                                       "why": why}), **extra})
+                            why = (
+                                f"its launches {index - 1} and {index} both ended before their first case "
+                                f"(resumed after case {skip})"
+                            )
+                            append_record(
+                                journal,
+                                {
+                                    **records.job_died(
+                                        name,
+                                        **died,
+                                        not_run={
+                                            "after_seq": last.get("seq")
+                                            if last
+                                            else None,
+                                            "why": why,
+                                        },
+                                    ),
+                                    **extra,
+                                },
+                            )
                             return launches
                     record = {**records.job_died(name, **died), **extra}
                     append_record(journal, record)
@@ -261,15 +364,25 @@ def run_job(base, name, n, out, journal, adapter, max_restarts, *, variant="defa
                 # so their number grows with the logarithm of the family's). Only the
                 # others use up the restart budget (each restart resumes after a
                 # recorded case, so the loop ends either way).
-                hung_again = (record.get("outcome") == "timeout" and
-                              (record.get("case_limit") or {}).get("rule") in ("hung", "probe", "again"))
+                hung_again = record.get("outcome") == "timeout" and (
+                    record.get("case_limit") or {}
+                ).get("rule") in ("hung", "probe", "again")
                 if record.get("outcome") != "waived" and not hung_again:
                     unexplained += 1
                 if unexplained > max_restarts:
                     last = protocol.last_finished(journal, first_record)
-                    append_record(journal, {**records.gave_up(name, max_restarts=max_restarts,
-                                                              after_seq=last.get("seq") if last else None,
-                                                              **dead), **extra})
+                    append_record(
+                        journal,
+                        {
+                            **records.gave_up(
+                                name,
+                                max_restarts=max_restarts,
+                                after_seq=last.get("seq") if last else None,
+                                **dead,
+                            ),
+                            **extra,
+                        },
+                    )
                     return launches
         finally:
             if standby is not None:

@@ -29,8 +29,11 @@ def append_line(path, line):
             f.flush()
             os.fsync(f.fileno())
     except OSError as e:
-        raise OrdoError(f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
-                        f"`./ordo run --resume {pathlib.Path(path).parent}` finishes the run", EXIT_INFRA)
+        raise OrdoError(
+            f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
+            f"`./ordo run --resume {pathlib.Path(path).parent}` finishes the run",
+            EXIT_INFRA,
+        )
 
 
 def summarize(records):
@@ -81,7 +84,9 @@ def compress_journal(journal):
     tmp = packed.with_name(packed.name + ".tmp")
     try:
         with open(journal, "rb") as src, open(tmp, "wb") as raw:
-            with gzip.GzipFile(filename=journal.name, mode="wb", fileobj=raw, compresslevel=9, mtime=0) as z:
+            with gzip.GzipFile(
+                filename=journal.name, mode="wb", fileobj=raw, compresslevel=9, mtime=0
+            ) as z:
                 shutil.copyfileobj(src, z, 1 << 20)
             raw.flush()
             os.fsync(raw.fileno())
@@ -91,8 +96,10 @@ def compress_journal(journal):
             tmp.unlink()
         except OSError:
             pass
-        print(f"ordo: the journal is kept uncompressed ({journal}): cannot write {packed.name}: {e.strerror}",
-              flush=True)
+        print(
+            f"ordo: the journal is kept uncompressed ({journal}): cannot write {packed.name}: {e.strerror}",
+            flush=True,
+        )
         return journal
     journal.unlink()
     return packed

@@ -18,8 +18,20 @@ def job_command(adapter, prefix, ranks, executable, *, timeout, flags=(), kill_a
     flags: the executable's own arguments, in order, e.g.
     ordo_flags(journal=..., vendor=...) + ["--gtest_filter=..."]. None: no
     timeout (a command for a person to run)."""
-    head = [] if timeout is None else ["timeout"] + (["-k", str(kill_after)] if kill_after else []) + [str(timeout)]
-    return (mpi_lock() if timeout is not None else []) + head + list(prefix) + [adapter["launcher"]["np_flag"], str(ranks), str(executable)] + list(flags)
+    head = (
+        []
+        if timeout is None
+        else ["timeout"]
+        + (["-k", str(kill_after)] if kill_after else [])
+        + [str(timeout)]
+    )
+    return (
+        (mpi_lock() if timeout is not None else [])
+        + head
+        + list(prefix)
+        + [adapter["launcher"]["np_flag"], str(ranks), str(executable)]
+        + list(flags)
+    )
 
 
 def mpi_lock():
@@ -90,8 +102,13 @@ def outer_timeout(cmd, seconds):
 
 def ordo_flags(**settings):
     """--ordo-<name>=<value> for each setting that is not None, in the given
-    order (journal=..., case_timeout=... -> --ordo-journal=..., --ordo-case-timeout=...)."""
-    return [f"--ordo-{key.replace('_', '-')}={value}" for key, value in settings.items() if value is not None]
+    order (journal=..., case_timeout=... -> --ordo-journal=..., --ordo-case-timeout=...).
+    """
+    return [
+        f"--ordo-{key.replace('_', '-')}={value}"
+        for key, value in settings.items()
+        if value is not None
+    ]
 
 
 def die_with_parent():
@@ -99,6 +116,9 @@ def die_with_parent():
     kill -9; `timeout` passes the signal on to the MPI job it watches."""
     try:
         import ctypes
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(
+            1, signal.SIGTERM
+        )  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass

@@ -46,7 +46,9 @@ def from_settings(settings):
         nodes = len(where.split(","))
     if nodes is None:
         if where:
-            raise OrdoError(f"--placement {where} needs --nodes N (the number of virtual nodes)")
+            raise OrdoError(
+                f"--placement {where} needs --nodes N (the number of virtual nodes)"
+            )
         return None, None
     where = where or "block"
     try:
@@ -66,31 +68,43 @@ def check_spec(placement, nodes):
         raise PlacementError(f"--nodes {nodes}: give at least 1 node")
     if placement in NAMED:
         if placement == "first-alone" and nodes is not None and nodes < 2:
-            raise PlacementError("--placement first-alone needs --nodes 2 or more (rank 0 alone on one node)")
+            raise PlacementError(
+                "--placement first-alone needs --nodes 2 or more (rank 0 alone on one node)"
+            )
         return
     m = re.fullmatch(r"sizes:(\d+(?:,\d+)*)", placement or "")
     if not m:
-        raise PlacementError(f"--placement '{placement}' is not block, cyclic, first-alone or sizes:A,B,... "
-                             f"(ranks per node, e.g. sizes:1,3)")
+        raise PlacementError(
+            f"--placement '{placement}' is not block, cyclic, first-alone or sizes:A,B,... "
+            f"(ranks per node, e.g. sizes:1,3)"
+        )
     sizes = [int(x) for x in m.group(1).split(",")]
     if min(sizes) < 1:
-        raise PlacementError(f"--placement {placement}: every node holds at least one rank")
+        raise PlacementError(
+            f"--placement {placement}: every node holds at least one rank"
+        )
     if nodes is not None and nodes != len(sizes):
-        raise PlacementError(f"--placement {placement} names {len(sizes)} nodes, --nodes says {nodes}")
+        raise PlacementError(
+            f"--placement {placement} names {len(sizes)} nodes, --nodes says {nodes}"
+        )
 
 
 def node_of_rank(placement, nodes, ranks):
     """The node (0..N-1) of each world rank, or PlacementError (one line)."""
     check_spec(placement, nodes)
     if placement.startswith("sizes:"):
-        sizes = [int(x) for x in placement[len("sizes:"):].split(",")]
+        sizes = [int(x) for x in placement[len("sizes:") :].split(",")]
         if sum(sizes) != ranks:
-            raise PlacementError(f"--placement {placement} places {sum(sizes)} ranks, not {ranks}: "
-                                 f"give --ranks {sum(sizes)}")
+            raise PlacementError(
+                f"--placement {placement} places {sum(sizes)} ranks, not {ranks}: "
+                f"give --ranks {sum(sizes)}"
+            )
         return [k for k, s in enumerate(sizes) for _ in range(s)]
     if ranks < nodes:
-        raise PlacementError(f"--nodes {nodes} at {ranks} ranks: more nodes than ranks (every node holds at "
-                             f"least one rank); give --ranks {nodes} or more")
+        raise PlacementError(
+            f"--nodes {nodes} at {ranks} ranks: more nodes than ranks (every node holds at "
+            f"least one rank); give --ranks {nodes} or more"
+        )
     if placement == "block":
         return _blocks(ranks, nodes)
     if placement == "cyclic":
@@ -108,7 +122,9 @@ def groups(node_of):
 
 def contiguous(node_of):
     """Whether every node holds a run of consecutive ranks, nodes in order."""
-    return all(b in (a, a + 1) for a, b in zip(node_of, node_of[1:])) and node_of[:1] in ([], [0])
+    return all(b in (a, a + 1) for a, b in zip(node_of, node_of[1:])) and node_of[
+        :1
+    ] in ([], [0])
 
 
 def choose_method(adapter, placement, node_of):
@@ -126,11 +142,15 @@ def refusal(adapter, placement):
     """The one line that says why the adapter cannot place ranks so."""
     vn = adapter.get("virtual_nodes")
     if not vn:
-        return (f"the {adapter['name']} adapter has no virtual_nodes section: it cannot make the library see "
-                f"several nodes on this machine (vendors/README.md, 'Virtual nodes')")
+        return (
+            f"the {adapter['name']} adapter has no virtual_nodes section: it cannot make the library see "
+            f"several nodes on this machine (vendors/README.md, 'Virtual nodes')"
+        )
     can = sorted({p for m in vn.get("methods", []) for p in m.get("placements", [])})
-    return (f"{adapter['name']} cannot place ranks as --placement {placement}: its adapter's methods express "
-            f"{', '.join(can)} (vendors/{adapter['name']}/adapter.json, virtual_nodes)")
+    return (
+        f"{adapter['name']} cannot place ranks as --placement {placement}: its adapter's methods express "
+        f"{', '.join(can)} (vendors/{adapter['name']}/adapter.json, virtual_nodes)"
+    )
 
 
 def plan(adapter, placement, nodes, ranks):
@@ -158,18 +178,28 @@ def apply(adapter, method, node_of, hostfile, build):
     counts = [node_of.count(k) for k in range(nodes)]
     entries = [{"name": NODE_NAME.format(k), "count": c} for k, c in enumerate(counts)]
     host_fmt = method.get("host", "{name}:{count}")
-    hosts = method.get("host_separator", ",").join(host_fmt.format(**e) for e in entries)
+    hosts = method.get("host_separator", ",").join(
+        host_fmt.format(**e) for e in entries
+    )
     if "hostfile_line" in method:
         hostfile.parent.mkdir(parents=True, exist_ok=True)
-        hostfile.write_text("".join(method["hostfile_line"].format(**e) + "\n" for e in entries))
+        hostfile.write_text(
+            "".join(method["hostfile_line"].format(**e) + "\n" for e in entries)
+        )
 
     def fill(value):
-        value = value.replace("{nodes}", str(nodes)).replace("{hosts}", hosts).replace("{hostfile}", str(hostfile))
+        value = (
+            value.replace("{nodes}", str(nodes))
+            .replace("{hosts}", hosts)
+            .replace("{hostfile}", str(hostfile))
+        )
         return expand(value, build)
+
     placed = dict(adapter)
     placed["launcher"] = dict(adapter["launcher"])
-    placed["launcher"]["flags"] = list(adapter["launcher"].get("flags", [])) + [fill(f) for f in
-                                                                                method.get("flags", [])]
+    placed["launcher"]["flags"] = list(adapter["launcher"].get("flags", [])) + [
+        fill(f) for f in method.get("flags", [])
+    ]
     return placed, {k: fill(v) for k, v in method.get("env", {}).items()}
 
 
@@ -179,7 +209,7 @@ def parse_node_map(text):
     for line in text.splitlines():
         line = line.strip()
         if line.startswith("ordo node-map: "):
-            line = line[len("ordo node-map: "):]
+            line = line[len("ordo node-map: ") :]
         if line.startswith('{"node_map"'):
             try:
                 return json.loads(line)
@@ -189,28 +219,52 @@ def parse_node_map(text):
 
 
 def describe(found):
-    return "no node map" if found is None else json.dumps(found["node_map"], separators=(",", ":"))
+    return (
+        "no node map"
+        if found is None
+        else json.dumps(found["node_map"], separators=(",", ":"))
+    )
 
 
 def verify(found, expected, *, vendor, nodes, placement, ranks, where):
     """OrdoError (exit 3) unless the library showed the asked node map."""
     if found is not None and found.get("node_map") == expected:
         return
-    shown = "no node map" if found is None else (
-        f"{len(found['node_map'])} node{'s' if len(found['node_map']) != 1 else ''} {describe(found)}")
-    raise OrdoError(f"{vendor} showed {shown} at {ranks} ranks ({where}) where --nodes {nodes} --placement "
-                    f"{placement} asks {json.dumps(expected, separators=(',', ':'))}: the virtual nodes did not "
-                    f"take, no check ran under them", EXIT_INFRA)
+    shown = (
+        "no node map"
+        if found is None
+        else (
+            f"{len(found['node_map'])} node{'s' if len(found['node_map']) != 1 else ''} {describe(found)}"
+        )
+    )
+    raise OrdoError(
+        f"{vendor} showed {shown} at {ranks} ranks ({where}) where --nodes {nodes} --placement "
+        f"{placement} asks {json.dumps(expected, separators=(',', ':'))}: the virtual nodes did not "
+        f"take, no check ran under them",
+        EXIT_INFRA,
+    )
 
 
 def probe(adapter, prefix, ranks, bdir, timeout=120):
     """The node map the library shows at `ranks` processes under this launcher
     prefix (ordo_replay --ordo-node-map), and the output when there is none."""
-    cmd = job_command(adapter, prefix, ranks, bdir / "conformance" / "ordo_replay", timeout=timeout,
-                      kill_after=5, flags=["--ordo-node-map"])
+    cmd = job_command(
+        adapter,
+        prefix,
+        ranks,
+        bdir / "conformance" / "ordo_replay",
+        timeout=timeout,
+        kill_after=5,
+        flags=["--ordo-node-map"],
+    )
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=outer_timeout(cmd, timeout + 30),
-                             preexec_fn=die_with_parent)
+        out = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=outer_timeout(cmd, timeout + 30),
+            preexec_fn=die_with_parent,
+        )
     except subprocess.TimeoutExpired:
         return None, "the probe timed out"
     found = parse_node_map(out.stdout)

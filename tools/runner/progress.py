@@ -21,22 +21,29 @@ class OutputLock:
 
     def __init__(self, out):
         import fcntl
+
         self.path = out / ".ordo.lock"
         try:
             self.f = open(self.path, "a+")
         except OSError as e:
-            raise OrdoError(f"cannot write the output folder {out}: {e.strerror}; choose another --out")
+            raise OrdoError(
+                f"cannot write the output folder {out}: {e.strerror}; choose another --out"
+            )
         try:
             fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self.f.seek(0)
             holder = self.f.read().strip() or "another process"
-            raise OrdoError(f"another ordo run is writing into {out} ({holder}); wait for it to end "
-                            f"or choose another --out")
+            raise OrdoError(
+                f"another ordo run is writing into {out} ({holder}); wait for it to end "
+                f"or choose another --out"
+            )
         self.f.seek(0)
         self.f.truncate()
-        self.f.write(f"pid {os.getpid()} on {platform.node()} since "
-                     f"{datetime.datetime.now().isoformat(timespec='seconds')}\n")
+        self.f.write(
+            f"pid {os.getpid()} on {platform.node()} since "
+            f"{datetime.datetime.now().isoformat(timespec='seconds')}\n"
+        )
         self.f.flush()
 
 
@@ -60,7 +67,10 @@ def end_stale_job(event):
         return
     try:
         os.killpg(pid, signal.SIGKILL)
-        print(f"ordo: ended the job the interrupted run left running (process group {pid})", flush=True)
+        print(
+            f"ordo: ended the job the interrupted run left running (process group {pid})",
+            flush=True,
+        )
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -71,12 +81,17 @@ def write_json_atomic(path, document):
         tmp.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
         os.replace(tmp, path)
     except OSError as e:
-        raise OrdoError(f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
-                        f"`./ordo run --resume {path.parent}` finishes the run", EXIT_INFRA)
+        raise OrdoError(
+            f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
+            f"`./ordo run --resume {path.parent}` finishes the run",
+            EXIT_INFRA,
+        )
 
 
 def check_writable_dir(path, what, option):
     try:
         probe_writable(path)
     except OSError as e:
-        raise OrdoError(f"cannot write the {what} {path}: {e.strerror}; fix it or choose another {option}")
+        raise OrdoError(
+            f"cannot write the {what} {path}: {e.strerror}; fix it or choose another {option}"
+        )

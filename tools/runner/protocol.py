@@ -54,7 +54,11 @@ def inflight_files(journal):
 
 def clear(journal):
     """Removes the markers of a previous launch."""
-    for f in [marker(journal, TIMEOUT), marker(journal, DONE), marker(journal, RESTART)] + inflight_files(journal):
+    for f in [
+        marker(journal, TIMEOUT),
+        marker(journal, DONE),
+        marker(journal, RESTART),
+    ] + inflight_files(journal):
         f.unlink(missing_ok=True)
 
 
@@ -165,9 +169,14 @@ def charged_case(journal, first_offset):
     records start in the journal (seqs count per executable).
 
     Returns (case, recorded): recorded tells whether rank 0 recorded it."""
-    recorded = {r.get("seq") for r in read_journal(journal, first_offset) if r.get("seq")}
+    recorded = {
+        r.get("seq") for r in read_journal(journal, first_offset) if r.get("seq")
+    }
     begun = begun_cases(journal)
-    open_cases = sorted((c for c in begun if c.get("seq") not in recorded), key=lambda c: c.get("seq", 0))
+    open_cases = sorted(
+        (c for c in begun if c.get("seq") not in recorded),
+        key=lambda c: c.get("seq", 0),
+    )
     if open_cases:
         case = open_cases[0]
         # The note of the rank whose watchdog ended the case: its limit is the one that fired (each rank
@@ -187,7 +196,11 @@ def last_finished(journal, first_offset):
     last = None
     for r in read_journal(journal, first_offset):
         seq = r.get("seq")
-        if isinstance(seq, int) and not isinstance(seq, bool) and (last is None or seq >= last["seq"]):
+        if (
+            isinstance(seq, int)
+            and not isinstance(seq, bool)
+            and (last is None or seq >= last["seq"])
+        ):
             last = r
     return last
 
@@ -208,7 +221,7 @@ def family_of(logs, test):
             if not line.startswith(FAMILY_TESTS):
                 continue
             try:
-                listed = json.loads(line[len(FAMILY_TESTS):])
+                listed = json.loads(line[len(FAMILY_TESTS) :])
             except ValueError:
                 continue  # cut short by a dying launch
             for family, names in listed.items() if isinstance(listed, dict) else ():
@@ -230,7 +243,7 @@ def phases(log):
         with open(log, errors="replace") as f:
             for line in f:
                 if line.startswith(PHASES):
-                    found = line[len(PHASES):]
+                    found = line[len(PHASES) :]
     except OSError:
         return None
     try:

@@ -6,8 +6,15 @@ import subprocess
 from reports.records import read_journal
 from . import placement as placement_mod
 from . import variants as variants_mod
-from .adapters import (env_notices, launch_env, launcher_prefix, load_adapter, notice_line, require_launcher,
-                       with_launcher)
+from .adapters import (
+    env_notices,
+    launch_env,
+    launcher_prefix,
+    load_adapter,
+    notice_line,
+    require_launcher,
+    with_launcher,
+)
 from .arguments import parse_env, parse_ranks
 from .build import build
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
@@ -27,19 +34,27 @@ def cmd_replay(args):
         path, _, rid = args.record.rpartition(":")
         journal = pathlib.Path(path)
         if not journal.exists() and journal.with_name(journal.name + ".gz").is_file():
-            journal = journal.with_name(journal.name + ".gz")  # a finished run's journal.jsonl, now compressed
+            journal = journal.with_name(
+                journal.name + ".gz"
+            )  # a finished run's journal.jsonl, now compressed
         records = [r for r in read_journal(journal) if r.get("id") == rid]
-        if variant:  # a sweep's journal holds one record of an id per variant and rank count
+        if (
+            variant
+        ):  # a sweep's journal holds one record of an id per variant and rank count
             records = [r for r in records if (r.get("variant") or "default") == variant]
         if not records or not records[0].get("case"):
-            raise OrdoError(f"no record with a case and id '{rid}'{f' under variant {variant}' if variant else ''} "
-                            f"in {path}")
+            raise OrdoError(
+                f"no record with a case and id '{rid}'{f' under variant {variant}' if variant else ''} "
+                f"in {path}"
+            )
         variant = variant or records[0].get("variant")
         case_json = json.dumps(records[0]["case"])
         clause = records[0].get("clause", clause)
         level = level or records[0].get("level")
         ranks = [records[0].get("ranks", ranks[0])]
-        if nodes is None and records[0].get("nodes"):  # the record's virtual nodes, unless told otherwise
+        if nodes is None and records[0].get(
+            "nodes"
+        ):  # the record's virtual nodes, unless told otherwise
             nodes, where = records[0]["nodes"], records[0].get("placement")
     elif args.case:
         case_json = args.case
@@ -51,45 +66,105 @@ def cmd_replay(args):
     except ValueError as e:
         raise OrdoError(f"--case is not a JSON object: {e}")
     user_env = parse_env(args.env)
-    variant_layers = []  # what the user's --env may replace besides the adapter's own (env_notices)
-    if variant and variant != "default":  # the variant's settings, as `ordo run` sets them (run.py)
+    variant_layers = (
+        []
+    )  # what the user's --env may replace besides the adapter's own (env_notices)
+    if (
+        variant and variant != "default"
+    ):  # the variant's settings, as `ordo run` sets them (run.py)
         try:
-            chosen = variants_mod.select(adapter, variant, variants_mod.discover(adapter))[0]
+            chosen = variants_mod.select(
+                adapter, variant, variants_mod.discover(adapter)
+            )[0]
         except variants_mod.VariantError as e:
             raise OrdoError(str(e))
-        variant_layers = [(f"variant {chosen['name']}", variants_mod.launch_settings(adapter, chosen, {}))]
+        variant_layers = [
+            (
+                f"variant {chosen['name']}",
+                variants_mod.launch_settings(adapter, chosen, {}),
+            )
+        ]
         user_env = variants_mod.launch_settings(adapter, chosen, user_env)
-        print(f"ordo: replay under variant {variant}: "
-              + " ".join(f"{k}={v}" for k, v in sorted(user_env.items())), flush=True)
+        print(
+            f"ordo: replay under variant {variant}: "
+            + " ".join(f"{k}={v}" for k, v in sorted(user_env.items())),
+            flush=True,
+        )
     launcher = getattr(args, "launcher", None)
     if launcher and nodes is not None:
-        raise OrdoError(f"--nodes with --launcher {launcher}: the virtual nodes are made through the adapter's own "
-                        f"launcher; replay --nodes without --launcher")
+        raise OrdoError(
+            f"--nodes with --launcher {launcher}: the virtual nodes are made through the adapter's own "
+            f"launcher; replay --nodes without --launcher"
+        )
     launched = with_launcher(adapter, launcher) if launcher else adapter
     if launcher:
         require_launcher(launched)
-    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=args.plain_launch,
-                         quiet=True, sanitize=getattr(args, "sanitize", False))
-    for notice in env_notices(launched, bdir, parse_env(args.env), args.plain_launch, variant_layers):
+    bdir, prefix = build(
+        adapter,
+        reference_tests=False,
+        user_env=user_env,
+        plain_launch=args.plain_launch,
+        quiet=True,
+        sanitize=getattr(args, "sanitize", False),
+    )
+    for notice in env_notices(
+        launched, bdir, parse_env(args.env), args.plain_launch, variant_layers
+    ):
         print(notice_line(notice), flush=True)
     nodes, where = placement_mod.from_settings({"nodes": nodes, "placement": where})
     placed = adapter
-    if launcher:  # the build keeps the adapter's launcher; the replay starts through the template
+    if (
+        launcher
+    ):  # the build keeps the adapter's launcher; the replay starts through the template
         placed = launched
-        prefix = launcher_prefix(placed, bdir, launch_env(placed, bdir, user_env, args.plain_launch,
-                                                          getattr(args, "sanitize", False)))
+        prefix = launcher_prefix(
+            placed,
+            bdir,
+            launch_env(
+                placed,
+                bdir,
+                user_env,
+                args.plain_launch,
+                getattr(args, "sanitize", False),
+            ),
+        )
     if nodes is not None:
         plan = placement_mod.plan(adapter, where, nodes, ranks)[ranks[0]]
-        placed, placed_env = placement_mod.apply(adapter, plan["method"], plan["node_of"],
-                                                 bdir / "virtual-nodes" / f"hostfile-{ranks[0]}ranks", bdir)
-        env = launch_env(placed, bdir, {**placed_env, **user_env}, args.plain_launch,
-                         getattr(args, "sanitize", False))
+        placed, placed_env = placement_mod.apply(
+            adapter,
+            plan["method"],
+            plan["node_of"],
+            bdir / "virtual-nodes" / f"hostfile-{ranks[0]}ranks",
+            bdir,
+        )
+        env = launch_env(
+            placed,
+            bdir,
+            {**placed_env, **user_env},
+            args.plain_launch,
+            getattr(args, "sanitize", False),
+        )
         prefix = launcher_prefix(placed, bdir, env)
         found, tail = placement_mod.probe(placed, prefix, ranks[0], bdir)
-        placement_mod.verify(found, plan["groups"], vendor=adapter["name"], nodes=nodes, placement=where,
-                             ranks=ranks[0], where="ordo_replay --ordo-node-map" + ("" if found else f"; {tail}"))
-    cmd = job_command(placed, prefix, ranks[0], bdir / "conformance" / "ordo_replay", timeout=args.timeout,
-                      flags=ordo_flags(case=case_json, clause=clause, level=level, vendor=adapter["name"]) +
-                      placement_mod.flags(nodes, where))
+        placement_mod.verify(
+            found,
+            plan["groups"],
+            vendor=adapter["name"],
+            nodes=nodes,
+            placement=where,
+            ranks=ranks[0],
+            where="ordo_replay --ordo-node-map" + ("" if found else f"; {tail}"),
+        )
+    cmd = job_command(
+        placed,
+        prefix,
+        ranks[0],
+        bdir / "conformance" / "ordo_replay",
+        timeout=args.timeout,
+        flags=ordo_flags(
+            case=case_json, clause=clause, level=level, vendor=adapter["name"]
+        )
+        + placement_mod.flags(nodes, where),
+    )
     rc = subprocess.call(cmd)
     return EXIT_OK if rc == 0 else (EXIT_FAIL if rc == 1 else EXIT_INFRA)

@@ -14,12 +14,14 @@ def _reports():
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from reports import deps
+
     try:
         deps.require("jsonschema", "jinja2")
     except deps.MissingModule as e:
         raise OrdoError(str(e))
     import reports.results
     import reports.views
+
     return reports
 
 
@@ -29,31 +31,44 @@ def _report_error(e):
 
 def write_run_reports(out):
     """At the end of `ordo run`: results.json and every view; a failure here never loses the journal.
-    Returns (the report, the paths of its files), or None when it could not be written."""
+    Returns (the report, the paths of its files), or None when it could not be written.
+    """
     try:
         rep = _reports()
         report, paths = rep.views.write_for_output_folder(out)
     except Exception as e:  # the run's own results are safe in journal.jsonl
-        print(f"ordo: the report could not be written ({e}); `ordo report {out}` tries again", file=sys.stderr)
+        print(
+            f"ordo: the report could not be written ({e}); `ordo report {out}` tries again",
+            file=sys.stderr,
+        )
         return None
-    print(f"report:  {paths['html']}\n"
-          f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}, "
-          f"{paths['tap'].name}\n"
-          f"verdict: {report['summary'].get('headline') or report['summary']['verdict']}")
+    print(
+        f"report:  {paths['html']}\n"
+        f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}, "
+        f"{paths['tap'].name}\n"
+        f"verdict: {report['summary'].get('headline') or report['summary']['verdict']}"
+    )
     return report, paths
 
 
 def cmd_report(args):
     rep = _reports()
     from reports.records import journal_file
+
     src = pathlib.Path(args.source)
     try:
-        if src.is_dir() and journal_file(src) is not None:  # journal.jsonl, or journal.jsonl.gz
+        if (
+            src.is_dir() and journal_file(src) is not None
+        ):  # journal.jsonl, or journal.jsonl.gz
             dest = pathlib.Path(args.out) if args.out else src
             dest.mkdir(parents=True, exist_ok=True)
-            report, results_path = rep.results.write(src, dest / rep.results.RESULTS_NAME)
+            report, results_path = rep.results.write(
+                src, dest / rep.results.RESULTS_NAME
+            )
         else:
-            report = rep.results.load(src)  # results.json.gz, or a results.json of version 1
+            report = rep.results.load(
+                src
+            )  # results.json.gz, or a results.json of version 1
             results_path = rep.results.results_file(src) if src.is_dir() else src
             dest = pathlib.Path(args.out) if args.out else results_path.parent
         paths = rep.views.write_all(report, dest)
@@ -62,17 +77,23 @@ def cmd_report(args):
     except OSError as e:
         raise OrdoError(f"cannot write the report: {e}")
     s = report["summary"]
-    print(f"ordo: {report['run']['vendor']}: {s.get('headline') or s['verdict']}" +
-          (" (PARTIAL run)" if report["partial"] else "") +
-          f", {s['total']} checks: " + ", ".join(f"{n} {o}" for o, n in sorted(s["outcomes"].items())))
+    print(
+        f"ordo: {report['run']['vendor']}: {s.get('headline') or s['verdict']}"
+        + (" (PARTIAL run)" if report["partial"] else "")
+        + f", {s['total']} checks: "
+        + ", ".join(f"{n} {o}" for o, n in sorted(s["outcomes"].items()))
+    )
     print(f"results: {results_path}")
     for kind in ("html", "markdown", "junit", "tap"):
         print(f"{kind + ':':8} {paths[kind]}")
     corrupt = s["outcomes"].get("corrupt", 0)
     if corrupt:  # written, and yet not a clean report: say so in the exit code
-        raise OrdoError(f"{corrupt} journal line(s) of {src} could not be read (a write cut short?); the report is "
-                        f"written and marked partial; `./ordo run --resume {src}` sets a cut last line aside and "
-                        f"finishes the run", EXIT_INFRA)
+        raise OrdoError(
+            f"{corrupt} journal line(s) of {src} could not be read (a write cut short?); the report is "
+            f"written and marked partial; `./ordo run --resume {src}` sets a cut last line aside and "
+            f"finishes the run",
+            EXIT_INFRA,
+        )
     return EXIT_OK
 
 
@@ -81,8 +102,11 @@ def cmd_compare(args):
         return compare_records(args)
     rep = _reports()
     import reports.html
+
     if len(args.runs) < 2:
-        raise OrdoError("compare needs at least two runs (output folders or results.json files)")
+        raise OrdoError(
+            "compare needs at least two runs (output folders or results.json files)"
+        )
     try:
         loaded = [rep.results.obtain(r) for r in args.runs]
         page = reports.html.render_compare(loaded, [str(r) for r in args.runs])
@@ -97,7 +121,9 @@ def cmd_compare(args):
         raise OrdoError(f"cannot write {dest / 'compare.html'}: {e.strerror}")
     for r, path in zip(loaded, args.runs):
         s = r["summary"]
-        print(f"  {r['run']['vendor']:10} {s['total']:6d} checks  {path}: {s.get('headline') or s['verdict']}")
+        print(
+            f"  {r['run']['vendor']:10} {s['total']:6d} checks  {path}: {s.get('headline') or s['verdict']}"
+        )
     print(f"comparison: {dest / 'compare.html'}")
     return EXIT_OK
 
@@ -105,9 +131,13 @@ def cmd_compare(args):
 def cmd_gate(args):
     rep = _reports()
     import reports.gate
+
     try:
-        today = (datetime.date.fromisoformat(args.today) if args.today
-                 else datetime.datetime.now(datetime.timezone.utc).date())
+        today = (
+            datetime.date.fromisoformat(args.today)
+            if args.today
+            else datetime.datetime.now(datetime.timezone.utc).date()
+        )
     except ValueError:
         raise OrdoError(f"--today '{args.today}' is not a date of the form YYYY-MM-DD")
     try:
@@ -122,18 +152,31 @@ def cmd_gate(args):
     known = {w.get("id") for w in waivers}
     for wid in args.accept_waiver:
         if wid not in known:
-            raise OrdoError(f"--accept-waiver {wid}: {source} has no waiver of that id", EXIT_USAGE)
-    decision = reports.gate.compare(baseline, new, waivers, today, accept_waivers=args.accept_waiver,
-                                    accept_library=args.accept_library_change,
-                                    accept_ranks=args.accept_ranks_change,
-                                    accept_variants=args.accept_variants_change)
-    print(reports.gate.format_decision(decision, args.baseline, args.new, baseline, new, source))
+            raise OrdoError(
+                f"--accept-waiver {wid}: {source} has no waiver of that id", EXIT_USAGE
+            )
+    decision = reports.gate.compare(
+        baseline,
+        new,
+        waivers,
+        today,
+        accept_waivers=args.accept_waiver,
+        accept_library=args.accept_library_change,
+        accept_ranks=args.accept_ranks_change,
+        accept_variants=args.accept_variants_change,
+    )
+    print(
+        reports.gate.format_decision(
+            decision, args.baseline, args.new, baseline, new, source
+        )
+    )
     return EXIT_OK if decision["passed"] else EXIT_FAIL
 
 
 def cmd_package(args):
     rep = _reports()
     import reports.package
+
     try:
         report, files = reports.package.make(args.source, args.dest)
     except rep.results.ReportError as e:
@@ -141,8 +184,10 @@ def cmd_package(args):
     except OSError as e:
         raise OrdoError(f"cannot write the package: {e}")
     dest = pathlib.Path(args.dest).resolve()
-    print(f"ordo: package of {report['run']['vendor']} ({report['summary'].get('headline') or report['summary']['verdict']}): "
-          f"{len(files)} files in {dest}")
+    print(
+        f"ordo: package of {report['run']['vendor']} ({report['summary'].get('headline') or report['summary']['verdict']}): "
+        f"{len(files)} files in {dest}"
+    )
     rc = subprocess.call([sys.executable, str(dest / "verify.py"), str(dest)])
     return EXIT_OK if rc == 0 else EXIT_INFRA
 
@@ -151,10 +196,13 @@ def compare_records(args):
     """`ordo compare --records A B`: two runs' journals, check by check."""
     _reports()
     from reports import record_diff
+
     if len(args.runs) != 2:
         raise OrdoError("compare --records takes two output folders of `ordo run`")
     try:
-        result = record_diff.compare_folders(*args.runs, new_fields=tuple(args.new_field))
+        result = record_diff.compare_folders(
+            *args.runs, new_fields=tuple(args.new_field)
+        )
     except FileNotFoundError as e:
         raise OrdoError(str(e))
     print(record_diff.format_result(result, args.runs[0], args.runs[1]))

@@ -14,28 +14,82 @@ import time
 
 from reports import results
 from reports.records import BAD, journal_file, read_journal
-from . import ROOT, placement as placement_mod, properties, protocol, systems, variants as variants_mod
+from . import (
+    ROOT,
+    placement as placement_mod,
+    properties,
+    protocol,
+    systems,
+    variants as variants_mod,
+)
 from .case_limits import CaseStats
-from .adapters import (env_notices, env_report_names, known_launchers, launch_env, launcher_prefix, load_adapter,
-                       known_vendors, notice_line, require_launcher, require_tools, template_variables, with_launcher)
+from .adapters import (
+    env_notices,
+    env_report_names,
+    known_launchers,
+    launch_env,
+    launcher_prefix,
+    load_adapter,
+    known_vendors,
+    notice_line,
+    require_launcher,
+    require_tools,
+    template_variables,
+    with_launcher,
+)
 from .arguments import parse_env, parse_ranks
 from .build import build, check_executables, git_state, library_version
 from .coverage import coverage_table
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
 from .job import run_job
-from .journal import append_line, compress_journal, journal_offset, repair_journal, summarize
+from .journal import (
+    append_line,
+    compress_journal,
+    journal_offset,
+    repair_journal,
+    summarize,
+)
 from . import launch as launch_mod
 from .launch import job_command, ordo_flags
-from .progress import HELD_LOCKS, OutputLock, check_writable_dir, end_stale_job, read_progress, write_json_atomic
+from .progress import (
+    HELD_LOCKS,
+    OutputLock,
+    check_writable_dir,
+    end_stale_job,
+    read_progress,
+    write_json_atomic,
+)
 from .reporting import write_run_reports
 from .survey import case_kind, select_flag, survey_cases, target_matches
 from .waivers import JobWaivers, library_release
 
 
-RUN_SETTINGS = ("vendor", "ranks", "variants", "seed", "timeout", "case_timeout", "max_restarts", "filter",
-                "only", "plain_launch", "env", "property_budget", "sanitize", "depth", "run_known_fatal",
-                "huge", "nodes", "placement", "case_floor", "hung_case_floor", "launcher", "launch_per_family",
-                "no_expect_cache", "run_hung_kinds")
+RUN_SETTINGS = (
+    "vendor",
+    "ranks",
+    "variants",
+    "seed",
+    "timeout",
+    "case_timeout",
+    "max_restarts",
+    "filter",
+    "only",
+    "plain_launch",
+    "env",
+    "property_budget",
+    "sanitize",
+    "depth",
+    "run_known_fatal",
+    "huge",
+    "nodes",
+    "placement",
+    "case_floor",
+    "hung_case_floor",
+    "launcher",
+    "launch_per_family",
+    "no_expect_cache",
+    "run_hung_kinds",
+)
 
 
 SCHEMA_RUN = "ordo.run/1"
@@ -65,18 +119,29 @@ def cmd_run(args):
             run = json.loads((out / "run.json").read_text())
             settings = run["settings"]
         except FileNotFoundError:
-            raise OrdoError(f"{out} holds no run.json: not an output folder of `ordo run` that can be resumed")
+            raise OrdoError(
+                f"{out} holds no run.json: not an output folder of `ordo run` that can be resumed"
+            )
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise OrdoError(f"{out / 'run.json'} is unreadable or corrupt ({e}); it cannot be resumed: "
-                            f"`ordo report {out}` still reports what the journal holds")
+            raise OrdoError(
+                f"{out / 'run.json'} is unreadable or corrupt ({e}); it cannot be resumed: "
+                f"`ordo report {out}` still reports what the journal holds"
+            )
         if run.get("end"):
-            raise OrdoError(f"the run in {out} finished at {run['end']}: nothing to resume")
+            raise OrdoError(
+                f"the run in {out} finished at {run['end']}: nothing to resume"
+            )
         ran_in = (run.get("system") or {}).get("name") or "host"
         here = os.environ.get(systems.INSIDE) or "host"
         if ran_in != here:  # its build and library are the other system's
-            raise OrdoError(f"the run in {out} ran in the system {ran_in}, this is {here}: resume it with "
-                            + (f"`./ordo run --system {ran_in} --resume {out}`" if ran_in != "host" else
-                               f"`./ordo run --resume {out}` outside --system"))
+            raise OrdoError(
+                f"the run in {out} ran in the system {ran_in}, this is {here}: resume it with "
+                + (
+                    f"`./ordo run --system {ran_in} --resume {out}`"
+                    if ran_in != "host"
+                    else f"`./ordo run --resume {out}` outside --system"
+                )
+            )
         # A run from before the sweep's one launch per variant: its jobs were one per family.
         settings.setdefault("launch_per_family", True)
         # A run from before the default variant's one launch per rank count: its default jobs were one per family.
@@ -85,7 +150,9 @@ def cmd_run(args):
         settings = {k: getattr(args, k) for k in RUN_SETTINGS}
         settings["default_one_launch"] = True
     adapter = load_adapter(settings["vendor"])
-    if settings["vendor"] not in known_vendors():  # a site's adapter file: found again on --resume
+    if (
+        settings["vendor"] not in known_vendors()
+    ):  # a site's adapter file: found again on --resume
         settings["vendor"] = adapter["_path"]
     # --launcher: the jobs start through a launcher template (vendors/launchers/) instead of the
     # adapter's own launcher; the build keeps the adapter's (its CTest entries use it).
@@ -93,33 +160,57 @@ def cmd_run(args):
     if settings.get("launcher"):
         launched = with_launcher(adapter, settings["launcher"])
         if settings["launcher"] not in known_launchers():
-            settings["launcher"] = launched["_launcher_template"]  # a site's file: found again on --resume
+            settings["launcher"] = launched[
+                "_launcher_template"
+            ]  # a site's file: found again on --resume
         if settings.get("nodes") is not None:
-            raise OrdoError(f"--nodes with --launcher {settings['launcher']}: the virtual nodes are made through "
-                            f"the adapter's own launcher; run --nodes without --launcher")
-        missing = [name for name in template_variables(launched["launcher"]) if name not in os.environ]
-        if missing:  # a variable the template needs (ORDO_SRUN_MPI, ORDO_HOSTFILE): one line now, not after the build
-            raise OrdoError(f"the launcher {settings['launcher']} needs the environment variable {missing[0]} (its "
-                            f"notes in {launched['_launcher_template']} say what to set): export {missing[0]}=...")
+            raise OrdoError(
+                f"--nodes with --launcher {settings['launcher']}: the virtual nodes are made through "
+                f"the adapter's own launcher; run --nodes without --launcher"
+            )
+        missing = [
+            name
+            for name in template_variables(launched["launcher"])
+            if name not in os.environ
+        ]
+        if (
+            missing
+        ):  # a variable the template needs (ORDO_SRUN_MPI, ORDO_HOSTFILE): one line now, not after the build
+            raise OrdoError(
+                f"the launcher {settings['launcher']} needs the environment variable {missing[0]} (its "
+                f"notes in {launched['_launcher_template']} say what to set): export {missing[0]}=..."
+            )
     ranks = parse_ranks(settings["ranks"])
     # Virtual nodes (runner/placement.py): per rank count, the node of each rank and the adapter's method.
     nodes, where = placement_mod.from_settings(settings)
-    plans = placement_mod.plan(adapter, where, nodes, ranks) if nodes is not None else {}
+    plans = (
+        placement_mod.plan(adapter, where, nodes, ranks) if nodes is not None else {}
+    )
     user_env = parse_env(settings["env"])
     cli_env = dict(user_env)  # the user's own --env (the notices of what it replaces)
-    depth = 2 if settings.get("depth") is None else settings["depth"]  # a run from before --depth: 2
+    depth = (
+        2 if settings.get("depth") is None else settings["depth"]
+    )  # a run from before --depth: 2
     if depth not in (2, 3):
-        raise OrdoError(f"--depth {depth}: the crossing check covers pairs (2) or triples (3)")
+        raise OrdoError(
+            f"--depth {depth}: the crossing check covers pairs (2) or triples (3)"
+        )
     if depth != 2:  # the crossing check reads it (conformance/crossing/)
         user_env = {**user_env, "ORDO_CROSSING_DEPTH": str(depth)}
-    if settings.get("huge"):  # the huge check reads it (conformance/huge/); a run from before --huge: off
+    if settings.get(
+        "huge"
+    ):  # the huge check reads it (conformance/huge/); a run from before --huge: off
         user_env = {**user_env, "ORDO_HUGE": "1"}
-    if not 0 <= settings["seed"] < 2 ** 53:
-        raise OrdoError(f"--seed {settings['seed']} is out of range: use 0 to 2^53-1 (seeds travel in JSON)")
+    if not 0 <= settings["seed"] < 2**53:
+        raise OrdoError(
+            f"--seed {settings['seed']} is out of range: use 0 to 2^53-1 (seeds travel in JSON)"
+        )
     for key in ("case_timeout", "case_floor", "hung_case_floor"):
         value = settings.get(key)
         if value is not None and not 0 < value < float("inf"):
-            raise OrdoError(f"--{key.replace('_', '-')} {value}: give a positive number of seconds")
+            raise OrdoError(
+                f"--{key.replace('_', '-')} {value}: give a positive number of seconds"
+            )
     budget = str(settings.get("property_budget") or "0")
     props = None
     if budget != "0":
@@ -129,29 +220,42 @@ def cmd_run(args):
         except ValueError as e:
             raise OrdoError(f"--property-budget: {e}")
     try:
-        discovered = variants_mod.discover(adapter) if settings["variants"] != "default" else []
+        discovered = (
+            variants_mod.discover(adapter) if settings["variants"] != "default" else []
+        )
         chosen = variants_mod.select(adapter, settings["variants"], discovered)
     except variants_mod.VariantError as e:
         raise OrdoError(str(e))
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     if not args.resume:
-        out = pathlib.Path(args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}").resolve()
+        out = pathlib.Path(
+            args.out or ROOT / "out" / f"run-{adapter['name']}-{stamp}"
+        ).resolve()
     journal, progress_path = out / "journal.jsonl", out / "progress.jsonl"
     if not args.resume and journal_file(out) is not None:
         held = journal_file(out)
-        raise OrdoError(f"{out} already holds a run ({held.name}); " +
-                        (f"`./ordo run --resume {out}` finishes it, or choose another --out" if held == journal
-                         else "choose another --out"))
+        raise OrdoError(
+            f"{out} already holds a run ({held.name}); "
+            + (
+                f"`./ordo run --resume {out}` finishes it, or choose another --out"
+                if held == journal
+                else "choose another --out"
+            )
+        )
     if args.resume and not journal.is_file() and journal_file(out) is not None:
         # A compressed journal is a run that ended; appending to a new plain one would split its records.
-        raise OrdoError(f"{out} holds a finished run's journal ({journal_file(out).name}): nothing to resume")
+        raise OrdoError(
+            f"{out} holds a finished run's journal ({journal_file(out).name}): nothing to resume"
+        )
     require_tools(adapter)
     if launched is not adapter:
         require_launcher(launched)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise OrdoError(f"cannot write the output folder {out}: {e.strerror}; choose another --out")
+        raise OrdoError(
+            f"cannot write the output folder {out}: {e.strerror}; choose another --out"
+        )
     HELD_LOCKS.append(OutputLock(out))  # held until the process ends
     check_writable_dir(out / "logs", "log folder", "--out")
     check_writable_dir(out / "gtest", "folder", "--out")
@@ -162,58 +266,106 @@ def cmd_run(args):
     if args.resume:
         moved = repair_journal(journal)
         if moved:
-            print(f"ordo: the journal's last line was cut short; its {moved} bytes are kept in "
-                  f"{journal.name}.damaged", flush=True)
+            print(
+                f"ordo: the journal's last line was cut short; its {moved} bytes are kept in "
+                f"{journal.name}.damaged",
+                flush=True,
+            )
         stale = [j for j in jobs.values() if "start" in j and "done" not in j]
         for j in stale:
             end_stale_job(j["start"])
-        print(f"ordo: resuming {out}: {sum('done' in j for j in jobs.values())} jobs done", flush=True)
+        print(
+            f"ordo: resuming {out}: {sum('done' in j for j in jobs.values())} jobs done",
+            flush=True,
+        )
     else:
         journal.touch()
-    sanitize = bool(settings.get("sanitize"))  # the ASan/UBSan build, build/<vendor>-sanitize/
-    bdir, prefix = build(adapter, reference_tests=False, user_env=user_env, plain_launch=settings["plain_launch"],
-                         sanitize=sanitize)
+    sanitize = bool(
+        settings.get("sanitize")
+    )  # the ASan/UBSan build, build/<vendor>-sanitize/
+    bdir, prefix = build(
+        adapter,
+        reference_tests=False,
+        user_env=user_env,
+        plain_launch=settings["plain_launch"],
+        sanitize=sanitize,
+    )
     if launched is not adapter:
         # The library's probes hold under any launcher; a file of this machine's does not.
         probed = dict(adapter.get("_probed") or {})
         for setting in launched.get("launch_settings", []):
-            if setting.get("this_machine") and launched.get("_launcher_template") and setting["name"] in probed:
-                probed[setting["name"]] = {**probed[setting["name"]], "applied": False,
-                                           "not_here": "a setting of this machine (a file that describes it) "
-                                                       "does not apply under a launcher template, which may start "
-                                                       "processes on other machines"}
+            if (
+                setting.get("this_machine")
+                and launched.get("_launcher_template")
+                and setting["name"] in probed
+            ):
+                probed[setting["name"]] = {
+                    **probed[setting["name"]],
+                    "applied": False,
+                    "not_here": "a setting of this machine (a file that describes it) "
+                    "does not apply under a launcher template, which may start "
+                    "processes on other machines",
+                }
         launched["_probed"] = probed or None
         adapter = launched
-        prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, user_env, settings["plain_launch"],
-                                                           sanitize))
+        prefix = launcher_prefix(
+            adapter,
+            bdir,
+            launch_env(adapter, bdir, user_env, settings["plain_launch"], sanitize),
+        )
     executables = check_executables(bdir)
     sweep_exe = bdir / "conformance" / SWEEP_EXECUTABLE
     sweep_exe = str(sweep_exe) if sweep_exe.is_file() else None
     if settings["filter"]:
         wanted = [t for t in settings["filter"].split(",") if t]
-        executables = [e for e in executables if any(t in pathlib.Path(e).name for t in wanted)]
+        executables = [
+            e for e in executables if any(t in pathlib.Path(e).name for t in wanted)
+        ]
     if not executables:
         raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
     if args.resume:
-        run["resumed"] = run.get("resumed", []) + [datetime.datetime.now(datetime.timezone.utc).isoformat(
-            timespec="seconds")]
+        run["resumed"] = run.get("resumed", []) + [
+            datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        ]
     else:
         version = library_version(prefix, adapter, bdir)
         run = {
-            "schema": SCHEMA_RUN, "ordo_version": (ROOT / "VERSION").read_text().strip(),
-            "git": git_state(), "vendor": adapter["name"], "adapter": adapter["_path"],
-            "library_version": version.get("library"), "mpi_version": version.get("mpi_version"),
-            "host": platform.node(), "platform": platform.platform(), "cores": os.cpu_count(),
+            "schema": SCHEMA_RUN,
+            "ordo_version": (ROOT / "VERSION").read_text().strip(),
+            "git": git_state(),
+            "vendor": adapter["name"],
+            "adapter": adapter["_path"],
+            "library_version": version.get("library"),
+            "mpi_version": version.get("mpi_version"),
+            "host": platform.node(),
+            "platform": platform.platform(),
+            "cores": os.cpu_count(),
             "launcher": prefix + [adapter["launcher"]["np_flag"], "N"],
             "launcher_template": adapter.get("_launcher_template"),
-            "command": ["./ordo"] + sys.argv[1:], "variants": [v["name"] for v in chosen], "ranks": ranks,
-            "seed": settings["seed"], "env": launch_env(adapter, bdir, user_env, settings["plain_launch"], sanitize),
-            "start": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "end": None,
-            "per_rank_count": [], "settings": settings,
-            "variant_details": [{k: v.get(k) for k in ("name", "env", "targets", "source")} for v in chosen],
-            "nodes": nodes, "placement": where if nodes is not None else None, "node_maps": {},
+            "command": ["./ordo"] + sys.argv[1:],
+            "variants": [v["name"] for v in chosen],
+            "ranks": ranks,
+            "seed": settings["seed"],
+            "env": launch_env(
+                adapter, bdir, user_env, settings["plain_launch"], sanitize
+            ),
+            "start": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds"
+            ),
+            "end": None,
+            "per_rank_count": [],
+            "settings": settings,
+            "variant_details": [
+                {k: v.get(k) for k in ("name", "env", "targets", "source")}
+                for v in chosen
+            ],
+            "nodes": nodes,
+            "placement": where if nodes is not None else None,
+            "node_maps": {},
             # The launch settings applied only where a probe saw them change nothing (vendors/adapter.schema.json).
-            "launch_probes": None if settings["plain_launch"] else (adapter.get("_probed") or None),
+            "launch_probes": None
+            if settings["plain_launch"]
+            else (adapter.get("_probed") or None),
             # Where it ran (runner/systems.py): the host, or the root of `--system NAME`; os-release and the
             # Debian versions of the library's, the compilers' and the launcher's packages.
             "system": systems.describe_current(adapter),
@@ -221,43 +373,81 @@ def cmd_run(args):
     write_json_atomic(out / "run.json", run)
     # Crashes and timeouts are judged against the release the run recorded (the harness asks the library itself).
     waivers = JobWaivers(adapter, library_release(run.get("library_version")))
-    lib = (run.get("library_version") or "?").splitlines()[0] if run.get("library_version") else "?"
-    print(f"ordo: {adapter['name']} ({lib}), ranks {','.join(map(str, ranks))}, "
-          f"variants {len(chosen)}, output {out}", flush=True)
+    lib = (
+        (run.get("library_version") or "?").splitlines()[0]
+        if run.get("library_version")
+        else "?"
+    )
+    print(
+        f"ordo: {adapter['name']} ({lib}), ranks {','.join(map(str, ranks))}, "
+        f"variants {len(chosen)}, output {out}",
+        flush=True,
+    )
     if (run.get("system") or {}).get("name", "host") != "host":
-        print(f"ordo: system {run['system']['name']} "
-              f"({(run['system'].get('os_release') or {}).get('PRETTY_NAME', '?')})", flush=True)
+        print(
+            f"ordo: system {run['system']['name']} "
+            f"({(run['system'].get('os_release') or {}).get('PRETTY_NAME', '?')})",
+            flush=True,
+        )
     seen = {}  # (n, executable) -> what the default variant ran: [routine, mode, kind]
     for key, j in jobs.items():
         if "done" in j and j["done"].get("seen") is not None:
-            seen[(j["done"]["ranks"], j["done"]["executable"])] = [tuple(x) for x in j["done"]["seen"]]
+            seen[(j["done"]["ranks"], j["done"]["executable"])] = [
+                tuple(x) for x in j["done"]["seen"]
+            ]
     per_variant = {}
     # The derived case limits' statistics and the streaks of cases that keep hanging (runner/case_limits.py);
     # a run from before --run-hung-kinds ran every case: its resumption does too.
     case_stats = CaseStats(journal, hold_back=not settings.get("run_hung_kinds", True))
     stats_path = out / "case-stats.json"  # rewritten before each launch (before_launch)
-    limit_flags = ordo_flags(case_stats=stats_path, case_floor=settings.get("case_floor", DEFAULT_CASE_FLOOR),
-                             hung_case_floor=settings.get("hung_case_floor", DEFAULT_HUNG_FLOOR))
+    limit_flags = ordo_flags(
+        case_stats=stats_path,
+        case_floor=settings.get("case_floor", DEFAULT_CASE_FLOOR),
+        hung_case_floor=settings.get("hung_case_floor", DEFAULT_HUNG_FLOOR),
+    )
     for variant in chosen:
         vname = variant["name"]
         venv = variants_mod.launch_settings(adapter, variant, user_env)
         pattern = (variant.get("fallback") or {}).get("pattern")
         logdir = out / "logs" if vname == "default" else out / "logs" / vname
-        vrow = per_variant.setdefault(vname, {"variant": vname, "seconds": 0.0, "fallback_jobs": [],
-                                              "skipped_jobs": 0})
+        vrow = per_variant.setdefault(
+            vname,
+            {"variant": vname, "seconds": 0.0, "fallback_jobs": [], "skipped_jobs": 0},
+        )
         for n in ranks:
             t_n, waited_n = time.time(), launch_mod.LOCK_WAITED[0]
             vadapter, placed_env = adapter, {}
             if n in plans:
-                vadapter, placed_env = placement_mod.apply(adapter, plans[n]["method"], plans[n]["node_of"],
-                                                           out / "virtual-nodes" / f"hostfile-{n}ranks", bdir)
-            env = launch_env(vadapter, bdir, {**placed_env, **venv}, settings["plain_launch"], sanitize)
+                vadapter, placed_env = placement_mod.apply(
+                    adapter,
+                    plans[n]["method"],
+                    plans[n]["node_of"],
+                    out / "virtual-nodes" / f"hostfile-{n}ranks",
+                    bdir,
+                )
+            env = launch_env(
+                vadapter,
+                bdir,
+                {**placed_env, **venv},
+                settings["plain_launch"],
+                sanitize,
+            )
             vprefix = launcher_prefix(vadapter, bdir, env)
             # A variable of the user's --env that replaces one of the adapter's (not a list-valued one, which
             # joins): one line, once, and kept in run.json.
-            for notice in env_notices(vadapter, bdir, cli_env, settings["plain_launch"],
-                                      [("virtual nodes", placed_env),
-                                       (f"variant {vname}", variants_mod.launch_settings(adapter, variant, {}))]):
+            for notice in env_notices(
+                vadapter,
+                bdir,
+                cli_env,
+                settings["plain_launch"],
+                [
+                    ("virtual nodes", placed_env),
+                    (
+                        f"variant {vname}",
+                        variants_mod.launch_settings(adapter, variant, {}),
+                    ),
+                ],
+            ):
                 if notice not in run.setdefault("env_notices", []):
                     run["env_notices"].append(notice)
                     print(notice_line(notice), flush=True)
@@ -266,18 +456,37 @@ def cmd_run(args):
             env_flags = ordo_flags(env_names=",".join(env_report_names(env)))
             rank_env = {}
             if str(n) not in run.setdefault("node_maps", {}):
-                placed_flags = vadapter["launcher"]["flags"][len(adapter["launcher"].get("flags", [])):]
-                record_node_map(run, out, vadapter, vprefix, n, bdir, plans.get(n), nodes, where,
-                                {"env": placed_env, "flags": placed_flags})
+                placed_flags = vadapter["launcher"]["flags"][
+                    len(adapter["launcher"].get("flags", [])) :
+                ]
+                record_node_map(
+                    run,
+                    out,
+                    vadapter,
+                    vprefix,
+                    n,
+                    bdir,
+                    plans.get(n),
+                    nodes,
+                    where,
+                    {"env": placed_env, "flags": placed_flags},
+                )
             before = journal_offset(journal)
             jobs_here = [(pathlib.Path(e).name, e) for e in executables]
             families = None  # a sweep job: {family executable: its path} that it runs
-            if ((vname != "default" or settings.get("default_one_launch")) and not settings.get("launch_per_family")
-                    and sweep_exe):
+            if (
+                (vname != "default" or settings.get("default_one_launch"))
+                and not settings.get("launch_per_family")
+                and sweep_exe
+            ):
                 own = OWN_LAUNCH + ((HUGE_EXECUTABLE,) if settings.get("huge") else ())
                 families = {name: e for name, e in jobs_here if name not in own}
-                if len(families) >= 2:  # one family alone: its own executable is the same launch
-                    jobs_here = [(SWEEP_EXECUTABLE, sweep_exe)] + [(name, e) for name, e in jobs_here if name in own]
+                if (
+                    len(families) >= 2
+                ):  # one family alone: its own executable is the same launch
+                    jobs_here = [(SWEEP_EXECUTABLE, sweep_exe)] + [
+                        (name, e) for name, e in jobs_here if name in own
+                    ]
                 else:
                     families = None
             if vname == "default" and props and n >= 2:
@@ -289,31 +498,69 @@ def cmd_run(args):
                     continue
                 targets = variant.get("targets")
                 # The families of the job: its executable, or those the sweep job combines.
-                members = [(name, exe)] if name != SWEEP_EXECUTABLE else sorted(families.items())
+                members = (
+                    [(name, exe)]
+                    if name != SWEEP_EXECUTABLE
+                    else sorted(families.items())
+                )
                 wanted = []
                 for member, member_exe in members:
                     if targets and member_exe is not None and (n, member) not in seen:
-                        seen_now = survey_cases(prefix, adapter, n, member_exe, out, settings)
+                        seen_now = survey_cases(
+                            prefix, adapter, n, member_exe, out, settings
+                        )
                         if seen_now is not None:
                             seen[(n, member)] = seen_now
-                            append_line(progress_path, json.dumps(
-                                {"job": f"survey/{n}/{member}", "event": "done", "ranks": n, "executable": member,
-                                 "seen": sorted(seen_now)}, sort_keys=True))
-                    if targets and (n, member) in seen and not any(
-                            target_matches(t, *s) for t in targets for s in seen[(n, member)]):
-                        vrow["skipped_jobs"] += 1  # the default run had no case this variant selects
+                            append_line(
+                                progress_path,
+                                json.dumps(
+                                    {
+                                        "job": f"survey/{n}/{member}",
+                                        "event": "done",
+                                        "ranks": n,
+                                        "executable": member,
+                                        "seen": sorted(seen_now),
+                                    },
+                                    sort_keys=True,
+                                ),
+                            )
+                    if (
+                        targets
+                        and (n, member) in seen
+                        and not any(
+                            target_matches(t, *s)
+                            for t in targets
+                            for s in seen[(n, member)]
+                        )
+                    ):
+                        vrow[
+                            "skipped_jobs"
+                        ] += 1  # the default run had no case this variant selects
                         continue
                     wanted.append(member)
                 if not wanted:
                     continue
                 skip = 0
-                protocol.rank_envs(journal)  # an earlier job's reports, left by an interrupted run: not this one's
-                if "start" in state:  # interrupted in this job: go on after its last record
-                    skip = max((r.get("seq") or 0 for r in read_journal(journal, state["start"]["offset"])),
-                               default=0)
+                protocol.rank_envs(
+                    journal
+                )  # an earlier job's reports, left by an interrupted run: not this one's
+                if (
+                    "start" in state
+                ):  # interrupted in this job: go on after its last record
+                    skip = max(
+                        (
+                            r.get("seq") or 0
+                            for r in read_journal(journal, state["start"]["offset"])
+                        ),
+                        default=0,
+                    )
                 k = journal_offset(journal)
-                start_event = {"job": key, "event": "start", "offset": k if "start" not in state
-                               else state["start"]["offset"], "pid": None}
+                start_event = {
+                    "job": key,
+                    "event": "start",
+                    "offset": k if "start" not in state else state["start"]["offset"],
+                    "pid": None,
+                }
 
                 def on_start(pid, ev=start_event):
                     ev["pid"] = pid
@@ -325,38 +572,86 @@ def cmd_run(args):
                     # The property phase's cases get the derived limits and the held-back cases of the checks
                     # (runner/case_limits.py): a library that hangs must not cost its per-case limit in every
                     # generated case of a hanging kind.
-                    def job(base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw):
-                        return run_job(base, jname, jn, jout, jjournal, jadapter, max_restarts, variant=vname,
-                                       skip=skip, logdir=logdir, on_start=on_start, waivers=waivers,
-                                       extra_fields=placement_fields(nodes, where, run, n),
-                                       before_launch=lambda: case_stats.write(stats_path, n, vname))
+                    def job(
+                        base, jname, jn, jout, jjournal, jadapter, max_restarts, **kw
+                    ):
+                        return run_job(
+                            base,
+                            jname,
+                            jn,
+                            jout,
+                            jjournal,
+                            jadapter,
+                            max_restarts,
+                            variant=vname,
+                            skip=skip,
+                            logdir=logdir,
+                            on_start=on_start,
+                            waivers=waivers,
+                            extra_fields=placement_fields(nodes, where, run, n),
+                            before_launch=lambda: case_stats.write(
+                                stats_path, n, vname
+                            ),
+                        )
+
                     share = budget
-                    if budget.endswith("s"):  # seconds in all: shared over the rank counts with properties
+                    if budget.endswith(
+                        "s"
+                    ):  # seconds in all: shared over the rank counts with properties
                         share = f"{float(budget[:-1]) / max(1, sum(1 for m in ranks if m >= 2)):.1f}s"
                     try:
-                        props.run_phase(adapter=vadapter, bdir=bdir, prefix=vprefix, out=out, journal=journal,
-                                        ranks=[n], budget=share, seed=settings["seed"],
-                                        case_timeout=settings["case_timeout"], job_timeout=settings["timeout"],
-                                        run_job=job, variant=vname,
-                                        # as for the checks: a known crash or hang of this
-                                        # release is a skip naming its waiver
-                                        extra_args=([] if settings.get("run_known_fatal", True)
-                                                    else ["--ordo-avoid-known-fatal"]) +
-                                        placement_mod.flags(nodes, where) +
-                                        ordo_flags(launcher=settings.get("launcher")) + limit_flags + env_flags)
+                        props.run_phase(
+                            adapter=vadapter,
+                            bdir=bdir,
+                            prefix=vprefix,
+                            out=out,
+                            journal=journal,
+                            ranks=[n],
+                            budget=share,
+                            seed=settings["seed"],
+                            case_timeout=settings["case_timeout"],
+                            job_timeout=settings["timeout"],
+                            run_job=job,
+                            variant=vname,
+                            # as for the checks: a known crash or hang of this
+                            # release is a skip naming its waiver
+                            extra_args=(
+                                []
+                                if settings.get("run_known_fatal", True)
+                                else ["--ordo-avoid-known-fatal"]
+                            )
+                            + placement_mod.flags(nodes, where)
+                            + ordo_flags(launcher=settings.get("launcher"))
+                            + limit_flags
+                            + env_flags,
+                        )
                     except FileNotFoundError as e:
-                        raise OrdoError(f"{e}; rebuild with `./ordo run` after a clean of {bdir}", EXIT_INFRA)
+                        raise OrdoError(
+                            f"{e}; rebuild with `./ordo run` after a clean of {bdir}",
+                            EXIT_INFRA,
+                        )
                     except OSError as e:  # the reproducer folder
-                        raise OrdoError(f"{e}; fix it, then `./ordo run --resume {out}` finishes the run")
+                        raise OrdoError(
+                            f"{e}; fix it, then `./ordo run --resume {out}` finishes the run"
+                        )
                 else:
-                    case_timeout, job_timeout = settings["case_timeout"], settings["timeout"]
+                    case_timeout, job_timeout = (
+                        settings["case_timeout"],
+                        settings["timeout"],
+                    )
                     if name == SWEEP_EXECUTABLE:  # --timeout is per family
                         job_timeout = settings["timeout"] * len(wanted)
                     if settings.get("huge") and name == HUGE_EXECUTABLE:
                         case_timeout = max(case_timeout, HUGE_CASE_TIMEOUT)
                         job_timeout = max(job_timeout, HUGE_JOB_TIMEOUT)
-                    flags = ordo_flags(journal=journal, vendor=adapter["name"], variant=vname, seed=settings["seed"],
-                                       case_timeout=case_timeout, adapter=adapter["_path"])
+                    flags = ordo_flags(
+                        journal=journal,
+                        vendor=adapter["name"],
+                        variant=vname,
+                        seed=settings["seed"],
+                        case_timeout=case_timeout,
+                        adapter=adapter["_path"],
+                    )
                     before_launch = None
                     if not (settings.get("huge") and name == HUGE_EXECUTABLE):
                         # Derived case limits (runner/case_limits.py): what cases of each kind took in this
@@ -365,101 +660,200 @@ def cmd_run(args):
 
                         def before_launch(path=stats_path, jn=n, jv=vname):
                             case_stats.write(path, jn, jv)
-                    flags += select_flag(variant) + ([f"--gtest_filter={settings['only']}"] if settings.get("only")
-                                                     else [])
+
+                    flags += select_flag(variant) + (
+                        [f"--gtest_filter={settings['only']}"]
+                        if settings.get("only")
+                        else []
+                    )
                     flags += ordo_flags(waivers=waivers.flag(), cache_dir=out / "cache")
                     if settings.get("no_expect_cache"):
                         flags += ["--ordo-no-expect-cache"]
                     if name == SWEEP_EXECUTABLE:
-                        flags += ordo_flags(families=",".join(m[len("ordo_check_"):] for m in wanted))
+                        flags += ordo_flags(
+                            families=",".join(m[len("ordo_check_") :] for m in wanted)
+                        )
                     flags += placement_mod.flags(nodes, where)
                     flags += ordo_flags(launcher=settings.get("launcher")) + env_flags
                     # A run from before --run-known-fatal ran those cases: its resumption does too.
                     if not settings.get("run_known_fatal", True):
                         flags += ["--ordo-avoid-known-fatal"]
-                    base = job_command(vadapter, vprefix, n, exe, timeout=job_timeout, flags=flags)
+                    base = job_command(
+                        vadapter, vprefix, n, exe, timeout=job_timeout, flags=flags
+                    )
                     # --max-restarts is per family too: a combined job may resume as often as its families would.
-                    restarts = settings["max_restarts"] * (len(wanted) if name == SWEEP_EXECUTABLE else 1)
-                    launches = run_job(base, name, n, out, journal, adapter, restarts,
-                                       variant=vname, skip=skip, logdir=logdir, on_start=on_start,
-                                       waivers=waivers, extra_fields=placement_fields(nodes, where, run, n),
-                                       before_launch=before_launch)
+                    restarts = settings["max_restarts"] * (
+                        len(wanted) if name == SWEEP_EXECUTABLE else 1
+                    )
+                    launches = run_job(
+                        base,
+                        name,
+                        n,
+                        out,
+                        journal,
+                        adapter,
+                        restarts,
+                        variant=vname,
+                        skip=skip,
+                        logdir=logdir,
+                        on_start=on_start,
+                        waivers=waivers,
+                        extra_fields=placement_fields(nodes, where, run, n),
+                        before_launch=before_launch,
+                    )
                 dt = time.time() - t0
                 fold_rank_env(rank_env, name, protocol.rank_envs(journal))
                 new = read_journal(journal, k)
-                done_event = {"job": key, "event": "done", "seconds": round(dt, 3), "ranks": n, "executable": name,
-                              "variant": vname}
+                done_event = {
+                    "job": key,
+                    "event": "done",
+                    "seconds": round(dt, 3),
+                    "ranks": n,
+                    "executable": name,
+                    "variant": vname,
+                }
                 if name == SWEEP_EXECUTABLE:
                     done_event["families"] = wanted
-                if launches:  # each launch's seconds, exit code and where its process spent them
+                if (
+                    launches
+                ):  # each launch's seconds, exit code and where its process spent them
                     done_event["launches"] = launches
                 if vname == "default":
-                    job_records = read_journal(journal, start_event["offset"])  # read once for both uses
-                    done_event["seen"] = sorted({(r["case"].get("routine"), r["case"].get("mode"),
-                                                  case_kind(r["case"]))
-                                                 for r in job_records if isinstance(r.get("case"), dict)})
+                    job_records = read_journal(
+                        journal, start_event["offset"]
+                    )  # read once for both uses
+                    done_event["seen"] = sorted(
+                        {
+                            (
+                                r["case"].get("routine"),
+                                r["case"].get("mode"),
+                                case_kind(r["case"]),
+                            )
+                            for r in job_records
+                            if isinstance(r.get("case"), dict)
+                        }
+                    )
                     seen[(n, name)] = [tuple(x) for x in done_event["seen"]]
                     if name == SWEEP_EXECUTABLE:
                         # What each family of the combined job ran, for the variants' jobs that follow (and a
                         # resumption): its records, told apart by the families' tests the job's log lists.
-                        for member, member_seen in family_seen(logdir, name, n, wanted, job_records):
+                        for member, member_seen in family_seen(
+                            logdir, name, n, wanted, job_records
+                        ):
                             seen[(n, member)] = [tuple(x) for x in member_seen]
-                            append_line(progress_path, json.dumps(
-                                {"job": f"seen/{n}/{member}", "event": "done", "ranks": n, "executable": member,
-                                 "variant": vname, "seen": member_seen}, sort_keys=True))
+                            append_line(
+                                progress_path,
+                                json.dumps(
+                                    {
+                                        "job": f"seen/{n}/{member}",
+                                        "event": "done",
+                                        "ranks": n,
+                                        "executable": member,
+                                        "variant": vname,
+                                        "seen": member_seen,
+                                    },
+                                    sort_keys=True,
+                                ),
+                            )
                 if pattern:
                     hits = []
                     for log in sorted(logdir.glob(f"{name}-{n}ranks*.log")):
-                        hits += [l for l in log.read_text(errors="replace").splitlines() if re.search(pattern, l)]
+                        hits += [
+                            l
+                            for l in log.read_text(errors="replace").splitlines()
+                            if re.search(pattern, l)
+                        ]
                     done_event["fallback_lines"] = len(hits)
                     if hits:
-                        vrow["fallback_jobs"].append({"job": f"{name}@{n}", "lines": len(hits),
-                                                      "example": hits[0][:300]})
+                        vrow["fallback_jobs"].append(
+                            {
+                                "job": f"{name}@{n}",
+                                "lines": len(hits),
+                                "example": hits[0][:300],
+                            }
+                        )
                 append_line(progress_path, json.dumps(done_event, sort_keys=True))
                 c = summarize(new)
                 label = "" if vname == "default" else f"{vname} "
-                print(f"  [{label}{n} ranks] {name:28} {len(new):5d} checks  " +
-                      "  ".join(f"{v} {o}" for o, v in sorted(c.items())) + f"  {dt:6.1f} s", flush=True)
+                print(
+                    f"  [{label}{n} ranks] {name:28} {len(new):5d} checks  "
+                    + "  ".join(f"{v} {o}" for o, v in sorted(c.items()))
+                    + f"  {dt:6.1f} s",
+                    flush=True,
+                )
                 # The crossing check's coverage figure (conformance/crossing/), from its job log, and
                 # the space it crossed (the report's coverage matrix: invalid and unavailable pairs).
-                for log in [logdir / f"{name}-{n}ranks.log"] if name in ("ordo_check_crossing", SWEEP_EXECUTABLE) else []:
+                for log in (
+                    [logdir / f"{name}-{n}ranks.log"]
+                    if name in ("ordo_check_crossing", SWEEP_EXECUTABLE)
+                    else []
+                ):
                     if not log.is_file():
                         continue
                     for line in log.read_text(errors="replace").splitlines():
                         if line.startswith("ordo crossing: "):
                             print(f"      {line[len('ordo crossing: '):]}", flush=True)
-                        elif line.startswith("ordo crossing-space: ") and vname == "default":
+                        elif (
+                            line.startswith("ordo crossing-space: ")
+                            and vname == "default"
+                        ):
                             try:
-                                space = json.loads(line[len("ordo crossing-space: "):])
+                                space = json.loads(line[len("ordo crossing-space: ") :])
                             except ValueError:
                                 continue  # a line cut short by a dying job: the matrix shows no reasons
                             run.setdefault("crossing", {})[str(n)] = space
-            if n in plans:  # proof in every job: each log's node map is the one asked for
-                verified = verify_job_logs(logdir, n, plans[n]["groups"], adapter["name"], nodes, where)
-                run["node_maps"][str(n)]["jobs_verified"] = run["node_maps"][str(n)].get("jobs_verified", 0) + verified
+            if (
+                n in plans
+            ):  # proof in every job: each log's node map is the one asked for
+                verified = verify_job_logs(
+                    logdir, n, plans[n]["groups"], adapter["name"], nodes, where
+                )
+                run["node_maps"][str(n)]["jobs_verified"] = (
+                    run["node_maps"][str(n)].get("jobs_verified", 0) + verified
+                )
             recs = read_journal(journal, before)
             dt_n = time.time() - t_n
             vrow["seconds"] += dt_n
-            run["per_rank_count"].append({"variant": vname, "ranks": n, "seconds": round(dt_n, 2),
-                                          "lock_wait_s": round(launch_mod.LOCK_WAITED[0] - waited_n, 2),
-                                          "outcomes": summarize(recs), **rank_env})
+            run["per_rank_count"].append(
+                {
+                    "variant": vname,
+                    "ranks": n,
+                    "seconds": round(dt_n, 2),
+                    "lock_wait_s": round(launch_mod.LOCK_WAITED[0] - waited_n, 2),
+                    "outcomes": summarize(recs),
+                    **rank_env,
+                }
+            )
             write_json_atomic(out / "run.json", run)
     records = read_journal(journal)
-    run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    run["end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
+        timespec="seconds"
+    )
     run["summary"] = summarize(records)
     run["variant_outcomes"] = variant_outcomes(records, per_variant)
     write_json_atomic(out / "run.json", run)
     print(f"\n{'variant':40} {'ranks':>5} {'seconds':>8}  outcomes")
     for row in run["per_rank_count"]:
-        print(f"{row.get('variant', 'default'):40} {row['ranks']:>5} {row['seconds']:>8.1f}  " +
-              ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items())))
+        print(
+            f"{row.get('variant', 'default'):40} {row['ranks']:>5} {row['seconds']:>8.1f}  "
+            + ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items()))
+        )
     if len(chosen) > 1:
         print("\n" + format_variant_outcomes(run["variant_outcomes"]))
-    print(f"total: {len(records)} checks: " + ", ".join(f"{v} {o}" for o, v in sorted(run["summary"].items())))
+    print(
+        f"total: {len(records)} checks: "
+        + ", ".join(f"{v} {o}" for o, v in sorted(run["summary"].items()))
+    )
     table = coverage_table(records)
     (out / "coverage.txt").write_text(table)
     print("\n" + table)
-    return finish(out, journal, adapter["name"], run, keep_cache=getattr(args, "keep_cache", False))
+    return finish(
+        out,
+        journal,
+        adapter["name"],
+        run,
+        keep_cache=getattr(args, "keep_cache", False),
+    )
 
 
 def finish(out, journal, vendor, run, keep_cache=False):
@@ -467,7 +861,8 @@ def finish(out, journal, vendor, run, keep_cache=False):
     every byte kept), the cache/ folder deleted (only later launches of the same run read it; --keep-cache
     keeps it), its report, and its exit code, which follows the rule the headline states
     (reports/results.py findings): 1 when a check of any level, or of ordo's own code, failed, crashed or
-    timed out; from the journal's records, read as the report reads them, when no report could be written."""
+    timed out; from the journal's records, read as the report reads them, when no report could be written.
+    """
     journal = compress_journal(journal) or journal
     if not keep_cache:
         shutil.rmtree(out / "cache", ignore_errors=True)
@@ -496,7 +891,7 @@ def family_seen(logdir, name, n, families, records):
         for line in log.read_text(errors="replace").splitlines():
             if line.startswith(FAMILY_TESTS):
                 try:
-                    listed = json.loads(line[len(FAMILY_TESTS):])
+                    listed = json.loads(line[len(FAMILY_TESTS) :])
                 except ValueError:
                     continue  # cut short by a dying launch
                 for family, names in listed.items():
@@ -506,7 +901,9 @@ def family_seen(logdir, name, n, families, records):
     for r in records:
         family = tests.get(r.get("test"))
         if family in out and isinstance(r.get("case"), dict):
-            out[family].add((r["case"].get("routine"), r["case"].get("mode"), case_kind(r["case"])))
+            out[family].add(
+                (r["case"].get("routine"), r["case"].get("mode"), case_kind(r["case"]))
+            )
     return [(f, sorted(v)) for f, v in sorted(out.items())]
 
 
@@ -523,7 +920,9 @@ def fold_rank_env(row, job, reported):
         if str(rank) not in known:
             known[str(rank)] = env
         elif known[str(rank)] != env:
-            row.setdefault("rank_env_differs", []).append({"job": job, "rank": rank, "env": env})
+            row.setdefault("rank_env_differs", []).append(
+                {"job": job, "rank": rank, "env": env}
+            )
 
 
 def placement_fields(nodes, where, run, n):
@@ -538,26 +937,44 @@ def record_node_map(run, out, adapter, prefix, n, bdir, plan, nodes, where, sett
     """The node map the library shows at n ranks, into run.json; with --nodes
     it must be the one asked for (exit 3 otherwise, before any check ran)."""
     found, tail = placement_mod.probe(adapter, prefix, n, bdir)
-    row = {"node_map": found["node_map"] if found else None,
-           "processor_names": found.get("processor_names") if found else None}
+    row = {
+        "node_map": found["node_map"] if found else None,
+        "processor_names": found.get("processor_names") if found else None,
+    }
     if plan:
-        row.update({"asked": plan["groups"], "method": plan["method"]["name"], **settings})
+        row.update(
+            {"asked": plan["groups"], "method": plan["method"]["name"], **settings}
+        )
     run["node_maps"][str(n)] = row
     write_json_atomic(out / "run.json", run)
     shown_ranks = sorted(r for group in (row["node_map"] or []) for r in group)
     if found and shown_ranks != list(range(n)):
         # n processes that are not one MPI job of n (singletons of a launcher whose MPI plugin the library
         # does not speak, e.g. srun --mpi=pmix for MPICH): no check may run so, it would judge nothing.
-        raise OrdoError(f"at {n} ranks the launcher's job showed a world of {len(shown_ranks)} process"
-                        f"{'es' if len(shown_ranks) != 1 else ''} (node map {placement_mod.describe(found)}, "
-                        f"launcher {launcher_words(adapter, prefix)}): the launcher did not start one MPI job of "
-                        f"{n}; with srun, is the MPI plugin the library's (srun --mpi=list, --launcher srun-mpi)?",
-                        EXIT_INFRA)
+        raise OrdoError(
+            f"at {n} ranks the launcher's job showed a world of {len(shown_ranks)} process"
+            f"{'es' if len(shown_ranks) != 1 else ''} (node map {placement_mod.describe(found)}, "
+            f"launcher {launcher_words(adapter, prefix)}): the launcher did not start one MPI job of "
+            f"{n}; with srun, is the MPI plugin the library's (srun --mpi=list, --launcher srun-mpi)?",
+            EXIT_INFRA,
+        )
     if plan:
-        placement_mod.verify(found, plan["groups"], vendor=adapter["name"], nodes=nodes, placement=where, ranks=n,
-                             where="ordo_replay --ordo-node-map" + ("" if found else f"; its output: {tail}"))
+        placement_mod.verify(
+            found,
+            plan["groups"],
+            vendor=adapter["name"],
+            nodes=nodes,
+            placement=where,
+            ranks=n,
+            where="ordo_replay --ordo-node-map"
+            + ("" if found else f"; its output: {tail}"),
+        )
     shown = placement_mod.describe(found) if found else f"no node map ({tail})"
-    print(f"ordo: node map at {n} ranks: {shown}" + (f" ({plan['method']['name']})" if plan else ""), flush=True)
+    print(
+        f"ordo: node map at {n} ranks: {shown}"
+        + (f" ({plan['method']['name']})" if plan else ""),
+        flush=True,
+    )
 
 
 def launcher_words(adapter, prefix):
@@ -574,8 +991,15 @@ def verify_job_logs(logdir, n, expected, vendor, nodes, where):
         found = placement_mod.parse_node_map(log.read_text(errors="replace"))
         if found is None:
             continue  # a job that ended before MPI_Init returned: its records say so
-        placement_mod.verify(found, expected, vendor=vendor, nodes=nodes, placement=where, ranks=n,
-                             where=f"job log {log.name}")
+        placement_mod.verify(
+            found,
+            expected,
+            vendor=vendor,
+            nodes=nodes,
+            placement=where,
+            ranks=n,
+            where=f"job log {log.name}",
+        )
         count += 1
     return count
 
@@ -589,8 +1013,15 @@ def variant_outcomes(records, per_variant):
         o = r.get("outcome")
         row["outcomes"][o] = row["outcomes"].get(o, 0) + 1
         if o in BAD + ("waived",):
-            row["bad"].append({"id": r.get("id"), "outcome": o, "ranks": r.get("ranks"), "clause": r.get("clause"),
-                               "waiver": r.get("waiver")})
+            row["bad"].append(
+                {
+                    "id": r.get("id"),
+                    "outcome": o,
+                    "ranks": r.get("ranks"),
+                    "clause": r.get("clause"),
+                    "waiver": r.get("waiver"),
+                }
+            )
     for v, extra in per_variant.items():
         row = rows.setdefault(v, {"variant": v, "outcomes": {}, "bad": []})
         row.update({k: extra[k] for k in ("seconds", "fallback_jobs", "skipped_jobs")})
@@ -598,14 +1029,23 @@ def variant_outcomes(records, per_variant):
 
 
 def format_variant_outcomes(rows):
-    lines = [f"{'variant':44} {'checks':>7} {'pass':>7} {'waived':>6} {'fail':>5} {'crash':>5} {'timeout':>7}"
-             f"  fell back   failing checks"]
+    lines = [
+        f"{'variant':44} {'checks':>7} {'pass':>7} {'waived':>6} {'fail':>5} {'crash':>5} {'timeout':>7}"
+        f"  fell back   failing checks"
+    ]
     for row in rows:
         o = row["outcomes"]
-        failing = sorted({b["id"].split("#")[0] for b in row["bad"] if b["outcome"] != "waived"})
+        failing = sorted(
+            {b["id"].split("#")[0] for b in row["bad"] if b["outcome"] != "waived"}
+        )
         fb = sum(f["lines"] for f in row.get("fallback_jobs", []))
-        lines.append(f"{row['variant']:44} {sum(o.values()):>7} {o.get('pass', 0):>7} {o.get('waived', 0):>6} "
-                     f"{o.get('fail', 0):>5} {o.get('crash', 0):>5} {o.get('timeout', 0):>7}  "
-                     f"{(str(fb) + ' msgs') if fb else '-':10}  " +
-                     (", ".join(failing[:4]) + (f" (+{len(failing) - 4})" if len(failing) > 4 else "")))
+        lines.append(
+            f"{row['variant']:44} {sum(o.values()):>7} {o.get('pass', 0):>7} {o.get('waived', 0):>6} "
+            f"{o.get('fail', 0):>5} {o.get('crash', 0):>5} {o.get('timeout', 0):>7}  "
+            f"{(str(fb) + ' msgs') if fb else '-':10}  "
+            + (
+                ", ".join(failing[:4])
+                + (f" (+{len(failing) - 4})" if len(failing) > 4 else "")
+            )
+        )
     return "\n".join(lines)

@@ -27,7 +27,9 @@ LINTED = ("tools", "reports", "bench")
 SANITIZE_VENDOR = "reference-mpich"
 SANITIZE_RANKS = "2"
 SANITIZE_PROPERTY_BUDGET = "3"
-SANITIZER_REPORTS = re.compile(r"ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer")
+SANITIZER_REPORTS = re.compile(
+    r"ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer"
+)
 
 
 def sanitizer_reports(out):
@@ -45,13 +47,30 @@ def sanitize_step():
     clean (exit 0) and no log holds a sanitizer report."""
     adapter = load_adapter(SANITIZE_VENDOR)
     require_tools(adapter)
-    bdir, _ = build(adapter, reference_tests=False, sanitize=True, extras=False)  # checks only
+    bdir, _ = build(
+        adapter, reference_tests=False, sanitize=True, extras=False
+    )  # checks only
     out = bdir / "selftest-run"
     shutil.rmtree(out, ignore_errors=True)
     log = bdir / "ordo-selftest-run.log"
-    cmd = [sys.executable, str(ROOT / "tools" / "ordo_cli.py"), "run", "--vendor", SANITIZE_VENDOR, "--sanitize",
-           "--ranks", SANITIZE_RANKS, "--property-budget", SANITIZE_PROPERTY_BUDGET, "--out", str(out)]
-    print(f"ordo: sanitizer run against {SANITIZE_VENDOR} at ranks {SANITIZE_RANKS} (log: {log})", flush=True)
+    cmd = [
+        sys.executable,
+        str(ROOT / "tools" / "ordo_cli.py"),
+        "run",
+        "--vendor",
+        SANITIZE_VENDOR,
+        "--sanitize",
+        "--ranks",
+        SANITIZE_RANKS,
+        "--property-budget",
+        SANITIZE_PROPERTY_BUDGET,
+        "--out",
+        str(out),
+    ]
+    print(
+        f"ordo: sanitizer run against {SANITIZE_VENDOR} at ranks {SANITIZE_RANKS} (log: {log})",
+        flush=True,
+    )
     with open(log, "w") as f:
         rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
     hits = sanitizer_reports(out)
@@ -71,15 +90,27 @@ def sanitize_step():
     detect = [r for r in recs if r.get("outcome") in BAD and r.get("level") == "DETECT"]
     if not recs or bad:
         for r in bad[:10]:
-            print(f"  {r.get('outcome')}: {r.get('id')} at {r.get('ranks')} ranks: {(r.get('message') or '')[:200]}",
-                  flush=True)
-        print(f"  the run was not clean (exit {rc}): {len(bad)} checks went wrong outside DETECT "
-              f"(see {log})", flush=True)
+            print(
+                f"  {r.get('outcome')}: {r.get('id')} at {r.get('ranks')} ranks: {(r.get('message') or '')[:200]}",
+                flush=True,
+            )
+        print(
+            f"  the run was not clean (exit {rc}): {len(bad)} checks went wrong outside DETECT "
+            f"(see {log})",
+            flush=True,
+        )
         return 1
     if detect:
-        print(f"  {len(detect)} DETECT cases crashed or hung in the underlying MPI library (its findings, "
-              f"not ordo's): {', '.join(sorted({r.get('test', '?') for r in detect}))[:300]}", flush=True)
-    total = [l for l in log.read_text(errors="replace").splitlines() if l.startswith("total:")]
+        print(
+            f"  {len(detect)} DETECT cases crashed or hung in the underlying MPI library (its findings, "
+            f"not ordo's): {', '.join(sorted({r.get('test', '?') for r in detect}))[:300]}",
+            flush=True,
+        )
+    total = [
+        l
+        for l in log.read_text(errors="replace").splitlines()
+        if l.startswith("total:")
+    ]
     print("  clean: " + (total[-1] if total else "no sanitizer report"), flush=True)
     return 0
 
@@ -88,8 +119,12 @@ def python_files():
     """Every Python file git tracks under tools/, reports/ and bench/ (every
     one there, outside a git checkout)."""
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--"] + [f"{d}/*.py" for d in LINTED],
-                             capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-files", "--"] + [f"{d}/*.py" for d in LINTED],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         if out.returncode == 0 and out.stdout.strip():
             return [ROOT / line for line in out.stdout.splitlines()]
     except (OSError, subprocess.TimeoutExpired):
@@ -103,8 +138,10 @@ def cmd_test(args):
     if getattr(args, "sanitize_only", False):
         t0 = time.time()
         rc = sanitize_step()
-        print(f"\n{'suite':24} {'result':8} {'seconds':>8}\n{'sanitize ' + SANITIZE_VENDOR:24} "
-              f"{'pass' if rc == 0 else 'FAIL':8} {time.time() - t0:8.1f}")
+        print(
+            f"\n{'suite':24} {'result':8} {'seconds':>8}\n{'sanitize ' + SANITIZE_VENDOR:24} "
+            f"{'pass' if rc == 0 else 'FAIL':8} {time.time() - t0:8.1f}"
+        )
         return EXIT_OK if rc == 0 else EXIT_FAIL
     vendors = args.vendors.split(",") if args.vendors else ["mpich", "openmpi"]
     adapters = [load_adapter(v) for v in vendors]
@@ -114,30 +151,61 @@ def cmd_test(args):
         bdir, _ = build(a, reference_tests=(i == 0), extras=True)
         t0 = time.time()
         log = bdir / "ordo-ctest.log"
-        cmd = ["ctest", "--test-dir", str(bdir), "--output-on-failure", "-j", "2", "--timeout", "600"]
+        cmd = [
+            "ctest",
+            "--test-dir",
+            str(bdir),
+            "--output-on-failure",
+            "-j",
+            "2",
+            "--timeout",
+            "600",
+        ]
         print(f"ordo: ctest against {a['name']} (log: {log})", flush=True)
         with open(log, "w") as f:
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
         text = log.read_text(errors="replace")
-        summary = [l for l in text.splitlines() if "tests passed" in l or "tests failed" in l]
-        print("  " + (summary[-1] if summary else f"ctest exited with {rc}"), flush=True)
+        summary = [
+            l for l in text.splitlines() if "tests passed" in l or "tests failed" in l
+        ]
+        print(
+            "  " + (summary[-1] if summary else f"ctest exited with {rc}"), flush=True
+        )
         if rc != 0:
-            failed = [l for l in text.splitlines() if "***Failed" in l or "***Timeout" in l or "(Failed)" in l]
+            failed = [
+                l
+                for l in text.splitlines()
+                if "***Failed" in l or "***Timeout" in l or "(Failed)" in l
+            ]
             print("\n".join("  " + l for l in failed[:40]), flush=True)
         results.append((f"ctest {a['name']}", rc, time.time() - t0))
     t0 = time.time()  # ordo's own code under ASan and UBSan (sanitize_step)
     rc = sanitize_step()
     results.append((f"sanitize {SANITIZE_VENDOR}", rc, time.time() - t0))
-    t0 = time.time()  # the mutant vendor: every injected fault must be caught (tools/mutants.py)
+    t0 = (
+        time.time()
+    )  # the mutant vendor: every injected fault must be caught (tools/mutants.py)
     print("ordo: mutants", flush=True)
     rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])
     results.append(("mutants", rc, time.time() - t0))
-    t0 = time.time()  # Python lint: Debian's pyflakes3 (installed by install-deps.sh --with-test-tools)
+    t0 = (
+        time.time()
+    )  # Python lint: Debian's pyflakes3 (installed by install-deps.sh --with-test-tools)
     print("ordo: python lint (pyflakes3)", flush=True)
-    rc = subprocess.call(["pyflakes3"] + [str(p) for p in python_files()], cwd=str(ROOT))
+    rc = subprocess.call(
+        ["pyflakes3"] + [str(p) for p in python_files()], cwd=str(ROOT)
+    )
     results.append(("pyflakes3", rc, time.time() - t0))
     t0 = time.time()  # after the builds: the reliability tests run real jobs in them
-    py = [sys.executable, "-m", "pytest", "-q", "-rs", "--durations=15", str(ROOT / "tools" / "tests")]
+    py = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-rs",
+        "--durations=15",
+        str(ROOT / "tools" / "tests"),
+    ]
     print("ordo: python tests", flush=True)
     rc = subprocess.call(py, cwd=str(ROOT))
     results.append(("pytest tools/tests", rc, time.time() - t0))

@@ -12,15 +12,20 @@ def case_kind(case):
 
 
 def target_matches(t, routine, mode, kind):
-    return ((t.get("routine", "*") in ("*", routine)) and (t.get("comm", "any") in ("*", "any", kind)) and
-            (not t.get("modes") or "*" in t["modes"] or mode in t["modes"]))
+    return (
+        (t.get("routine", "*") in ("*", routine))
+        and (t.get("comm", "any") in ("*", "any", kind))
+        and (not t.get("modes") or "*" in t["modes"] or mode in t["modes"])
+    )
 
 
 def select_flag(variant):
     if not variant.get("targets"):
         return []
-    parts = [f"{t.get('routine', '*')}:{'+'.join(t.get('modes') or ['*'])}:{t.get('comm', 'any')}"
-             for t in variant["targets"]]
+    parts = [
+        f"{t.get('routine', '*')}:{'+'.join(t.get('modes') or ['*'])}:{t.get('comm', 'any')}"
+        for t in variant["targets"]
+    ]
     return ["--ordo-select=" + ";".join(parts)]
 
 
@@ -31,11 +36,26 @@ def survey_cases(prefix, adapter, n, exe, out, settings):
     survey did not finish (then the executable is run)."""
     path = out / "logs" / f"survey-{pathlib.Path(exe).name}-{n}ranks.txt"
     path.unlink(missing_ok=True)
-    cmd = job_command(adapter, prefix, n, exe, timeout=300,
-                      flags=ordo_flags(survey=path, vendor=adapter["name"], seed=settings["seed"],
-                                       adapter=adapter["_path"]) +
-                      ([f"--gtest_filter={settings['only']}"] if settings.get("only") else []))
-    rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+    cmd = job_command(
+        adapter,
+        prefix,
+        n,
+        exe,
+        timeout=300,
+        flags=ordo_flags(
+            survey=path,
+            vendor=adapter["name"],
+            seed=settings["seed"],
+            adapter=adapter["_path"],
+        )
+        + ([f"--gtest_filter={settings['only']}"] if settings.get("only") else []),
+    )
+    rc = subprocess.call(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=die_with_parent,
+    )
     if rc not in (0, 1):
         return None
     try:

@@ -41,14 +41,26 @@ import shutil
 import subprocess
 
 
-ROUTINES = ("reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan")
+ROUTINES = (
+    "reduce",
+    "allreduce",
+    "reduce_scatter",
+    "reduce_scatter_block",
+    "scan",
+    "exscan",
+)
 MODES = ("blocking", "nonblocking", "persistent")
 COMMS = ("intra", "inter", "any")
 NAME_RE = re.compile(r"^[a-z0-9._-]+$")
 
 
-DEFAULT = {"name": "default", "env": {}, "targets": None, "source": "the library's own selection",
-           "fallback": None}
+DEFAULT = {
+    "name": "default",
+    "env": {},
+    "targets": None,
+    "source": "the library's own selection",
+    "fallback": None,
+}
 
 
 class VariantError(ValueError):
@@ -59,9 +71,19 @@ class VariantError(ValueError):
 
 # The reduce family's algorithm variables, longest collective name first so that
 # REDUCE_SCATTER_BLOCK is not read as REDUCE_SCATTER.
-_MPICH_COLLS = ("REDUCE_SCATTER_BLOCK", "REDUCE_SCATTER", "ALLREDUCE", "REDUCE", "EXSCAN", "SCAN")
-_MPICH_ALGO_RE = re.compile(r"^\s*(MPIR_CVAR_(I?)(%s)_(INTRA|INTER)_ALGORITHM)\s*=([^\t]*)\t(.*)$"
-                            % "|".join(_MPICH_COLLS), re.S)
+_MPICH_COLLS = (
+    "REDUCE_SCATTER_BLOCK",
+    "REDUCE_SCATTER",
+    "ALLREDUCE",
+    "REDUCE",
+    "EXSCAN",
+    "SCAN",
+)
+_MPICH_ALGO_RE = re.compile(
+    r"^\s*(MPIR_CVAR_(I?)(%s)_(INTRA|INTER)_ALGORITHM)\s*=([^\t]*)\t(.*)$"
+    % "|".join(_MPICH_COLLS),
+    re.S,
+)
 # Values that are not an algorithm: the library's own choice. ("sched_auto" of
 # the nonblocking variables is not even a case of the generated switch in
 # MPICH 4.0.2: src/mpi/coll/mpir_coll.c comes from maint/gen_coll.py, whose
@@ -85,21 +107,33 @@ def _mpich_items(desc, known, vocabulary):
     for m in re.finditer(r"([A-Za-z0-9_]+)( +)- (?=\S)", desc):
         token = m.group(1)
         cands = []
-        if m.start() > 0 and desc[m.start() - 1] == "\n":  # a line of its own (MPICH 4.2): the name itself
+        if (
+            m.start() > 0 and desc[m.start() - 1] == "\n"
+        ):  # a line of its own (MPICH 4.2): the name itself
             cands.append(token)
         for prefix in _NB_PREFIXES:  # nonblocking algorithms are sched_* or tsp_*
             i = token.find(prefix)
             if i >= 0:
                 cands.append(token[i:])
         cands.sort(key=lambda c: -len(c))
-        for stem in sorted(known, key=lambda s: (-len(s), s)):  # names the sibling variable lists
+        for stem in sorted(
+            known, key=lambda s: (-len(s), s)
+        ):  # names the sibling variable lists
             if token.endswith(stem):
                 cands.append(stem)
-        for i in range(len(token) - 1, 0, -1):  # the longest known word in front of the name
-            if token[:i].lower() in vocabulary and re.match(r"[a-z][a-z0-9_]*$", token[i:]):
+        for i in range(
+            len(token) - 1, 0, -1
+        ):  # the longest known word in front of the name
+            if token[:i].lower() in vocabulary and re.match(
+                r"[a-z][a-z0-9_]*$", token[i:]
+            ):
                 cands.append(token[i:])
                 break
-        cands += [token[i:] for i in range(len(token) - 1) if re.match(r"[a-z][a-z0-9_]*$", token[i:])]
+        cands += [
+            token[i:]
+            for i in range(len(token) - 1)
+            if re.match(r"[a-z][a-z0-9_]*$", token[i:])
+        ]
         cands.append(token)
         seen = []
         for c in cands:
@@ -115,8 +149,13 @@ def _mpivars_entries(text):
     here with their line breaks)."""
     entries = []
     for line in text.splitlines():
-        if (entries and line.strip() and not line.startswith("\t") and not re.match(r"^\d+ MPI ", line)
-                and entries[-1].lstrip().startswith("MPIR_CVAR_")):
+        if (
+            entries
+            and line.strip()
+            and not line.startswith("\t")
+            and not re.match(r"^\d+ MPI ", line)
+            and entries[-1].lstrip().startswith("MPIR_CVAR_")
+        ):
             entries[-1] += "\n" + line
         else:
             entries.append(line)
@@ -131,7 +170,10 @@ def parse_mpivars(text):
         m = _MPICH_ALGO_RE.match(line)
         if m:
             rows.append((m.group(1), m.group(2), m.group(3), m.group(4), m.group(6)))
-    vocabulary = {w.lower() for w in re.findall(r"(?<![A-Za-z0-9_])[A-Za-z]{3,}(?![A-Za-z0-9_])", text)}
+    vocabulary = {
+        w.lower()
+        for w in re.findall(r"(?<![A-Za-z0-9_])[A-Za-z]{3,}(?![A-Za-z0-9_])", text)
+    }
     by_cvar = {r[0]: r for r in rows}
     out = []
     for cvar, nb, coll, kind, desc in rows:
@@ -146,11 +188,19 @@ def parse_mpivars(text):
 
 
 def _run_tool(cmd, environ, timeout=60):
-    exe = shutil.which(cmd[0], path=(environ or {}).get("PATH") or os.environ.get("PATH"))
+    exe = shutil.which(
+        cmd[0], path=(environ or {}).get("PATH") or os.environ.get("PATH")
+    )
     if exe is None:
         return None
     try:
-        p = subprocess.run([exe] + cmd[1:], capture_output=True, text=True, timeout=timeout, env=environ)
+        p = subprocess.run(
+            [exe] + cmd[1:],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=environ,
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise VariantError(f"{cmd[0]} did not answer ({e})")
     return p
@@ -162,7 +212,9 @@ def _check_mpich_values(parsed, command, environ):
     enum index), and rejects an unknown value at MPI_T initialisation
     ("Invalid <cvar> value (<v>)"). Rounds set one item of every variable."""
     chosen = {cvar: [c[0] if c else None for c in items] for cvar, items in parsed}
-    pending = {(cvar, i): list(items[i]) for cvar, items in parsed for i in range(len(items))}
+    pending = {
+        (cvar, i): list(items[i]) for cvar, items in parsed for i in range(len(items))
+    }
     for _ in range(200):
         todo = {}
         for (cvar, i), cands in sorted(pending.items()):
@@ -180,11 +232,15 @@ def _check_mpich_values(parsed, command, environ):
             i, val = todo[bad.group(1)]
             pending[(bad.group(1), i)].pop(0)
             if not pending[(bad.group(1), i)]:
-                raise VariantError(f"{command[0]}: no name of item {i} of {bad.group(1)} is accepted")
+                raise VariantError(
+                    f"{command[0]}: no name of item {i} of {bad.group(1)} is accepted"
+                )
             continue
         if p.returncode != 0 and not p.stdout:
-            raise VariantError(f"{command[0]} failed (exit code {p.returncode}): "
-                               f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}")
+            raise VariantError(
+                f"{command[0]} failed (exit code {p.returncode}): "
+                f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}"
+            )
         values = {}
         for line in p.stdout.splitlines():
             m = re.match(r"^\s*(MPIR_CVAR_\w+?)\s*=(-?\d+)\t", line)
@@ -197,7 +253,9 @@ def _check_mpich_values(parsed, command, environ):
             else:
                 pending[(cvar, i)].pop(0)
                 if not pending[(cvar, i)]:
-                    raise VariantError(f"{command[0]}: no name of item {i} of {cvar} gives index {i}")
+                    raise VariantError(
+                        f"{command[0]}: no name of item {i} of {cvar} gives index {i}"
+                    )
     return chosen
 
 
@@ -218,9 +276,15 @@ def mpich_variants(text, checked=None):
         for alg in names[cvar]:
             if alg in _MPICH_SKIP:
                 continue
-            out.append({"name": f"mpich.{nb.lower()}{routine}.{comm}.{alg}", "env": {cvar: alg},
-                        "targets": [{"routine": routine, "modes": modes, "comm": comm}],
-                        "source": f"mpivars: {cvar}", "fallback": None})
+            out.append(
+                {
+                    "name": f"mpich.{nb.lower()}{routine}.{comm}.{alg}",
+                    "env": {cvar: alg},
+                    "targets": [{"routine": routine, "modes": modes, "comm": comm}],
+                    "source": f"mpivars: {cvar}",
+                    "fallback": None,
+                }
+            )
     return out
 
 
@@ -238,9 +302,13 @@ def parse_ompi_info(text):
     """{param: {"enum": {number: name}, "help": str}} from `ompi_info --parsable`."""
     params = {}
     for line in text.splitlines():
-        m = re.match(r"^mca:coll:(\w+):param:(\w+):enumerator:value:(-?\d+):(.*)$", line)
+        m = re.match(
+            r"^mca:coll:(\w+):param:(\w+):enumerator:value:(-?\d+):(.*)$", line
+        )
         if m:
-            params.setdefault(m.group(2), {"enum": {}, "help": ""})["enum"][int(m.group(3))] = m.group(4).strip()
+            params.setdefault(m.group(2), {"enum": {}, "help": ""})["enum"][
+                int(m.group(3))
+            ] = m.group(4).strip()
             continue
         m = re.match(r"^mca:coll:(\w+):param:(\w+):help:(.*)$", line)
         if m:
@@ -260,32 +328,64 @@ def openmpi_variants(text):
         for num, label in sorted((p or {}).get("enum", {}).items()):
             if num > 0:
                 var = f"coll_tuned_{routine}_algorithm"
-                out.append({"name": f"openmpi.tuned.{routine}.{_slug(label)}",
-                            "env": dict(OPENMPI_TUNED_ENV, **{f"OMPI_MCA_{var}": str(num)}),
-                            "targets": [{"routine": routine, "modes": ["blocking"], "comm": "intra"}],
-                            "source": f"ompi_info: {var} {num} ({label})", "fallback": None})
+                out.append(
+                    {
+                        "name": f"openmpi.tuned.{routine}.{_slug(label)}",
+                        "env": dict(OPENMPI_TUNED_ENV, **{f"OMPI_MCA_{var}": str(num)}),
+                        "targets": [
+                            {"routine": routine, "modes": ["blocking"], "comm": "intra"}
+                        ],
+                        "source": f"ompi_info: {var} {num} ({label})",
+                        "fallback": None,
+                    }
+                )
     for routine in ROUTINES:
         var = f"coll_libnbc_i{routine}_algorithm"
         for num, label in sorted((params.get(var) or {}).get("enum", {}).items()):
             if num > 0:
                 # ompi/mca/coll/libnbc/nbc_i<coll>.c: the same init function
                 # builds the nonblocking and the persistent schedule
-                out.append({"name": f"openmpi.libnbc.i{routine}.{_slug(label)}",
-                            "env": {f"OMPI_MCA_{var}": str(num)},
-                            "targets": [{"routine": routine, "modes": ["nonblocking", "persistent"],
-                                         "comm": "intra"}],
-                            "source": f"ompi_info: {var} {num} ({label})", "fallback": None})
+                out.append(
+                    {
+                        "name": f"openmpi.libnbc.i{routine}.{_slug(label)}",
+                        "env": {f"OMPI_MCA_{var}": str(num)},
+                        "targets": [
+                            {
+                                "routine": routine,
+                                "modes": ["nonblocking", "persistent"],
+                                "comm": "intra",
+                            }
+                        ],
+                        "source": f"ompi_info: {var} {num} ({label})",
+                        "fallback": None,
+                    }
+                )
     adapt = params.get("coll_adapt_reduce_algorithm")
     if adapt:
-        listed = adapt["enum"] or {int(n): lab for n, lab in re.findall(r"(\d+)\s*:\s*([A-Za-z][\w-]*)", adapt["help"])}
+        listed = adapt["enum"] or {
+            int(n): lab
+            for n, lab in re.findall(r"(\d+)\s*:\s*([A-Za-z][\w-]*)", adapt["help"])
+        }
         for num, label in sorted(listed.items()):
             if num > 0:
-                out.append({"name": f"openmpi.adapt.reduce.{_slug(label)}",
-                            "env": dict(OPENMPI_ADAPT_ENV, OMPI_MCA_coll_adapt_reduce_algorithm=str(num)),
-                            "targets": [{"routine": "reduce", "modes": ["blocking", "nonblocking"],
-                                         "comm": "intra"}],
-                            "source": f"ompi_info: coll_adapt_reduce_algorithm {num} ({label})",
-                            "fallback": None})
+                out.append(
+                    {
+                        "name": f"openmpi.adapt.reduce.{_slug(label)}",
+                        "env": dict(
+                            OPENMPI_ADAPT_ENV,
+                            OMPI_MCA_coll_adapt_reduce_algorithm=str(num),
+                        ),
+                        "targets": [
+                            {
+                                "routine": "reduce",
+                                "modes": ["blocking", "nonblocking"],
+                                "comm": "intra",
+                            }
+                        ],
+                        "source": f"ompi_info: coll_adapt_reduce_algorithm {num} ({label})",
+                        "fallback": None,
+                    }
+                )
     out += _han_variants(params)
     return out
 
@@ -297,8 +397,10 @@ def openmpi_variants(text):
 OPENMPI_HAN_ENV = {"OMPI_MCA_coll_han_priority": "100"}
 # On one node han declines the communicator and says so at this verbosity
 # (coll_han_module.c): the run then counts the variant as "fell back".
-OPENMPI_HAN_FALLBACK = {"env": {"OMPI_MCA_coll_base_verbose": "10"},
-                        "pattern": r"coll:han:comm_query \([^)]*\): comm has only local processes; disqualifying myself"}
+OPENMPI_HAN_FALLBACK = {
+    "env": {"OMPI_MCA_coll_base_verbose": "10"},
+    "pattern": r"coll:han:comm_query \([^)]*\): comm has only local processes; disqualifying myself",
+}
 
 
 def _han_variants(params):
@@ -313,19 +415,34 @@ def _han_variants(params):
             p = params.get(var)
             if not p:
                 continue
-            listed = p["enum"] or {int(n): lab for n, lab in re.findall(r"(\d+)\s+([A-Za-z][\w-]*)", p["help"])}
+            listed = p["enum"] or {
+                int(n): lab
+                for n, lab in re.findall(r"(\d+)\s+([A-Za-z][\w-]*)", p["help"])
+            }
             for num, label in sorted(listed.items()):
                 if num > 0:
-                    out.append({"name": f"openmpi.han.{routine}.{level}.{_slug(label)}",
-                                "env": dict(OPENMPI_HAN_ENV, **{f"OMPI_MCA_{var}": str(num)}),
-                                "targets": target, "source": f"ompi_info: {var} {num} ({label})",
-                                "fallback": dict(OPENMPI_HAN_FALLBACK)})
+                    out.append(
+                        {
+                            "name": f"openmpi.han.{routine}.{level}.{_slug(label)}",
+                            "env": dict(
+                                OPENMPI_HAN_ENV, **{f"OMPI_MCA_{var}": str(num)}
+                            ),
+                            "targets": target,
+                            "source": f"ompi_info: {var} {num} ({label})",
+                            "fallback": dict(OPENMPI_HAN_FALLBACK),
+                        }
+                    )
         var = f"coll_han_use_simple_{routine}"
         if var in params:
-            out.append({"name": f"openmpi.han.{routine}.simple",
-                        "env": dict(OPENMPI_HAN_ENV, **{f"OMPI_MCA_{var}": "1"}),
-                        "targets": target, "source": f"ompi_info: {var} (true)",
-                        "fallback": dict(OPENMPI_HAN_FALLBACK)})
+            out.append(
+                {
+                    "name": f"openmpi.han.{routine}.simple",
+                    "env": dict(OPENMPI_HAN_ENV, **{f"OMPI_MCA_{var}": "1"}),
+                    "targets": target,
+                    "source": f"ompi_info: {var} (true)",
+                    "fallback": dict(OPENMPI_HAN_FALLBACK),
+                }
+            )
     return out
 
 
@@ -346,13 +463,19 @@ def _check_targets(targets, where):
     out = []
     for t in targets:
         if not isinstance(t, dict) or t.get("routine") not in ROUTINES:
-            raise VariantError(f"{where}: a target's routine must be one of {', '.join(ROUTINES)}")
+            raise VariantError(
+                f"{where}: a target's routine must be one of {', '.join(ROUTINES)}"
+            )
         modes = t.get("modes") or list(MODES)
         if any(m not in MODES for m in modes):
-            raise VariantError(f"{where}: a target's modes must be among {', '.join(MODES)}")
+            raise VariantError(
+                f"{where}: a target's modes must be among {', '.join(MODES)}"
+            )
         comm = t.get("comm", "any")
         if comm not in COMMS:
-            raise VariantError(f"{where}: a target's comm must be one of {', '.join(COMMS)}")
+            raise VariantError(
+                f"{where}: a target's comm must be one of {', '.join(COMMS)}"
+            )
         out.append({"routine": t["routine"], "modes": list(modes), "comm": comm})
     return out
 
@@ -360,7 +483,9 @@ def _check_targets(targets, where):
 def _section(adapter):
     section = adapter.get("algorithm_variants") or {}
     if not isinstance(section, dict):
-        raise VariantError(f"adapter {adapter.get('name', '?')}: 'algorithm_variants' must be an object")
+        raise VariantError(
+            f"adapter {adapter.get('name', '?')}: 'algorithm_variants' must be an object"
+        )
     return section
 
 
@@ -368,7 +493,9 @@ def _fallback(value, where):
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise VariantError(f"{where}: 'fallback' must be an object with 'env' and 'pattern', or null")
+        raise VariantError(
+            f"{where}: 'fallback' must be an object with 'env' and 'pattern', or null"
+        )
     pattern = value.get("pattern")
     if pattern is None:
         return None  # the library cannot tell: nothing to look for
@@ -376,7 +503,10 @@ def _fallback(value, where):
         re.compile(pattern)
     except re.error as e:
         raise VariantError(f"{where}: fallback pattern is not a regex ({e})")
-    return {"env": {str(k): str(v) for k, v in (value.get("env") or {}).items()}, "pattern": pattern}
+    return {
+        "env": {str(k): str(v) for k, v in (value.get("env") or {}).items()},
+        "pattern": pattern,
+    }
 
 
 def discover(adapter, environ=None):
@@ -390,23 +520,33 @@ def discover(adapter, environ=None):
     found = []
     if kind:
         if kind not in DISCOVERERS:
-            raise VariantError(f"adapter {vendor}: unknown algorithm_variants.discover '{kind}' "
-                               f"(known: {', '.join(sorted(DISCOVERERS))})")
+            raise VariantError(
+                f"adapter {vendor}: unknown algorithm_variants.discover '{kind}' "
+                f"(known: {', '.join(sorted(DISCOVERERS))})"
+            )
         command = list(section.get("discover_command") or DISCOVERERS[kind])
         p = _run_tool(command, environ)
         if p is None:
-            raise VariantError(f"{command[0]} not found: cannot list the algorithms of {vendor} "
-                               f"(install {' '.join(adapter.get('packages', [])) or 'the library'})")
+            raise VariantError(
+                f"{command[0]} not found: cannot list the algorithms of {vendor} "
+                f"(install {' '.join(adapter.get('packages', [])) or 'the library'})"
+            )
         text = p.stdout
         if kind == "mpich-mpivars":
             if p.returncode != 0 or "MPI Control Variables" not in text:
-                raise VariantError(f"{command[0]} failed (exit code {p.returncode}): "
-                                   f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}")
-            found = mpich_variants(text, _check_mpich_values(parse_mpivars(text), command, environ))
+                raise VariantError(
+                    f"{command[0]} failed (exit code {p.returncode}): "
+                    f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}"
+                )
+            found = mpich_variants(
+                text, _check_mpich_values(parse_mpivars(text), command, environ)
+            )
         else:
             if p.returncode != 0 or "mca:coll:" not in text:
-                raise VariantError(f"{command[0]} failed (exit code {p.returncode}): "
-                                   f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}")
+                raise VariantError(
+                    f"{command[0]} failed (exit code {p.returncode}): "
+                    f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}"
+                )
             found = openmpi_variants(text)
     return finish(adapter, found)
 
@@ -425,7 +565,9 @@ def finish(adapter, found):
             raise VariantError(f"{where}: a variant needs a 'name'")
         name = entry["name"]
         if not NAME_RE.match(name) or name == "default":
-            raise VariantError(f"{where}: a name is made of a-z 0-9 . _ - and is not 'default'")
+            raise VariantError(
+                f"{where}: a name is made of a-z 0-9 . _ - and is not 'default'"
+            )
         if name in names:
             raise VariantError(f"{where}: the name is used twice")
         names.add(name)
@@ -434,9 +576,20 @@ def finish(adapter, found):
         env = dict(common)
         env.update({str(k): str(v) for k, v in (entry.get("env") or {}).items()})
         # the entry's own fallback ({"pattern": null}: the library cannot tell), else the section's
-        fallback = _fallback(entry["fallback"], where) if entry.get("fallback") is not None else default_fallback
-        out.append({"name": name, "env": env, "targets": _check_targets(entry.get("targets"), where),
-                    "source": str(entry.get("source") or f"adapter {vendor}: static"), "fallback": fallback})
+        fallback = (
+            _fallback(entry["fallback"], where)
+            if entry.get("fallback") is not None
+            else default_fallback
+        )
+        out.append(
+            {
+                "name": name,
+                "env": env,
+                "targets": _check_targets(entry.get("targets"), where),
+                "source": str(entry.get("source") or f"adapter {vendor}: static"),
+                "fallback": fallback,
+            }
+        )
     return out
 
 
@@ -447,7 +600,12 @@ def launch_settings(adapter, variant, user_env):
     if variant["name"] == "default":
         return dict(user_env)
     common = (adapter.get("algorithm_variants") or {}).get("common_env", {})
-    return {**common, **((variant.get("fallback") or {}).get("env") or {}), **variant["env"], **user_env}
+    return {
+        **common,
+        **((variant.get("fallback") or {}).get("env") or {}),
+        **variant["env"],
+        **user_env,
+    }
 
 
 def select(adapter, spec, discovered):
@@ -472,12 +630,16 @@ def select(adapter, spec, discovered):
         else:
             matches = [by_name[word]] if word in by_name else []
         if not matches:
-            raise VariantError(f"unknown variant '{word}' for {vendor}: "
-                               f"`./ordo list variants --vendor {vendor}` lists them")
+            raise VariantError(
+                f"unknown variant '{word}' for {vendor}: "
+                f"`./ordo list variants --vendor {vendor}` lists them"
+            )
         for v in matches:
             if v["name"] not in taken:
                 taken.add(v["name"])
                 chosen.append(v)
     if not chosen:
-        raise VariantError(f"--variants '{spec}' names no variant: `./ordo list variants --vendor {vendor}` lists them")
+        raise VariantError(
+            f"--variants '{spec}' names no variant: `./ordo list variants --vendor {vendor}` lists them"
+        )
     return chosen

@@ -38,8 +38,12 @@ class JobWaivers:
         if not self.waivers:
             return record
         needs_version = any(w.get("library_versions") for w in self.waivers)
-        return matcher.apply(record, self.waivers, today=datetime.date.today().isoformat(),
-                             library_version=self.library_version if needs_version else "")
+        return matcher.apply(
+            record,
+            self.waivers,
+            today=datetime.date.today().isoformat(),
+            library_version=self.library_version if needs_version else "",
+        )
 
 
 def library_release(version_string):

@@ -14,7 +14,9 @@ import shlex
 import jsonschema
 import pytest
 
-yaml = pytest.importorskip("yaml", reason="python3-yaml is missing (tools/install-deps.sh --with-test-tools)")
+yaml = pytest.importorskip(
+    "yaml", reason="python3-yaml is missing (tools/install-deps.sh --with-test-tools)"
+)
 
 import ordo_cli  # noqa: E402  (tools/ on sys.path: conftest.py)
 from runner.arguments import parse_env, parse_ranks  # noqa: E402
@@ -24,23 +26,36 @@ GITHUB = ROOT / ".github" / "workflows" / "ordo-conformance.yml"
 GITLAB = ROOT / "ci" / "gitlab" / "ordo-conformance.yml"
 SCHEMAS = ROOT / "ci" / "schema"
 # What a required input without a default stands for when a command line is checked.
-SAMPLES = {"vendor-adapter": "ci/adapter.json", "vendor_adapter": "ci/adapter.json",
-           "mpi-repository": "https://example.org/mpi.git", "mpi_repository": "https://example.org/mpi.git",
-           "mpi-ref": "main", "mpi_ref": "main", "ordo-repository": "site/ordo", "ordo_repository": "site/ordo"}
+SAMPLES = {
+    "vendor-adapter": "ci/adapter.json",
+    "vendor_adapter": "ci/adapter.json",
+    "mpi-repository": "https://example.org/mpi.git",
+    "mpi_repository": "https://example.org/mpi.git",
+    "mpi-ref": "main",
+    "mpi_ref": "main",
+    "ordo-repository": "site/ordo",
+    "ordo_repository": "site/ordo",
+}
 
 
 def validator(name, part=None):
     schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
     if part:
-        schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{part}"}
+        schema = {
+            "$schema": schema["$schema"],
+            "$defs": schema["$defs"],
+            "$ref": f"#/$defs/{part}",
+        }
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema)
 
 
 def errors_of(v, document):
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in
-            sorted(v.iter_errors(document), key=lambda e: list(e.absolute_path))]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+        for e in sorted(v.iter_errors(document), key=lambda e: list(e.absolute_path))
+    ]
 
 
 def github_workflow(text=None):
@@ -60,7 +75,10 @@ def substitute(text, variables):
     def value(match):
         name = match.group(1) or match.group(2)
         return variables.get(name, f"/sample/{name.lower()}")
-    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", value, text)
+
+    return re.sub(
+        r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", value, text
+    )
 
 
 def script_commands(script, variables):
@@ -109,8 +127,13 @@ def github_variables(doc):
     for job in doc["jobs"].values():
         for name, value in (job.get("env") or {}).items():
             m = re.fullmatch(r"\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}", str(value))
-            out[name] = (str(inputs[m.group(1)].get("default", SAMPLES.get(m.group(1), "sample")))
-                         if m else str(value))
+            out[name] = (
+                str(
+                    inputs[m.group(1)].get("default", SAMPLES.get(m.group(1), "sample"))
+                )
+                if m
+                else str(value)
+            )
     return out
 
 
@@ -120,8 +143,15 @@ def gitlab_variables(header, config):
     for job in (v for k, v in config.items() if isinstance(v, dict) and "script" in v):
         for name, value in (job.get("variables") or {}).items():
             m = re.fullmatch(r"\$\[\[\s*inputs\.([A-Za-z0-9_-]+)\s*\]\]", str(value))
-            out[name] = (str((inputs[m.group(1)] or {}).get("default", SAMPLES.get(m.group(1), "sample")))
-                         if m else str(value))
+            out[name] = (
+                str(
+                    (inputs[m.group(1)] or {}).get(
+                        "default", SAMPLES.get(m.group(1), "sample")
+                    )
+                )
+                if m
+                else str(value)
+            )
     return out
 
 
@@ -134,12 +164,18 @@ def gitlab_scripts(config):
 
 def like_with_like(gate):
     """The gate of a template accepts (by default) only the change of library it is for: the library at the
-    ref against the baseline of an earlier build; the baseline's rank counts and variants must be the run's."""
-    assert gate.accept_library_change and not gate.accept_ranks_change and not gate.accept_variants_change
+    ref against the baseline of an earlier build; the baseline's rank counts and variants must be the run's.
+    """
+    assert (
+        gate.accept_library_change
+        and not gate.accept_ranks_change
+        and not gate.accept_variants_change
+    )
     assert gate.accept_waiver == []
 
 
 # ---- GitHub Actions -------------------------------------------------------------
+
 
 def test_the_github_workflow_follows_the_workflow_syntax():
     assert errors_of(validator("github-workflow"), github_workflow()) == []
@@ -148,13 +184,19 @@ def test_the_github_workflow_follows_the_workflow_syntax():
 def test_the_github_workflow_is_reusable_with_the_inputs_a_vendor_gives():
     doc = github_workflow()
     inputs = github_inputs(doc)
-    for name in ("mpi-repository", "mpi-ref", "configure-flags", "vendor-adapter", "baseline"):
+    for name in (
+        "mpi-repository",
+        "mpi-ref",
+        "configure-flags",
+        "vendor-adapter",
+        "baseline",
+    ):
         assert name in inputs, name
     assert inputs["mpi-repository"]["required"] and inputs["vendor-adapter"]["required"]
     assert inputs["baseline"].get("default") == ""  # no baseline: no gate
     # every input used anywhere is declared, and every declared one is used
     used = set(re.findall(r"\binputs\.([A-Za-z0-9_-]+)", GITHUB.read_text()))
-    assert used == set(inputs), (used ^ set(inputs))
+    assert used == set(inputs), used ^ set(inputs)
 
 
 def test_the_github_workflow_builds_runs_gates_and_publishes():
@@ -168,14 +210,23 @@ def test_the_github_workflow_builds_runs_gates_and_publishes():
     run, gate = commands[0], commands[1]
     assert run.vendor and run.out and gate.baseline and gate.new == run.out
     like_with_like(gate)
-    uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
-    assert uploads and uploads[0]["if"] == "${{ always() }}" and uploads[0]["with"]["path"] == "ordo-out/run"
+    uploads = [
+        s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")
+    ]
+    assert (
+        uploads
+        and uploads[0]["if"] == "${{ always() }}"
+        and uploads[0]["with"]["path"] == "ordo-out/run"
+    )
 
 
 def test_every_ordo_line_of_the_github_workflow_is_accepted_by_ordos_parser():
     doc = github_workflow()
-    lines = [w for s in doc["jobs"]["conformance"]["steps"] for w in script_commands(s.get("run", ""),
-                                                                                      github_variables(doc))]
+    lines = [
+        w
+        for s in doc["jobs"]["conformance"]["steps"]
+        for w in script_commands(s.get("run", ""), github_variables(doc))
+    ]
     assert len(lines) == 3
     for words in lines:
         accepted(words)
@@ -197,6 +248,7 @@ def test_the_checks_fail_on_a_broken_workflow():
 
 # ---- GitLab CI -------------------------------------------------------------------
 
+
 def test_the_gitlab_template_follows_the_ci_syntax():
     header, config = gitlab_template()
     assert errors_of(validator("gitlab-ci", "header"), header) == []
@@ -206,11 +258,17 @@ def test_the_gitlab_template_follows_the_ci_syntax():
 def test_the_gitlab_template_takes_the_inputs_a_vendor_gives_and_uses_only_those():
     header, _ = gitlab_template()
     inputs = header["spec"]["inputs"]
-    for name in ("mpi_repository", "mpi_ref", "configure_flags", "vendor_adapter", "baseline"):
+    for name in (
+        "mpi_repository",
+        "mpi_ref",
+        "configure_flags",
+        "vendor_adapter",
+        "baseline",
+    ):
         assert name in inputs, name
     body = GITLAB.read_text().split("\n---\n", 1)[1]
     used = set(re.findall(r"\$\[\[\s*inputs\.([A-Za-z0-9_-]+)\s*\]\]", body))
-    assert used == set(inputs), (used ^ set(inputs))
+    assert used == set(inputs), used ^ set(inputs)
 
 
 def test_the_gitlab_template_builds_runs_gates_and_publishes():
@@ -218,7 +276,9 @@ def test_the_gitlab_template_builds_runs_gates_and_publishes():
     job = config["ordo-conformance"]
     scripts = list(gitlab_scripts(config))
     assert any("./configure" in s and "make install" in s for s in scripts)
-    lines = [w for s in scripts for w in script_commands(s, gitlab_variables(header, config))]
+    lines = [
+        w for s in scripts for w in script_commands(s, gitlab_variables(header, config))
+    ]
     commands = [accepted(w) for w in lines]
     assert [a.command for a in commands] == ["run", "gate", "report"]
     assert commands[0].vendor and commands[1].new == commands[0].out
@@ -232,13 +292,16 @@ def test_the_gitlab_checks_fail_on_a_broken_template():
     header, config = gitlab_template()
     broken = json.loads(json.dumps(config))
     broken["ordo-conformance"]["artifact"] = broken["ordo-conformance"].pop("artifacts")
-    assert any("artifact" in e for e in errors_of(validator("gitlab-ci", "config"), broken))
+    assert any(
+        "artifact" in e for e in errors_of(validator("gitlab-ci", "config"), broken)
+    )
     broken = json.loads(json.dumps(header))
     broken["spec"]["inputs"]["ranks"]["defualt"] = "1-4"
     assert errors_of(validator("gitlab-ci", "header"), broken)
 
 
 # ---- known crashes and hangs: the nightly run runs them (issue #38) ----------------
+
 
 def _stub_ordo(folder):
     """An `ordo` that prints the words it was called with (the scripts' ./ordo)."""
@@ -251,9 +314,20 @@ def _stub_ordo(folder):
 def _run_step(script, cwd, env):
     import os
     import subprocess
-    p = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60,
-                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env})
-    words = [line.split()[1:] for line in p.stdout.splitlines() if line.startswith("ORDO run ")]
+
+    p = subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env},
+    )
+    words = [
+        line.split()[1:]
+        for line in p.stdout.splitlines()
+        if line.startswith("ORDO run ")
+    ]
     return p.returncode, words, p.stdout + p.stderr
 
 
@@ -261,8 +335,14 @@ def _github_run_step(tmp_path, event, every, number):
     doc = github_workflow()
     step = next(s for s in doc["jobs"]["conformance"]["steps"] if s.get("id") == "run")
     _stub_ordo(tmp_path / "ordo")
-    env = {**github_variables(doc), "GITHUB_WORKSPACE": str(tmp_path), "GITHUB_OUTPUT": str(tmp_path / "output"),
-           "GITHUB_EVENT_NAME": event, "GITHUB_RUN_NUMBER": str(number), "KNOWN_FATAL_EVERY": every}
+    env = {
+        **github_variables(doc),
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_RUN_NUMBER": str(number),
+        "KNOWN_FATAL_EVERY": every,
+    }
     return _run_step(step["run"], tmp_path / "ordo", env)
 
 
@@ -270,21 +350,33 @@ def _gitlab_run_step(tmp_path, source, every, number):
     header, config = gitlab_template()
     script = next(s for s in gitlab_scripts(config) if "./ordo run" in s)
     _stub_ordo(tmp_path / ".ordo")
-    env = {**gitlab_variables(header, config), "CI_PROJECT_DIR": str(tmp_path), "CI_PIPELINE_SOURCE": source,
-           "CI_PIPELINE_IID": str(number), "KNOWN_FATAL_EVERY": every}
+    env = {
+        **gitlab_variables(header, config),
+        "CI_PROJECT_DIR": str(tmp_path),
+        "CI_PIPELINE_SOURCE": source,
+        "CI_PIPELINE_IID": str(number),
+        "KNOWN_FATAL_EVERY": every,
+    }
     return _run_step(script, tmp_path, env)
 
 
-@pytest.mark.parametrize("step, scheduled", [(_github_run_step, "schedule"), (_gitlab_run_step, "schedule")])
-def test_a_scheduled_run_runs_the_known_crashes_and_hangs_and_one_run_in_n_does_too(tmp_path, step, scheduled):
+@pytest.mark.parametrize(
+    "step, scheduled", [(_github_run_step, "schedule"), (_gitlab_run_step, "schedule")]
+)
+def test_a_scheduled_run_runs_the_known_crashes_and_hangs_and_one_run_in_n_does_too(
+    tmp_path, step, scheduled
+):
     """The templates' run step, executed by bash with a stub ./ordo: a scheduled (nightly) run gives
     --run-known-fatal, so that a waiver whose bug was fixed turns stale; a run on a push does not, unless
-    the input known-fatal-every N > 0 and the run's number is a multiple of N; a bad N is one line, exit 2."""
+    the input known-fatal-every N > 0 and the run's number is a multiple of N; a bad N is one line, exit 2.
+    """
+
     def flag_in(*args):
         rc, words, out = step(tmp_path, *args)
         assert rc == 0 and len(words) == 1, out
         accepted(["./ordo"] + words[0])  # the command line as run is one ordo accepts
         return "--run-known-fatal" in words[0]
+
     assert flag_in(scheduled, "0", 5)
     assert not flag_in("push", "0", 5)
     assert flag_in("push", "7", 14) and not flag_in("push", "7", 15)

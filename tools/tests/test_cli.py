@@ -12,7 +12,9 @@ ORDO = str(ROOT / "ordo")
 def run(*args, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.run([ORDO, *args], capture_output=True, text=True, env=e, timeout=120)
+    return subprocess.run(
+        [ORDO, *args], capture_output=True, text=True, env=e, timeout=120
+    )
 
 
 def one_line_error(p, code=2):
@@ -25,7 +27,9 @@ def one_line_error(p, code=2):
 
 def test_unknown_vendor_names_the_known_ones():
     line = one_line_error(run("run", "--vendor", "nosuchmpi"))
-    assert "unknown vendor 'nosuchmpi'" in line and "mpich" in line and "openmpi" in line
+    assert (
+        "unknown vendor 'nosuchmpi'" in line and "mpich" in line and "openmpi" in line
+    )
 
 
 def test_malformed_ranks_are_refused():
@@ -47,7 +51,11 @@ def test_a_crossing_depth_other_than_2_or_3_is_refused():
 
 def test_huge_takes_no_value_and_a_bad_argument_is_one_line():
     line = one_line_error(run("run", "--huge=yes"))
-    assert "--huge" in line and "ignored explicit argument 'yes'" in line and "ordo run --help" in line
+    assert (
+        "--huge" in line
+        and "ignored explicit argument 'yes'" in line
+        and "ordo run --help" in line
+    )
     line = one_line_error(run("run", "--depth", "x"))
     assert "--depth" in line and "invalid int value" in line
 
@@ -60,8 +68,12 @@ def test_missing_mpi_library_says_what_to_install(tmp_path):
     adapter["packages"] = ["ghost-mpi-dev"]
     path = tmp_path / "adapter.json"
     path.write_text(json.dumps(adapter))
-    line = one_line_error(run("run", "--vendor", str(path), "--out", str(tmp_path / "out")))
-    assert "mpicc.ghost not found" in line and "apt-get install -y ghost-mpi-dev" in line
+    line = one_line_error(
+        run("run", "--vendor", str(path), "--out", str(tmp_path / "out"))
+    )
+    assert (
+        "mpicc.ghost not found" in line and "apt-get install -y ghost-mpi-dev" in line
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -94,8 +106,16 @@ def test_missing_packages_without_root_print_the_command(tmp_path):
     # ORDO_NO_INSTALL=1 with a package list that cannot be satisfied: the
     # installer must name the apt-get command and exit 2.
     script = ROOT / "tools" / "install-deps.sh"
-    p = subprocess.run(["bash", "-c", f"sed 's/^  cmake /  ordo-no-such-package cmake /' {script} > {tmp_path}/d.sh && "
-                        f"ORDO_NO_INSTALL=1 bash {tmp_path}/d.sh"], capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"sed 's/^  cmake /  ordo-no-such-package cmake /' {script} > {tmp_path}/d.sh && "
+            f"ORDO_NO_INSTALL=1 bash {tmp_path}/d.sh",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 2
     assert "ordo-no-such-package" in p.stderr and "apt-get install -y" in p.stderr
 
@@ -103,15 +123,39 @@ def test_missing_packages_without_root_print_the_command(tmp_path):
 def test_a_waiver_that_names_a_variant_applies_to_that_variant_only(tmp_path):
     sys.path.insert(0, str(ROOT / "tools"))
     from runner.waivers import JobWaivers
-    (tmp_path / "waivers.json").write_text(json.dumps({"schema": "ordo.waivers/1", "vendor": "x", "waivers": [
-        {"id": "w-variant", "outcome": "crash", "variant": "lib.ireduce.tsp_*", "test": "*",
-         "signature": {"text": "*Assertion failed in file tree.c*"}, "library_versions": "4.0.2",
-         "case": {"routine": "reduce"}, "reason": "r", "upstream": "u", "expires": "2099-12-31"}]}))
+
+    (tmp_path / "waivers.json").write_text(
+        json.dumps(
+            {
+                "schema": "ordo.waivers/1",
+                "vendor": "x",
+                "waivers": [
+                    {
+                        "id": "w-variant",
+                        "outcome": "crash",
+                        "variant": "lib.ireduce.tsp_*",
+                        "test": "*",
+                        "signature": {"text": "*Assertion failed in file tree.c*"},
+                        "library_versions": "4.0.2",
+                        "case": {"routine": "reduce"},
+                        "reason": "r",
+                        "upstream": "u",
+                        "expires": "2099-12-31",
+                    }
+                ],
+            }
+        )
+    )
     adapter = {"_dir": str(tmp_path)}
 
     def outcome(variant, routine="reduce"):
-        record = {"outcome": "crash", "test": "T.t", "variant": variant, "case": {"routine": routine},
-                  "message": "this case ended the job (exit code 6); last output: Assertion failed in file tree.c"}
+        record = {
+            "outcome": "crash",
+            "test": "T.t",
+            "variant": variant,
+            "case": {"routine": routine},
+            "message": "this case ended the job (exit code 6); last output: Assertion failed in file tree.c",
+        }
         return JobWaivers(adapter, "4.0.2").apply(record)["outcome"]
 
     assert outcome("lib.ireduce.tsp_tree") == "waived"

@@ -19,7 +19,7 @@ from reports import records, results, waivers as matcher
 from runner import protocol
 from runner.job import run_job
 
-FAKE = r'''#!PYTHON
+FAKE = r"""#!PYTHON
 import json, os, sys, time
 journal, plan_path = sys.argv[1], sys.argv[2]
 plan = json.load(open(plan_path))
@@ -70,14 +70,26 @@ open(journal + ".done", "w").write("0\n")
 if do.get("die_at_end"):
     print("Segmentation fault in MPI_Finalize", flush=True)
     sys.exit(139)
-'''
+"""
 
 # A crash waiver of one case (count 1) and one of another (count 3): the real matcher applies them.
-CASE_1_CRASH = {"id": "case-1-crash", "test": "*", "outcome": "crash", "case": {"routine": "reduce", "count": 1},
-                "signature": {"exit_code": 139}, "library_versions": "4.0.2",
-                "expires": "2099-12-31", "reason": "the library crashes in case 1", "upstream": "none"}
-CASE_3_CRASH = dict(CASE_1_CRASH, id="case-3-crash", case={"routine": "reduce", "count": 3},
-                    reason="the library crashes in case 3")
+CASE_1_CRASH = {
+    "id": "case-1-crash",
+    "test": "*",
+    "outcome": "crash",
+    "case": {"routine": "reduce", "count": 1},
+    "signature": {"exit_code": 139},
+    "library_versions": "4.0.2",
+    "expires": "2099-12-31",
+    "reason": "the library crashes in case 1",
+    "upstream": "none",
+}
+CASE_3_CRASH = dict(
+    CASE_1_CRASH,
+    id="case-3-crash",
+    case={"routine": "reduce", "count": 3},
+    reason="the library crashes in case 3",
+)
 
 
 class Waivers:
@@ -85,7 +97,9 @@ class Waivers:
         self.waivers = list(ws)
 
     def apply(self, record):
-        return matcher.apply(record, self.waivers, today="2026-11-27", library_version="4.0.2")
+        return matcher.apply(
+            record, self.waivers, today="2026-11-27", library_version="4.0.2"
+        )
 
 
 def run_fake(tmp_path, plan, waivers=(), max_restarts=10):
@@ -97,8 +111,16 @@ def run_fake(tmp_path, plan, waivers=(), max_restarts=10):
     fake.write_text(FAKE.replace("PYTHON", sys.executable))
     fake.chmod(0o755)
     base = ["timeout", "-k", "5", "60", str(fake), str(j), str(plan_path)]
-    launches = run_job(base, "ordo_check_reduce", 2, tmp_path, j, {"name": "mpich"}, max_restarts,
-                       waivers=Waivers(*waivers))
+    launches = run_job(
+        base,
+        "ordo_check_reduce",
+        2,
+        tmp_path,
+        j,
+        {"name": "mpich"},
+        max_restarts,
+        waivers=Waivers(*waivers),
+    )
     lines = [json.loads(x) for x in j.read_text().splitlines()]
     for r in lines:
         assert records.schema_errors(r) == [], r
@@ -115,27 +137,61 @@ def report_of(tmp_path, lines):
     return results.build(write_run(tmp_path / "out", lines, run=run_json(ranks=(2,))))
 
 
-def test_a_job_that_died_between_cases_long_after_a_failed_case_is_not_charged_to_it(tmp_path):
+def test_a_job_that_died_between_cases_long_after_a_failed_case_is_not_charged_to_it(
+    tmp_path,
+):
     """Case 1 failed; cases 2-4 passed; the job died after case 4. The old
     rule charged the death to case 1 (Reduce.x#0~after, with case 1's
     fields), and case 1's crash waiver waived it."""
-    launches, lines, skips = run_fake(tmp_path, {"outcomes": {"1": "fail"}, "launches": [{"die_after": 4}]},
-                                      waivers=[CASE_1_CRASH])
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {"outcomes": {"1": "fail"}, "launches": [{"die_after": 4}]},
+        waivers=[CASE_1_CRASH],
+    )
     assert [r.get("seq") for r in lines] == [1, 2, 3, 4, None, 5]
-    assert [r["outcome"] for r in lines] == ["fail", "pass", "pass", "pass", "crash", "pass"]
+    assert [r["outcome"] for r in lines] == [
+        "fail",
+        "pass",
+        "pass",
+        "pass",
+        "crash",
+        "pass",
+    ]
     dead = lines[4]
     assert not any(r["id"].endswith("~after") for r in lines)
     assert not any(r.get("waiver") for r in lines)
-    assert dead["clause"] == "harness.job" and dead["level"] == "MUST" and dead["case"] is None
-    assert dead["test"] == "ordo_check_reduce" and dead["id"] == "ordo_check_reduce@2ranks#job0"
+    assert (
+        dead["clause"] == "harness.job"
+        and dead["level"] == "MUST"
+        and dead["case"] is None
+    )
+    assert (
+        dead["test"] == "ordo_check_reduce"
+        and dead["id"] == "ordo_check_reduce@2ranks#job0"
+    )
     job = dead["job"]
     assert job["where"] == "between_cases" and job["executable"] == "ordo_check_reduce"
-    assert job["last_case"] == {"seq": 4, "id": "Reduce.x#3", "test": "Reduce.x", "outcome": "pass"}
-    assert job["exit_code"] == 139 and job["signal"] == "SIGSEGV" and not job["timed_out"]
-    assert "Segmentation fault after case 4" in job["tail"] and job["launch"] == 0 and job["resumed_after"] == 0
+    assert job["last_case"] == {
+        "seq": 4,
+        "id": "Reduce.x#3",
+        "test": "Reduce.x",
+        "outcome": "pass",
+    }
+    assert (
+        job["exit_code"] == 139 and job["signal"] == "SIGSEGV" and not job["timed_out"]
+    )
+    assert (
+        "Segmentation fault after case 4" in job["tail"]
+        and job["launch"] == 0
+        and job["resumed_after"] == 0
+    )
     # No waiver of a case can name it: not case 1's, nor one of any case of the routine.
-    again = matcher.apply(copy.deepcopy(dead), [CASE_1_CRASH, dict(CASE_1_CRASH, case={"routine": "reduce"})],
-                          today="2026-11-27", library_version="4.0.2")
+    again = matcher.apply(
+        copy.deepcopy(dead),
+        [CASE_1_CRASH, dict(CASE_1_CRASH, case={"routine": "reduce"})],
+        today="2026-11-27",
+        library_version="4.0.2",
+    )
     assert again["outcome"] == "crash"
     # The job went on after case 4, once; the death counts in the verdict as a crash.
     assert skips == [0, 4] and [x["rc"] for x in launches] == [139, 0]
@@ -143,12 +199,21 @@ def test_a_job_that_died_between_cases_long_after_a_failed_case_is_not_charged_t
     assert not report["partial"] and report["summary"]["verdict"] == "not conformant"
 
 
-def test_a_job_that_died_between_passing_cases_names_the_last_case_and_goes_on(tmp_path):
+def test_a_job_that_died_between_passing_cases_names_the_last_case_and_goes_on(
+    tmp_path,
+):
     launches, lines, skips = run_fake(tmp_path, {"launches": [{"die_after": 2}]})
     assert [r.get("seq") for r in lines] == [1, 2, None, 3, 4, 5]
     job = lines[2]["job"]
-    assert job["where"] == "between_cases" and job["last_case"]["seq"] == 2 and job["signal"] == "SIGSEGV"
-    assert "outside any case, between cases, after case 2 (Reduce.x#1, pass)" in lines[2]["message"]
+    assert (
+        job["where"] == "between_cases"
+        and job["last_case"]["seq"] == 2
+        and job["signal"] == "SIGSEGV"
+    )
+    assert (
+        "outside any case, between cases, after case 2 (Reduce.x#1, pass)"
+        in lines[2]["message"]
+    )
     assert skips == [0, 2]
 
 
@@ -158,42 +223,83 @@ def test_a_first_launch_that_died_before_any_case_is_launched_again(tmp_path):
     launches, lines, skips = run_fake(tmp_path, {"launches": [{"die_at_start": True}]})
     assert [r.get("seq") for r in lines] == [None, 1, 2, 3, 4, 5]
     job = lines[0]["job"]
-    assert job["where"] == "before_first_case" and job["last_case"] is None and job["exit_code"] == 134
+    assert (
+        job["where"] == "before_first_case"
+        and job["last_case"] is None
+        and job["exit_code"] == 134
+    )
     assert job["signal"] == "SIGABRT" and "not_run" not in job
     assert "before its first case, with no case recorded before" in lines[0]["message"]
     assert skips == [0, 0]
     assert not report_of(tmp_path, lines)["partial"]
 
 
-def test_a_job_that_died_inside_a_case_is_charged_to_that_case_and_its_waiver_applies(tmp_path):
+def test_a_job_that_died_inside_a_case_is_charged_to_that_case_and_its_waiver_applies(
+    tmp_path,
+):
     """As before issue #38: the case in flight (begun, not recorded) is charged."""
-    launches, lines, skips = run_fake(tmp_path, {"launches": [{"die_in": 3}]}, waivers=[CASE_1_CRASH, CASE_3_CRASH])
+    launches, lines, skips = run_fake(
+        tmp_path, {"launches": [{"die_in": 3}]}, waivers=[CASE_1_CRASH, CASE_3_CRASH]
+    )
     assert [r.get("seq") for r in lines] == [1, 2, 3, 4, 5]
     dead = lines[2]
-    assert dead["id"] == "Reduce.x#2" and dead["case"]["count"] == 3 and dead["clause"] == "reduce.values"
-    assert dead["outcome"] == "waived" and dead["waiver"] == "case-3-crash" and "job" not in dead
+    assert (
+        dead["id"] == "Reduce.x#2"
+        and dead["case"]["count"] == 3
+        and dead["clause"] == "reduce.values"
+    )
+    assert (
+        dead["outcome"] == "waived"
+        and dead["waiver"] == "case-3-crash"
+        and "job" not in dead
+    )
     assert skips == [0, 3] and not job_records(lines)
 
 
-def test_a_relaunch_that_died_before_its_first_case_is_recorded_and_launched_again(tmp_path):
+def test_a_relaunch_that_died_before_its_first_case_is_recorded_and_launched_again(
+    tmp_path,
+):
     """Case 2 crashed; the relaunch died in its start-up; a further launch
     runs cases 3-5 (the old runner returned after the relaunch: 3-5 never ran,
     and the run was not partial)."""
-    launches, lines, skips = run_fake(tmp_path, {"launches": [{"die_in": 2}, {"die_at_start": True}]},
-                                      waivers=[CASE_1_CRASH])
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {"launches": [{"die_in": 2}, {"die_at_start": True}]},
+        waivers=[CASE_1_CRASH],
+    )
     assert [r.get("seq") for r in lines] == [1, 2, None, 3, 4, 5]
     assert lines[1]["id"] == "Reduce.x#1" and lines[1]["outcome"] == "crash"
     job = lines[2]["job"]
-    assert job["where"] == "before_first_case" and job["resumed_after"] == 2 and job["launch"] == 1
-    assert job["last_case"] == {"seq": 2, "id": "Reduce.x#1", "test": "Reduce.x", "outcome": "crash"}
+    assert (
+        job["where"] == "before_first_case"
+        and job["resumed_after"] == 2
+        and job["launch"] == 1
+    )
+    assert job["last_case"] == {
+        "seq": 2,
+        "id": "Reduce.x#1",
+        "test": "Reduce.x",
+        "outcome": "crash",
+    }
     assert "not_run" not in job and lines[2]["case"] is None
     assert skips == [0, 2, 2]
     assert not report_of(tmp_path, lines)["partial"]
 
 
-def test_a_relaunch_that_keeps_dying_before_its_first_case_ends_the_job_and_the_run_is_partial(tmp_path):
-    launches, lines, skips = run_fake(tmp_path, {"launches": [{"die_in": 2}, {"die_at_start": True},
-                                                              {"die_at_start": True}, {}]})
+def test_a_relaunch_that_keeps_dying_before_its_first_case_ends_the_job_and_the_run_is_partial(
+    tmp_path,
+):
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {
+            "launches": [
+                {"die_in": 2},
+                {"die_at_start": True},
+                {"die_at_start": True},
+                {},
+            ]
+        },
+    )
     assert [r.get("seq") for r in lines] == [1, 2, None, None]
     assert skips == [0, 2, 2]  # launched again once, then no more
     first, second = lines[2]["job"], lines[3]["job"]
@@ -201,36 +307,63 @@ def test_a_relaunch_that_keeps_dying_before_its_first_case_ends_the_job_and_the_
     assert "both ended before their first case" in second["not_run"]["why"]
     report = report_of(tmp_path, lines)
     assert report["partial"]
-    assert any(r.startswith("ordo_check_reduce at 2 ranks: its cases after case 2 were not run")
-               for r in report["partial_reasons"]), report["partial_reasons"]
+    assert any(
+        r.startswith(
+            "ordo_check_reduce at 2 ranks: its cases after case 2 were not run"
+        )
+        for r in report["partial_reasons"]
+    ), report["partial_reasons"]
 
 
-def test_a_relaunch_that_died_before_its_first_case_with_no_restart_left_gives_up_and_the_run_is_partial(tmp_path):
+def test_a_relaunch_that_died_before_its_first_case_with_no_restart_left_gives_up_and_the_run_is_partial(
+    tmp_path,
+):
     """--max-restarts 1: the crash of case 2 used the one restart; the
     relaunch's death before its first case uses up the budget."""
-    launches, lines, skips = run_fake(tmp_path, {"launches": [{"die_in": 2}, {"die_at_start": True}]},
-                                      max_restarts=1)
-    assert [r["id"] for r in lines][-2:] == ["ordo_check_reduce@2ranks#job1", "ordo_check_reduce@2ranks#gave-up"]
+    launches, lines, skips = run_fake(
+        tmp_path, {"launches": [{"die_in": 2}, {"die_at_start": True}]}, max_restarts=1
+    )
+    assert [r["id"] for r in lines][-2:] == [
+        "ordo_check_reduce@2ranks#job1",
+        "ordo_check_reduce@2ranks#gave-up",
+    ]
     assert lines[-1]["job"]["not_run"]["after_seq"] == 2 and skips == [0, 2]
     report = report_of(tmp_path, lines)
-    assert report["partial"] and any("its cases after case 2 were not run (gave up after 1 restarts"
-                                     in r for r in report["partial_reasons"])
+    assert report["partial"] and any(
+        "its cases after case 2 were not run (gave up after 1 restarts" in r
+        for r in report["partial_reasons"]
+    )
 
 
 def test_a_gave_up_record_of_an_older_journal_makes_the_run_partial(tmp_path):
-    old = {"schema": "ordo.check/1", "id": "ordo_check_reduce@2ranks#gave-up", "test": "ordo_check_reduce",
-           "clause": "harness.job", "level": "MUST", "outcome": "crash", "ranks": 2, "vendor": "mpich",
-           "variant": "default", "message": "gave up after 50 restarts after crashes or timeouts that no waiver names",
-           "case": None}
+    old = {
+        "schema": "ordo.check/1",
+        "id": "ordo_check_reduce@2ranks#gave-up",
+        "test": "ordo_check_reduce",
+        "clause": "harness.job",
+        "level": "MUST",
+        "outcome": "crash",
+        "ranks": 2,
+        "vendor": "mpich",
+        "variant": "default",
+        "message": "gave up after 50 restarts after crashes or timeouts that no waiver names",
+        "case": None,
+    }
     report = report_of(tmp_path, [old])
     assert report["partial"] and report["partial_reasons"] == [
         "ordo_check_reduce at 2 ranks: its cases were not run (gave up after 50 restarts after crashes or "
-        "timeouts that no waiver names)"]
+        "timeouts that no waiver names)"
+    ]
 
 
-def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(tmp_path):
-    launches, lines, skips = run_fake(tmp_path, {"outcomes": {"5": "fail"}, "launches": [{"die_at_end": True}]},
-                                      waivers=[dict(CASE_1_CRASH, case={"routine": "reduce", "count": 5})])
+def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(
+    tmp_path,
+):
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {"outcomes": {"5": "fail"}, "launches": [{"die_at_end": True}]},
+        waivers=[dict(CASE_1_CRASH, case={"routine": "reduce", "count": 5})],
+    )
     assert [r.get("seq") for r in lines] == [1, 2, 3, 4, 5, None]
     job = lines[-1]["job"]
     assert job["where"] == "after_last_case" and job["last_case"]["outcome"] == "fail"
@@ -238,15 +371,26 @@ def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(
     assert not report_of(tmp_path, lines)["partial"]
 
 
-def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(tmp_path):
+def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(
+    tmp_path,
+):
     j = tmp_path / "journal.jsonl"
-    other = json.dumps({"seq": 9, "id": "Other#8", "outcome": "pass"}) + "\n"  # another job's, before this one
-    mine = [{"seq": 1, "id": "A#0", "outcome": "fail"}, {"seq": 2, "id": "B#0", "test": "Op.b", "outcome": "pass"},
-            {"seq": None, "id": "x@2ranks#job0", "outcome": "crash"}]
+    other = (
+        json.dumps({"seq": 9, "id": "Other#8", "outcome": "pass"}) + "\n"
+    )  # another job's, before this one
+    mine = [
+        {"seq": 1, "id": "A#0", "outcome": "fail"},
+        {"seq": 2, "id": "B#0", "test": "Op.b", "outcome": "pass"},
+        {"seq": None, "id": "x@2ranks#job0", "outcome": "crash"},
+    ]
     j.write_text(other + "".join(json.dumps(r) + "\n" for r in mine))
     assert protocol.last_finished(j, len(other))["id"] == "B#0"
     assert protocol.last_finished(j, j.stat().st_size) is None
     log = tmp_path / "ordo_sweep_checks-2ranks.log"
-    log.write_text('[==========] x\nordo family-tests: {"reduce": ["Reduce.a"], "op": ["Op.b"]}\nSegmentation fault\n')
-    assert protocol.family_of([tmp_path / "missing.log", log], "Op.b") == "ordo_check_op"
+    log.write_text(
+        '[==========] x\nordo family-tests: {"reduce": ["Reduce.a"], "op": ["Op.b"]}\nSegmentation fault\n'
+    )
+    assert (
+        protocol.family_of([tmp_path / "missing.log", log], "Op.b") == "ordo_check_op"
+    )
     assert protocol.family_of([log], "Nowhere.c") is None

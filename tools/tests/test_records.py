@@ -13,23 +13,63 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 from conftest import record  # noqa: E402
 from reports import record_diff, records  # noqa: E402
 from runner import properties  # noqa: E402
-from runner.adapters import build_dir_for, launch_env, launcher_prefix, load_adapter  # noqa: E402
+from runner.adapters import (
+    build_dir_for,
+    launch_env,
+    launcher_prefix,
+    load_adapter,
+)  # noqa: E402
 from runner.job import run_job  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 
-CASE = {"routine": "reduce", "op": "MPI_SUM", "datatype": "MPI_INT", "count": 3, "recvcounts": [], "root": 0,
-        "comm": "world", "root_in_high_group": False, "in_place": False, "null_insignificant": True,
-        "mode": "blocking", "seed": 1}
-BEGUN = {"seq": 4, "id": "Reduce.x#3", "test": "Reduce.x", "clause": "reduce.values", "level": "MUST",
-         "case": CASE, "routine": "MPI_Reduce"}
-HOW = {"ranks": 2, "vendor": "mpich", "variant": "default", "timed_out": False, "rc": 139, "tail": "a / b",
-       "duration_s": 1.23456, "log": "/o/logs/x.log"}
+CASE = {
+    "routine": "reduce",
+    "op": "MPI_SUM",
+    "datatype": "MPI_INT",
+    "count": 3,
+    "recvcounts": [],
+    "root": 0,
+    "comm": "world",
+    "root_in_high_group": False,
+    "in_place": False,
+    "null_insignificant": True,
+    "mode": "blocking",
+    "seed": 1,
+}
+BEGUN = {
+    "seq": 4,
+    "id": "Reduce.x#3",
+    "test": "Reduce.x",
+    "clause": "reduce.values",
+    "level": "MUST",
+    "case": CASE,
+    "routine": "MPI_Reduce",
+}
+HOW = {
+    "ranks": 2,
+    "vendor": "mpich",
+    "variant": "default",
+    "timed_out": False,
+    "rc": 139,
+    "tail": "a / b",
+    "duration_s": 1.23456,
+    "log": "/o/logs/x.log",
+}
 # A DETECT case (MPI_Reduce with sendbuf == recvbuf, erroneous at the root only) that
 # overran: rank 0, the root, returned the error; rank 1 waits in the collective for it.
-DETECT_BEGUN = dict(BEGUN, level="DETECT", clause="buffers.send-recv-aliasing", test="Detect.aliased")
-DETECT_NOTES = {0: dict(DETECT_BEGUN, returned={"detect": "reported",
-                                                "message": "MPI_Reduce returned error class 1: Invalid buffer"}),
-                1: dict(DETECT_BEGUN)}
+DETECT_BEGUN = dict(
+    BEGUN, level="DETECT", clause="buffers.send-recv-aliasing", test="Detect.aliased"
+)
+DETECT_NOTES = {
+    0: dict(
+        DETECT_BEGUN,
+        returned={
+            "detect": "reported",
+            "message": "MPI_Reduce returned error class 1: Invalid buffer",
+        },
+    ),
+    1: dict(DETECT_BEGUN),
+}
 
 
 def made():
@@ -38,25 +78,59 @@ def made():
         "case_died": records.case_died(BEGUN, **HOW),
         "case_timed_out": records.case_died(BEGUN, **dict(HOW, timed_out=True)),
         "detect_reported_while_others_waited": records.case_died(
-            DETECT_BEGUN, **dict(HOW, timed_out=True, rc=124), notes=DETECT_NOTES),
+            DETECT_BEGUN, **dict(HOW, timed_out=True, rc=124), notes=DETECT_NOTES
+        ),
         "job_died": records.job_died("ordo_check_reduce", attempt=1, **HOW),
         "job_died_between_cases_after_a_failure": records.job_died(
-            "ordo_check_reduce", attempt=1, last_case=dict(BEGUN, outcome="fail"), resumed_after=2, launch=1,
-            family="ordo_check_reduce", **HOW),
+            "ordo_check_reduce",
+            attempt=1,
+            last_case=dict(BEGUN, outcome="fail"),
+            resumed_after=2,
+            launch=1,
+            family="ordo_check_reduce",
+            **HOW,
+        ),
         "job_died_before_its_first_case_cases_not_run": records.job_died(
-            "ordo_sweep_checks", attempt=2, where=records.BEFORE_FIRST_CASE, resumed_after=4,
-            last_case=dict(BEGUN, outcome="crash"), not_run={"after_seq": 4, "why": "twice"},
-            **dict(HOW, rc=-6)),
-        "job_died_after_its_last_case": records.job_died("ordo_check_reduce", attempt=0,
-                                                         where=records.AFTER_LAST_CASE, **dict(HOW, rc=1)),
-        "job_died_in_a_variant": records.job_died("ordo_check_reduce", attempt=0, **dict(HOW, variant="v.a")),
-        "gave_up": records.gave_up("ordo_check_reduce", ranks=2, vendor="mpich", variant="default",
-                                   max_restarts=50),
+            "ordo_sweep_checks",
+            attempt=2,
+            where=records.BEFORE_FIRST_CASE,
+            resumed_after=4,
+            last_case=dict(BEGUN, outcome="crash"),
+            not_run={"after_seq": 4, "why": "twice"},
+            **dict(HOW, rc=-6),
+        ),
+        "job_died_after_its_last_case": records.job_died(
+            "ordo_check_reduce",
+            attempt=0,
+            where=records.AFTER_LAST_CASE,
+            **dict(HOW, rc=1),
+        ),
+        "job_died_in_a_variant": records.job_died(
+            "ordo_check_reduce", attempt=0, **dict(HOW, variant="v.a")
+        ),
+        "gave_up": records.gave_up(
+            "ordo_check_reduce",
+            ranks=2,
+            vendor="mpich",
+            variant="default",
+            max_restarts=50,
+        ),
         "corrupt_not_json": records.corrupt(7, '{"id": "cut', "is not JSON"),
-        "corrupt_not_a_record": records.corrupt(8, '{"ranks": 3}', "is not a check record (x)", {"ranks": 3}),
-        "property_summary": records.property_summary(test=properties.PROPERTY_TEST, clause=properties.SUMMARY_CLAUSE,
-                                                     ranks=2, vendor="mpich", variant="default", seed=3, cases=4,
-                                                     bad=1, seconds=2.5, written_by="tools/properties.py"),
+        "corrupt_not_a_record": records.corrupt(
+            8, '{"ranks": 3}', "is not a check record (x)", {"ranks": 3}
+        ),
+        "property_summary": records.property_summary(
+            test=properties.PROPERTY_TEST,
+            clause=properties.SUMMARY_CLAUSE,
+            ranks=2,
+            vendor="mpich",
+            variant="default",
+            seed=3,
+            cases=4,
+            bad=1,
+            seconds=2.5,
+            written_by="tools/properties.py",
+        ),
     }
 
 
@@ -75,15 +149,32 @@ def test_the_records_of_a_dead_job_say_what_happened():
     after = r["job_died_between_cases_after_a_failure"]
     assert after["id"] == "ordo_check_reduce@2ranks#job1" and after["case"] is None
     assert after["clause"] == "harness.job" and after["test"] == "ordo_check_reduce"
-    assert after["job"]["last_case"] == {"seq": 4, "id": "Reduce.x#3", "test": "Reduce.x", "outcome": "fail"}
-    assert after["job"]["signal"] == "SIGSEGV" and after["job"]["where"] == "between_cases"
+    assert after["job"]["last_case"] == {
+        "seq": 4,
+        "id": "Reduce.x#3",
+        "test": "Reduce.x",
+        "outcome": "fail",
+    }
+    assert (
+        after["job"]["signal"] == "SIGSEGV" and after["job"]["where"] == "between_cases"
+    )
     assert "after case 4 (Reduce.x#3, fail)" in after["message"]
     before = r["job_died_before_its_first_case_cases_not_run"]
-    assert before["job"]["signal"] == "SIGABRT" and before["job"]["not_run"]["after_seq"] == 4
+    assert (
+        before["job"]["signal"] == "SIGABRT"
+        and before["job"]["not_run"]["after_seq"] == 4
+    )
     assert "were not run: twice" in before["message"]
-    assert records.not_run_reason(before).startswith("ordo_sweep_checks at 2 ranks: its cases after case 4 ")
-    assert records.not_run_reason(r["gave_up"]).startswith("ordo_check_reduce at 2 ranks: its cases were not run")
-    assert records.not_run_reason(after) is None and records.not_run_reason(r["case_died"]) is None
+    assert records.not_run_reason(before).startswith(
+        "ordo_sweep_checks at 2 ranks: its cases after case 4 "
+    )
+    assert records.not_run_reason(r["gave_up"]).startswith(
+        "ordo_check_reduce at 2 ranks: its cases were not run"
+    )
+    assert (
+        records.not_run_reason(after) is None
+        and records.not_run_reason(r["case_died"]) is None
+    )
     assert r["job_died"]["id"] == "ordo_check_reduce@2ranks#job1"
     assert r["job_died_in_a_variant"]["id"] == "ordo_check_reduce@2ranks#job0@v.a"
     assert r["case_died"]["duration_s"] == 1.235
@@ -93,7 +184,9 @@ def test_the_record_of_a_dead_case_keeps_the_bytes_of_its_note_which_waivers_rea
     """The harness's in-flight note has the case's bytes (count x type size):
     a crash or timeout waiver can then name a size threshold in bytes."""
     assert records.case_died(dict(BEGUN, bytes=12), **HOW)["bytes"] == 12
-    assert "bytes" not in records.case_died(BEGUN, **HOW)  # a type the reference does not model: none
+    assert "bytes" not in records.case_died(
+        BEGUN, **HOW
+    )  # a type the reference does not model: none
 
 
 def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
@@ -101,7 +194,9 @@ def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
     the communicator is built: a crash waiver can name a one-process
     communicator (comm_size 1) whatever the job's size."""
     assert records.case_died(dict(BEGUN, comm_size=1), **HOW)["comm_size"] == 1
-    assert "comm_size" not in records.case_died(BEGUN, **HOW)  # died before its communicator was built
+    assert "comm_size" not in records.case_died(
+        BEGUN, **HOW
+    )  # died before its communicator was built
 
 
 def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_reported_is_reported():
@@ -109,21 +204,42 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
     processes waiting in the collective for that process is not charged to it."""
     r = made()["detect_reported_while_others_waited"]
     assert r["outcome"] == "pass" and r["detect"] == "reported"
-    assert r["message"].startswith("reported on 1 of 2 ranks: MPI_Reduce returned error class 1")
-    assert "never returned from the call" in r["message"] and r["message"].endswith(": 1")
+    assert r["message"].startswith(
+        "reported on 1 of 2 ranks: MPI_Reduce returned error class 1"
+    )
+    assert "never returned from the call" in r["message"] and r["message"].endswith(
+        ": 1"
+    )
     how = dict(HOW, timed_out=True, rc=124)
     # A rank whose own arguments are not erroneous may return MPI_SUCCESS (MPICH 4.0.2's
     # reduce_scatter_gather at 3 processes: rank 1 returns, rank 2 waits for the root): still
     # reported, as the harness counts "reported on k of n ranks"; the message names who did what.
-    accepted = {**DETECT_NOTES, 2: dict(DETECT_BEGUN, returned={"detect": "accepted", "message": ""})}
+    accepted = {
+        **DETECT_NOTES,
+        2: dict(DETECT_BEGUN, returned={"detect": "accepted", "message": ""}),
+    }
     r3 = records.case_died(DETECT_BEGUN, **how, notes=accepted)
     assert r3["outcome"] == "pass" and r3["detect"] == "reported"
-    assert r3["message"].startswith("reported on 1 of 3 ranks") and "returned no error: 2" in r3["message"]
+    assert (
+        r3["message"].startswith("reported on 1 of 3 ranks")
+        and "returned no error: 2" in r3["message"]
+    )
     # Every rank still in the call, none reporting (or only accepting), or a crash: the timeout (crash) stays.
-    assert records.case_died(DETECT_BEGUN, **how, notes={0: DETECT_BEGUN, 1: DETECT_BEGUN})["outcome"] == "timeout"
+    assert (
+        records.case_died(
+            DETECT_BEGUN, **how, notes={0: DETECT_BEGUN, 1: DETECT_BEGUN}
+        )["outcome"]
+        == "timeout"
+    )
     only_accepted = {0: accepted[2], 1: DETECT_BEGUN}
-    assert records.case_died(DETECT_BEGUN, **how, notes=only_accepted)["outcome"] == "timeout"
-    assert records.case_died(DETECT_BEGUN, **dict(HOW), notes=DETECT_NOTES)["outcome"] == "crash"
+    assert (
+        records.case_died(DETECT_BEGUN, **how, notes=only_accepted)["outcome"]
+        == "timeout"
+    )
+    assert (
+        records.case_died(DETECT_BEGUN, **dict(HOW), notes=DETECT_NOTES)["outcome"]
+        == "crash"
+    )
     # All returned and reported, yet the job overran (after the call): not this rule.
     both = {0: DETECT_NOTES[0], 1: DETECT_NOTES[0]}
     assert records.case_died(DETECT_BEGUN, **how, notes=both)["outcome"] == "timeout"
@@ -137,41 +253,62 @@ def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_t
     the case, the soonest of the reporting ranks'; its message stays one text
     (the figures are in case_limit)."""
     how = dict(HOW, timed_out=True, rc=124)
-    six = {"seconds": 6.0, "rule": "kind", "why": "max(10 s, ...); a DETECT case: at most 6 s"}
-    short = {"seconds": 2.1, "rule": "reported", "why": "a process's call returned the error after 0.10 s; ..."}
+    six = {
+        "seconds": 6.0,
+        "rule": "kind",
+        "why": "max(10 s, ...); a DETECT case: at most 6 s",
+    }
+    short = {
+        "seconds": 2.1,
+        "rule": "reported",
+        "why": "a process's call returned the error after 0.10 s; ...",
+    }
     later = dict(short, seconds=2.4)
     begun = dict(DETECT_BEGUN, case_limit=six)
-    notes = {0: dict(begun, returned=dict(DETECT_NOTES[0]["returned"], case_limit=later)),
-             1: begun,
-             2: dict(begun, returned=dict(DETECT_NOTES[0]["returned"], case_limit=short))}
+    notes = {
+        0: dict(begun, returned=dict(DETECT_NOTES[0]["returned"], case_limit=later)),
+        1: begun,
+        2: dict(begun, returned=dict(DETECT_NOTES[0]["returned"], case_limit=short)),
+    }
     r = records.case_died(begun, **how, notes=notes)
     assert r["outcome"] == "pass" and r["case_limit"] == short
     assert "ended after the short limit that follows a returned error" in r["message"]
     assert records.schema_errors(r) == []
     # No rank shortened it (an older harness, or the rest of the limit was shorter): the case's own limit.
-    plain = records.case_died(begun, **how, notes={0: dict(begun, returned=DETECT_NOTES[0]["returned"]), 1: begun})
+    plain = records.case_died(
+        begun,
+        **how,
+        notes={0: dict(begun, returned=DETECT_NOTES[0]["returned"]), 1: begun},
+    )
     assert plain["case_limit"] == six and "ended after its limit" in plain["message"]
 
 
 def test_the_schema_rejects_what_is_not_a_record():
     bad = dict(made()["case_died"], outcome="maybe", ranks=0)
     errors = records.schema_errors(bad)
-    assert any(e.startswith("outcome") for e in errors) and any(e.startswith("ranks") for e in errors)
+    assert any(e.startswith("outcome") for e in errors) and any(
+        e.startswith("ranks") for e in errors
+    )
 
 
 def test_the_one_reader_reads_from_an_offset_and_marks_a_cut_line(tmp_path):
     j = tmp_path / "journal.jsonl"
     good = made()["case_died"]
-    j.write_text(json.dumps(good) + "\n" + json.dumps(dict(good, id="second")) + "\n" + '{"cut')
+    j.write_text(
+        json.dumps(good) + "\n" + json.dumps(dict(good, id="second")) + "\n" + '{"cut'
+    )
     all_ = records.read_journal(j)
     assert [r["outcome"] for r in all_] == ["crash", "crash", "corrupt"]
-    assert [r["id"] for r in records.read_journal(j, len(json.dumps(good)) + 1)][:1] == ["second"]
+    assert [r["id"] for r in records.read_journal(j, len(json.dumps(good)) + 1)][
+        :1
+    ] == ["second"]
     checked = records.read_journal(j, check=True, vendor="mpich")
     assert "_line" in checked[0] and "_line" not in checked[2]
     assert records.read_journal(tmp_path / "none.jsonl") == []
 
 
 # ---- ordo compare --records ------------------------------------------------------
+
 
 def run_folder(path, recs):
     path.mkdir()
@@ -196,16 +333,23 @@ def test_identical_runs_differ_only_in_what_is_ignored(tmp_path):
 
 
 def test_the_log_lines_a_dead_job_quotes_and_property_seconds_are_not_compared():
-    a = dict(made()["case_died"], message="this case ended the job (exit code 139); last output: rank 1 died / x"
-             " | waived until 2027-01-01: r (u)")
+    a = dict(
+        made()["case_died"],
+        message="this case ended the job (exit code 139); last output: rank 1 died / x"
+        " | waived until 2027-01-01: r (u)",
+    )
     b = dict(a, message=a["message"].replace("rank 1", "rank 0"))
     assert record_diff.compare_records([a], [b])["same"]
     c = dict(a, message=a["message"].replace("2027-01-01", "2028-01-01"))
-    assert not record_diff.compare_records([a], [c])["same"]  # the waiver note is not log text
+    assert not record_diff.compare_records([a], [c])[
+        "same"
+    ]  # the waiver note is not log text
     s = made()["property_summary"]
     t = dict(s, property=dict(s["property"], seconds=9.0))
     assert record_diff.compare_records([s], [t])["same"]
-    assert not record_diff.compare_records([s], [dict(s, property=dict(s["property"], cases=5))])["same"]
+    assert not record_diff.compare_records(
+        [s], [dict(s, property=dict(s["property"], cases=5))]
+    )["same"]
 
 
 def test_a_changed_field_a_missing_and_an_extra_check_are_reported(tmp_path):
@@ -221,7 +365,12 @@ def test_a_changed_field_a_missing_and_an_extra_check_are_reported(tmp_path):
     assert result["extra"] == [("default", 2, "renamed")]
     assert [(d[1], d[3]) for d in result["differences"]] == [("message", "other")]
     text = record_diff.format_result(result, "A", "B")
-    assert "1 missing from B" in text and "1 extra in B" in text and "message" in text and "DIFFER" in text
+    assert (
+        "1 missing from B" in text
+        and "1 extra in B" in text
+        and "message" in text
+        and "DIFFER" in text
+    )
 
 
 def test_the_same_id_at_another_rank_count_or_variant_is_another_check():
@@ -236,13 +385,22 @@ def test_ordo_compare_records_exits_0_when_identical_and_1_otherwise(tmp_path):
     b = run_folder(tmp_path / "b", sample(tmp_path / "b"))
     c = run_folder(tmp_path / "c", sample(tmp_path / "c")[:1])
     cli = [sys.executable, str(ROOT / "tools" / "ordo_cli.py"), "compare", "--records"]
-    same = subprocess.run(cli + [str(a), str(b)], capture_output=True, text=True, timeout=60)
+    same = subprocess.run(
+        cli + [str(a), str(b)], capture_output=True, text=True, timeout=60
+    )
     assert same.returncode == 0, same.stdout + same.stderr
-    other = subprocess.run(cli + [str(a), str(c)], capture_output=True, text=True, timeout=60)
-    assert other.returncode == 1 and "records: 2 in" in other.stdout and "1 missing" in other.stdout
+    other = subprocess.run(
+        cli + [str(a), str(c)], capture_output=True, text=True, timeout=60
+    )
+    assert (
+        other.returncode == 1
+        and "records: 2 in" in other.stdout
+        and "1 missing" in other.stdout
+    )
 
 
 # ---- a real run: every line the harness writes -------------------------------------
+
 
 def built(vendor):
     adapter = load_adapter(vendor)
@@ -260,39 +418,90 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
         if exe and props:
             break
     else:
-        pytest.skip("no build with ordo_check_noncommutative and ordo_properties (./ordo run or ./ordo test builds one)")
+        pytest.skip(
+            "no build with ordo_check_noncommutative and ordo_properties (./ordo run or ./ordo test builds one)"
+        )
     prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, {}, False))
     (tmp_path / "gtest").mkdir()
     journal = tmp_path / "journal.jsonl"
     journal.touch()
-    base = job_command(adapter, prefix, 2, exe, timeout=240,
-                       flags=ordo_flags(journal=journal, vendor=adapter["name"], variant="default", seed=3,
-                                        case_timeout=60, adapter=adapter["_path"]) +
-                       ["--gtest_filter=Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root"])
+    base = job_command(
+        adapter,
+        prefix,
+        2,
+        exe,
+        timeout=240,
+        flags=ordo_flags(
+            journal=journal,
+            vendor=adapter["name"],
+            variant="default",
+            seed=3,
+            case_timeout=60,
+            adapter=adapter["_path"],
+        )
+        + [
+            "--gtest_filter=Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root"
+        ],
+    )
     run_job(base, exe.name, 2, tmp_path, journal, adapter, 2)
-    properties.run_phase(adapter=adapter, bdir=bdir, prefix=prefix, out=tmp_path, journal=journal, ranks=[2],
-                         budget="5", seed=3, case_timeout=30, job_timeout=240, run_job=run_job)
+    properties.run_phase(
+        adapter=adapter,
+        bdir=bdir,
+        prefix=prefix,
+        out=tmp_path,
+        journal=journal,
+        ranks=[2],
+        budget="5",
+        seed=3,
+        case_timeout=30,
+        job_timeout=240,
+        run_job=run_job,
+    )
     lines = [line for line in journal.read_text().splitlines() if line.strip()]
     parsed = [json.loads(line) for line in lines]
-    assert any(r.get("test", "").startswith("Reduce.") for r in parsed), "the check executable wrote no record"
-    assert any(r.get("clause") == properties.SUMMARY_CLAUSE and r.get("property", {}).get("written_by") != "tools/properties.py"
-               for r in parsed), "the property executable wrote no summary of its own"
-    problems = [(r.get("id"), records.schema_errors(r)) for r in parsed if records.schema_errors(r)]
+    assert any(
+        r.get("test", "").startswith("Reduce.") for r in parsed
+    ), "the check executable wrote no record"
+    assert any(
+        r.get("clause") == properties.SUMMARY_CLAUSE
+        and r.get("property", {}).get("written_by") != "tools/properties.py"
+        for r in parsed
+    ), "the property executable wrote no summary of its own"
+    problems = [
+        (r.get("id"), records.schema_errors(r))
+        for r in parsed
+        if records.schema_errors(r)
+    ]
     assert not problems, problems[:3]
 
 
 def test_record_comparison_ignores_library_addresses_but_not_values():
-    a = record(index=1, outcome="fail", message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed")
+    a = record(
+        index=1,
+        outcome="fail",
+        message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed",
+    )
     b = dict(a, message="MPI_Allreduce(sendbuf=0x5610ff, recvbuf=0x7ffd22) failed")
     assert record_diff.compare_records([a], [b])["same"]
-    c = dict(a, message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed with count 4")
+    c = dict(
+        a,
+        message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed with count 4",
+    )
     assert not record_diff.compare_records([a], [c])["same"]
     # The communicator a stack names, as MPI_COMM_WORLD or a handle, last argument or not (the Fortran
     # programs' world in a job of one family, a handle in a combined job).
-    w = dict(a, message="MPI_Ireduce(sendbuf=0x55d0a1, count=1, MPI_SUM, 1, MPI_COMM_WORLD, request=0x7ffe92) failed")
-    h = dict(a, message="MPI_Ireduce(sendbuf=0x557ecc, count=1, MPI_SUM, 1, comm=0xc4000129, request=0x7fff89) failed")
+    w = dict(
+        a,
+        message="MPI_Ireduce(sendbuf=0x55d0a1, count=1, MPI_SUM, 1, MPI_COMM_WORLD, request=0x7ffe92) failed",
+    )
+    h = dict(
+        a,
+        message="MPI_Ireduce(sendbuf=0x557ecc, count=1, MPI_SUM, 1, comm=0xc4000129, request=0x7fff89) failed",
+    )
     assert record_diff.compare_records([w], [h])["same"]
-    assert not record_diff.compare_records([w], [dict(h, message=h["message"].replace("count=1", "count=2"))])["same"]
+    assert not record_diff.compare_records(
+        [w], [dict(h, message=h["message"].replace("count=1", "count=2"))]
+    )["same"]
 
 
 def test_a_field_added_on_purpose_is_counted_and_any_other_change_still_differs():
@@ -302,8 +511,12 @@ def test_a_field_added_on_purpose_is_counted_and_any_other_change_still_differs(
     result = record_diff.compare_records([a], [b], new_fields=("tracer",))
     assert result["same"] and result["added"] == {"tracer": 1}
     assert "field 'tracer' added on 1 records" in record_diff.format_result(result)
-    assert not record_diff.compare_records([a], [dict(b, outcome="pass")], new_fields=("tracer",))["same"]
-    assert not record_diff.compare_records([b], [a], new_fields=("tracer",))["same"]  # a field lost is a change
+    assert not record_diff.compare_records(
+        [a], [dict(b, outcome="pass")], new_fields=("tracer",)
+    )["same"]
+    assert not record_diff.compare_records([b], [a], new_fields=("tracer",))[
+        "same"
+    ]  # a field lost is a change
 
 
 def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
@@ -311,6 +524,10 @@ def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
     communicator to the note: a crash waiver can name where the root sits
     (comm_node_map root_node) or nodes whose ranks interleave (consecutive)."""
     maps = [[[0, 1], [2]]]
-    assert records.case_died(dict(BEGUN, comm_node_maps=maps), **HOW)["comm_node_maps"] == maps
-    assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)  # a note without maps: none
-
+    assert (
+        records.case_died(dict(BEGUN, comm_node_maps=maps), **HOW)["comm_node_maps"]
+        == maps
+    )
+    assert "comm_node_maps" not in records.case_died(
+        BEGUN, **HOW
+    )  # a note without maps: none

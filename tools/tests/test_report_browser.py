@@ -21,10 +21,21 @@ from conftest import sample_records, write_run
 from reports import html, results
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed, so the HTML report is not "
-                                "tested in a browser (Debian: sudo apt-get install -y chromium)")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium is not installed, so the HTML report is not "
+    "tested in a browser (Debian: sudo apt-get install -y chromium)",
+)
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 WIDTH, HEIGHT = 1400, 2200
 
 LINK_CHECK = """<script>
@@ -58,8 +69,20 @@ LINK_CHECK = """<script>
 def chromium(tmp_path, *args):
     profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
     profile.mkdir()
-    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-                           f"--window-size={WIDTH},{HEIGHT}", *args], capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [
+            CHROMIUM,
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--window-size={WIDTH},{HEIGHT}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def console_messages(stderr):
@@ -70,8 +93,16 @@ def console_messages(stderr):
 def pages(tmp_path):
     """The report page and a comparison page, written to files."""
     source = os.environ.get("ORDO_BROWSER_RUN")
-    report = results.obtain(source) if source else results.build(write_run(tmp_path / "run", sample_records()))
-    other = results.build(write_run(tmp_path / "other", [dict(r, outcome="pass") for r in sample_records()]))
+    report = (
+        results.obtain(source)
+        if source
+        else results.build(write_run(tmp_path / "run", sample_records()))
+    )
+    other = results.build(
+        write_run(
+            tmp_path / "other", [dict(r, outcome="pass") for r in sample_records()]
+        )
+    )
     files = {"report": tmp_path / "report.html", "compare": tmp_path / "compare.html"}
     files["report"].write_text(html.render(report))
     files["compare"].write_text(html.render_compare([report, other], ["run", "other"]))
@@ -104,7 +135,9 @@ def test_every_in_page_link_reaches_its_target(pages, tmp_path, page):
     text = pages[page].read_text()
     # A copy with the checker script; the report itself allows no script at all.
     assert "default-src 'none';" in text and "<script" not in text
-    text = text.replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';")
+    text = text.replace(
+        "default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';"
+    )
     probe = tmp_path / f"{page}-links.html"
     probe.write_text(text.replace("</body>", LINK_CHECK + "\n</body>"))
     p = chromium(tmp_path, "--dump-dom", "--virtual-time-budget=5000", probe.as_uri())
@@ -113,4 +146,6 @@ def test_every_in_page_link_reaches_its_target(pages, tmp_path, page):
     assert m, p.stdout[-2000:] + p.stderr[-2000:]
     out = json.loads(htmlmod.unescape(m.group(1)))
     assert out["links"] >= 5 and out["clicked"] >= 5
-    assert out["missing"] == [] and out["not_target"] == [] and out["not_visible"] == [], out
+    assert (
+        out["missing"] == [] and out["not_target"] == [] and out["not_visible"] == []
+    ), out

@@ -19,19 +19,46 @@ FAMILIES = "crossing,noncommutative,in_place,detect,fortran"
 
 def sweep(out, *extra):
     # --keep-cache: a finished run deletes its cache/ folder, which these tests read
-    p = run_ordo("run", "--vendor", "mpich", "--variants", VARIANTS, "--filter", FAMILIES, "--ranks", "3",
-                 "--property-budget", "0", "--keep-cache", "--out", str(out), *extra)
+    p = run_ordo(
+        "run",
+        "--vendor",
+        "mpich",
+        "--variants",
+        VARIANTS,
+        "--filter",
+        FAMILIES,
+        "--ranks",
+        "3",
+        "--property-budget",
+        "0",
+        "--keep-cache",
+        "--out",
+        str(out),
+        *extra,
+    )
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     return p
 
 
 def jobs(out):
-    events = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines() if line.strip()]
-    return [e for e in events if e.get("event") == "done" and not e["job"].startswith(("survey/", "seen/"))]
+    events = [
+        json.loads(line)
+        for line in (out / "progress.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    return [
+        e
+        for e in events
+        if e.get("event") == "done" and not e["job"].startswith(("survey/", "seen/"))
+    ]
 
 
 def coverage_lines(log):
-    return [line for line in log.read_text().splitlines() if line.startswith("ordo crossing: strength")]
+    return [
+        line
+        for line in log.read_text().splitlines()
+        if line.startswith("ordo crossing: strength")
+    ]
 
 
 def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_path):
@@ -42,19 +69,37 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     # The launches: per variant, one of ordo_sweep_checks with the five families.
     a, b = jobs(one), jobs(per)
     assert sorted(j["executable"] for j in a) == ["ordo_sweep_checks"] * 2
-    assert all(j["families"] == ["ordo_check_crossing", "ordo_check_detect", "ordo_check_fortran",
-                                 "ordo_check_in_place", "ordo_check_noncommutative"] for j in a)
+    assert all(
+        j["families"]
+        == [
+            "ordo_check_crossing",
+            "ordo_check_detect",
+            "ordo_check_fortran",
+            "ordo_check_in_place",
+            "ordo_check_noncommutative",
+        ]
+        for j in a
+    )
     assert len(b) == 10 and "ordo_sweep_checks" not in {j["executable"] for j in b}
     # In the combined job the erroneous calls come last: every DETECT case (the Detect suite's, those
     # through the Fortran bindings included) after every other case of every family.
     for variant in VARIANTS.split(","):
         mine = [r for r in records(one) if r["variant"] == variant]
         detect = [r["seq"] for r in mine if r["level"] == "DETECT"]
-        assert detect and min(detect) > max(r["seq"] for r in mine if r["level"] != "DETECT")
-        assert all(r["id"].startswith("Detect.") for r in mine if r["level"] == "DETECT")
+        assert detect and min(detect) > max(
+            r["seq"] for r in mine if r["level"] != "DETECT"
+        )
+        assert all(
+            r["id"].startswith("Detect.") for r in mine if r["level"] == "DETECT"
+        )
     # The erroneous calls through the Fortran bindings (MPI_Allreduce's cases) are among them.
-    assert any(r["id"].startswith("Detect.character_in_a_reduction_through_each_fortran_binding")
-               for r in records(one) if r["variant"] == "mpich.allreduce.intra.recursive_doubling")
+    assert any(
+        r["id"].startswith(
+            "Detect.character_in_a_reduction_through_each_fortran_binding"
+        )
+        for r in records(one)
+        if r["variant"] == "mpich.allreduce.intra.recursive_doubling"
+    )
     # The library's thresholds (MPI_T, read at every launch's start) are kept per variant in the run's cache:
     # one launch per family reads them from it in all but a variant's first launch.
     assert len(list((one / "cache").glob("thresholds-*.json"))) >= 2
@@ -65,12 +110,22 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     recs = records(one)
     assert recs and {r["variant"] for r in recs} == set(VARIANTS.split(","))
     assert all(r["case"]["routine"] == r["variant"].split(".")[1] for r in recs)
-    assert {r["id"].split(".")[0] for r in recs} >= {"Crossing", "Noncommutative", "In_place", "Detect", "Fortran"}
+    assert {r["id"].split(".")[0] for r in recs} >= {
+        "Crossing",
+        "Noncommutative",
+        "In_place",
+        "Detect",
+        "Fortran",
+    }
     # No check of a family outside --filter ran in the combined executable.
-    assert not any(r["id"].startswith(("Values.", "User_op.", "Buffers.")) for r in recs)
+    assert not any(
+        r["id"].startswith(("Values.", "User_op.", "Buffers.")) for r in recs
+    )
 
 
-def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_other_inputs(tmp_path):
+def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_other_inputs(
+    tmp_path,
+):
     needs_build("mpich")
     out = tmp_path / "out"
     sweep(out, "--launch-per-family")
@@ -83,60 +138,135 @@ def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_
     entry = json.loads(entries[0].read_text())
     body = json.loads(entry["body"])
     body["rows"] = []
-    entries[0].write_text(json.dumps({"key": entry["key"] + "|another build", "body": json.dumps(body)}))
+    entries[0].write_text(
+        json.dumps({"key": entry["key"] + "|another build", "body": json.dumps(body)})
+    )
     again = tmp_path / "again"
     again.mkdir()
     (again / "cache").mkdir()
     (again / "cache" / entries[0].name).write_text(entries[0].read_text())
-    p = run_ordo("run", "--vendor", "mpich", "--variants", "mpich.reduce.intra.binomial", "--filter", "crossing",
-                 "--ranks", "3", "--property-budget", "0", "--launch-per-family", "--out", str(again))
+    p = run_ordo(
+        "run",
+        "--vendor",
+        "mpich",
+        "--variants",
+        "mpich.reduce.intra.binomial",
+        "--filter",
+        "crossing",
+        "--ranks",
+        "3",
+        "--property-budget",
+        "0",
+        "--launch-per-family",
+        "--out",
+        str(again),
+    )
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
-    log = again / "logs" / "mpich.reduce.intra.binomial" / "ordo_check_crossing-3ranks.log"
+    log = (
+        again
+        / "logs"
+        / "mpich.reduce.intra.binomial"
+        / "ordo_check_crossing-3ranks.log"
+    )
     assert coverage_lines(log) == coverage_lines(logs[0])
-    assert [r["id"] for r in records(again)] == [r["id"] for r in records(out)
-                                                  if r["variant"] == "mpich.reduce.intra.binomial"
-                                                  and r["id"].startswith("Crossing.")]
+    assert [r["id"] for r in records(again)] == [
+        r["id"]
+        for r in records(out)
+        if r["variant"] == "mpich.reduce.intra.binomial"
+        and r["id"].startswith("Crossing.")
+    ]
 
 
-def test_the_default_run_launches_its_families_once_per_rank_count_with_the_same_records(tmp_path):
+def test_the_default_run_launches_its_families_once_per_rank_count_with_the_same_records(
+    tmp_path,
+):
     """The default run (no --variants) at a rank count: one launch of ordo_sweep_checks for every family but the
     threads check, the records of one launch per family, and what each family ran (`seen`, which a sweep's
-    variants read to skip the families without their routine) the same as its own job's."""
+    variants read to skip the families without their routine) the same as its own job's.
+    """
     needs_build("mpich")
     one, per = tmp_path / "one", tmp_path / "per"
     for out, extra in ((one, []), (per, ["--launch-per-family"])):
-        p = run_ordo("run", "--vendor", "mpich", "--filter", FAMILIES + ",threads", "--ranks", "3",
-                     "--property-budget", "0", "--out", str(out), *extra)
+        p = run_ordo(
+            "run",
+            "--vendor",
+            "mpich",
+            "--filter",
+            FAMILIES + ",threads",
+            "--ranks",
+            "3",
+            "--property-budget",
+            "0",
+            "--out",
+            str(out),
+            *extra,
+        )
         assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     a, b = jobs(one), jobs(per)
-    assert sorted(j["executable"] for j in a) == ["ordo_check_threads", "ordo_sweep_checks"]
-    assert sorted(j["executable"] for j in b) == sorted(["ordo_check_threads"] + [f"ordo_check_{f}" for f in
-                                                                                  FAMILIES.split(",")])
+    assert sorted(j["executable"] for j in a) == [
+        "ordo_check_threads",
+        "ordo_sweep_checks",
+    ]
+    assert sorted(j["executable"] for j in b) == sorted(
+        ["ordo_check_threads"] + [f"ordo_check_{f}" for f in FAMILIES.split(",")]
+    )
     p = run_ordo("compare", "--records", str(one), str(per))
     assert p.returncode == 0 and "identical records" in p.stdout, p.stdout[-3000:]
     # Every DETECT case after every other case of the combined job, as in a sweep's.
     mine = [r for r in records(one) if not r["id"].startswith("Threads.")]
     detect = [r["seq"] for r in mine if r["level"] == "DETECT"]
-    assert detect and min(detect) > max(r["seq"] for r in mine if r["level"] != "DETECT")
+    assert detect and min(detect) > max(
+        r["seq"] for r in mine if r["level"] != "DETECT"
+    )
 
     def seen(out, prefix):
-        events = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines() if line.strip()]
-        return {e["executable"]: e["seen"] for e in events
-                if e.get("event") == "done" and e["job"].startswith(prefix) and e.get("seen") is not None}
-    per_family = {k: v for k, v in seen(per, "default/").items() if k != "ordo_check_threads"}
+        events = [
+            json.loads(line)
+            for line in (out / "progress.jsonl").read_text().splitlines()
+            if line.strip()
+        ]
+        return {
+            e["executable"]: e["seen"]
+            for e in events
+            if e.get("event") == "done"
+            and e["job"].startswith(prefix)
+            and e.get("seen") is not None
+        }
+
+    per_family = {
+        k: v for k, v in seen(per, "default/").items() if k != "ordo_check_threads"
+    }
     assert seen(one, "seen/") == per_family and len(per_family) == 5
 
 
 def test_family_seen_reads_the_families_tests_from_every_launch_log(tmp_path):
     from runner.run import family_seen
+
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "ordo_sweep_checks-3ranks.log").write_text(
-        'noise\nordo family-tests: {"values":["Reduce.a","Scan.b"],"op":["Op.c"]}\n')
+        'noise\nordo family-tests: {"values":["Reduce.a","Scan.b"],"op":["Op.c"]}\n'
+    )
     # A relaunch after a crash writes the line again; a line cut short is passed over.
-    (logs / "ordo_sweep_checks-3ranks-resume1.log").write_text('ordo family-tests: {"values":["Red\n')
+    (logs / "ordo_sweep_checks-3ranks-resume1.log").write_text(
+        'ordo family-tests: {"values":["Red\n'
+    )
     case = {"routine": "scan", "mode": "blocking", "comm": "world"}
-    recs = [{"test": "Scan.b", "case": case}, {"test": "Op.c"}, {"test": "Other.d", "case": case}]
-    got = dict(family_seen(logs, "ordo_sweep_checks", 3, ["ordo_check_values", "ordo_check_op", "ordo_check_x"],
-                           recs))
-    assert got == {"ordo_check_values": [("scan", "blocking", "intra")], "ordo_check_op": []}
+    recs = [
+        {"test": "Scan.b", "case": case},
+        {"test": "Op.c"},
+        {"test": "Other.d", "case": case},
+    ]
+    got = dict(
+        family_seen(
+            logs,
+            "ordo_sweep_checks",
+            3,
+            ["ordo_check_values", "ordo_check_op", "ordo_check_x"],
+            recs,
+        )
+    )
+    assert got == {
+        "ordo_check_values": [("scan", "blocking", "intra")],
+        "ordo_check_op": [],
+    }
