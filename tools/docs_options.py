@@ -52,6 +52,17 @@ def cell(text):
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def prose_cell(text):
+    """A cell of help text: outside its code spans, the characters Markdown
+    would read as emphasis or as an HTML tag (`<vendor>`) are escaped."""
+    parts = cell(text).split("`")
+    for i in range(0, len(parts), 2):  # the even parts are outside code spans
+        parts[i] = (
+            parts[i].replace("*", "\\*").replace("<", "&lt;").replace(">", "&gt;")
+        )
+    return "`".join(parts)
+
+
 def spelling(action):
     """How the option is typed: `--ranks RANKS`, `--huge`, `OUT`, `{a,b}`."""
     if action.choices and not action.option_strings:
@@ -102,7 +113,7 @@ def table(subparser):
         return "It takes no options.\n"
     lines = ["| option | meaning |", "| --- | --- |"]
     for a in rows:
-        lines.append(f"| `{cell(spelling(a))}` | {cell(meaning(a))} |")
+        lines.append(f"| `{cell(spelling(a))}` | {prose_cell(meaning(a))} |")
     return "\n".join(lines) + "\n"
 
 
