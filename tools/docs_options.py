@@ -71,7 +71,8 @@ def spelling(action):
     if isinstance(metavar, tuple):
         metavar = " ".join(metavar)
     if not action.option_strings:
-        return metavar or action.dest
+        name = metavar or action.dest
+        return f"{name} ..." if action.nargs in ("*", "+") else name
     if action.nargs == 0:
         return ", ".join(action.option_strings)
     if metavar is None:
