@@ -7,7 +7,8 @@ argument parsing and dispatch only; the work is done in tools/runner/.
     ordo list     list vendors, clauses or checks
     ordo doctor   is this machine ready, and what to install
     ordo report   results.json.gz and the HTML / Markdown / JUnit / TAP views of a run
-    ordo compare  several runs side by side in one HTML page (--records: their records check by check)
+    ordo compare  several runs side by side in one HTML page
+                  (--records: their records check by check)
     ordo gate     fail when a run got worse than a baseline (CI)
     ordo package  the procurement package of a run, with its verifier
     ordo mutants  the checks against every mutant of vendors/mutants
@@ -31,12 +32,12 @@ from runner.errors import EXIT_INFRA, EXIT_USAGE, OrdoError  # noqa: E402
 from runner.findings import cmd_findings  # noqa: E402
 from runner.info import cmd_doctor, cmd_list  # noqa: E402
 from runner.replay import cmd_replay  # noqa: E402
-from runner.reporting import (
+from runner.reporting import (  # noqa: E402
     cmd_compare,
     cmd_gate,
     cmd_package,
     cmd_report,
-)  # noqa: E402
+)
 from runner.run import cmd_run  # noqa: E402
 from runner.selftest import cmd_test  # noqa: E402
 from runner import systems  # noqa: E402
@@ -52,8 +53,9 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser():
-    """The whole command line: every subcommand and its options (main(), and the CI templates' test, which
-    checks every ./ordo line of .github/ and ci/ against it)."""
+    """The whole command line: every subcommand and its options (main(); the CI
+    templates' test checks every ./ordo line of .github/ and ci/ against it;
+    tools/docs_options.py renders the options tables of docs/ from it)."""
     p = OneLineParser(
         prog="ordo", description="Conformance suite for the reduction semantics of MPI."
     )
@@ -63,14 +65,22 @@ def build_parser():
     r.add_argument(
         "--vendor",
         default="mpich",
-        help="mpich, openmpi, or a site adapter file (default: mpich)",
+        metavar="NAME|FILE",
+        help="the MPI library: a vendor of vendors/ or a site's adapter file "
+        "(default: %(default)s)",
     )
     r.add_argument(
         "--ranks",
         default=DEFAULT_RANKS,
-        help=f"rank counts, e.g. 1,2,3 or 1-8 (default: {DEFAULT_RANKS})",
+        metavar="LIST",
+        help="rank counts, e.g. 1,2,3 or 1-8 (default: %(default)s)",
     )
-    r.add_argument("--out", help="output folder (default: out/run-<vendor>-<time>)")
+    r.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output folder, which must not hold a run already "
+        "(default: out/run-<vendor>-<time>)",
+    )
     r.add_argument(
         "--env",
         action="append",
@@ -78,49 +88,62 @@ def build_parser():
         help="add to the environment of every rank (repeatable)",
     )
     r.add_argument(
-        "--seed", type=int, default=1, help="base seed of the inputs (default: 1)"
+        "--seed",
+        type=int,
+        default=1,
+        metavar="N",
+        help="base seed of the inputs (default: %(default)s)",
     )
     r.add_argument(
         "--timeout",
         type=int,
         default=600,
-        help="seconds allowed per check executable and rank count",
+        metavar="S",
+        help="seconds allowed per check executable and rank count "
+        "(default: %(default)s)",
     )
     r.add_argument(
         "--filter",
-        help="run only the check executables whose name contains this text (or one of these, comma-separated: crossing,in_place)",
+        metavar="TEXT",
+        help="run only the check executables whose name contains TEXT "
+        "(or one of several, comma-separated: crossing,in_place)",
     )
     r.add_argument(
         "--only",
         metavar="GLOBS",
-        help="run only the checks (GoogleTest names, e.g. 'Reduce.*:Scan.*') that match",
+        help="run only the checks (GoogleTest names, e.g. 'Reduce.*:Scan.*') that "
+        "match",
     )
     r.add_argument(
         "--case-timeout",
         type=float,
         default=60,
-        help="seconds allowed per case at most (default: 60); each case's own limit is derived from "
-        "what cases of its kind took in this run (see --case-floor)",
+        metavar="S",
+        help="the longest limit of a case in seconds; each case's own limit is "
+        "derived from what cases of its kind took in this run (default: %(default)s)",
     )
     r.add_argument(
         "--case-floor",
         type=float,
         default=10,
-        help="the derived case limit: at least this many seconds, else 10 x the slowest case of its "
-        "kind (the MPI routine) at the rank count (default: 10)",
+        metavar="S",
+        help="the least derived case limit in seconds (default: %(default)s)",
     )
     r.add_argument(
         "--hung-case-floor",
         type=float,
         default=1,
-        help="once cases of a kind hung at a rank count: at least this many seconds, else 3 x the "
-        "slowest case of the kind that finished (default: 1)",
+        metavar="S",
+        help="the least limit in seconds of a case of a kind that already hung "
+        "at this rank count (default: %(default)s)",
     )
     r.add_argument(
         "--max-restarts",
         type=int,
         default=50,
-        help="resumptions of one executable after crashes or timeouts (default: 50)",
+        metavar="N",
+        help="resumptions of a job after crashes or timeouts that no waiver "
+        "explains, per family (default: %(default)s)",
     )
     r.add_argument(
         "--plain-launch",
@@ -130,84 +153,88 @@ def build_parser():
     r.add_argument(
         "--variants",
         default="default",
-        help="algorithm variants: default, all, or names/patterns a,b,c (see `ordo list variants`)",
+        metavar="LIST",
+        help="the library's algorithm variants to run the checks under: default, "
+        "all, or names and patterns a,b,c (`ordo list variants`; default: "
+        "%(default)s)",
     )
     r.add_argument(
         "--property-budget",
         default="2000",
-        help="property phase: N cases per rank count, or Ns seconds in all; 0 turns it off "
-        "(default: 2000)",
+        metavar="N|Ns",
+        help="the property phase: N cases per rank count, or N seconds in all; "
+        "0 turns it off (default: %(default)s)",
     )
     r.add_argument(
         "--depth",
         type=int,
         default=2,
-        help="the crossing check: every valid pair (2, default) or triple (3) of case values",
+        metavar="2|3",
+        help="the crossing check's covering array: every valid pair (2) or "
+        "triple (3) of case values (default: %(default)s)",
     )
     r.add_argument(
         "--huge",
         action="store_true",
-        help="also run the huge cases (the `huge` check: more than 2^31 bytes in one call of each "
-        "large-count binding; needs about 6 GiB per process); without it they are recorded as "
-        "skips that say so",
+        help="also run the `huge` check's cases, each one call of a large-count "
+        "binding on more than 2^31 bytes (several GiB per process); without it "
+        "each is a skip that says so",
     )
     r.add_argument(
         "--run-known-fatal",
         action="store_true",
-        help="also run the cases that a crash or timeout waiver names for the installed release "
-        "(default: each is recorded as a skip naming its waiver, so that a known hang does not "
-        "cost the case time limit)",
+        help="also run the cases that a crash or timeout waiver names for the "
+        "installed release; without it each is a skip that names its waiver",
     )
     r.add_argument(
         "--run-hung-kinds",
         action="store_true",
-        help="run every case of a routine on communicators of a size whose cases keep hanging in this "
-        "run (default: after two such cases hung one after the other, the further ones are "
-        "recorded as skips that name the hangs, and 1 in 2, 5, 17, ... of them still runs)",
+        help="run every case of a key that keeps hanging in this run; without it, "
+        "after two hangs in a row its further cases are skips that name the hangs, "
+        "and 1 in 2, 5, 17, ... of them still runs",
     )
     r.add_argument(
         "--sanitize",
         action="store_true",
-        help="use the AddressSanitizer/UBSan build of ordo's own code (build/<vendor>-sanitize/)",
+        help="use the AddressSanitizer/UBSan build of ordo's own code "
+        "(build/<vendor>-sanitize/)",
     )
     r.add_argument(
         "--nodes",
         type=int,
         metavar="N",
-        help="make the library believe its ranks sit on N nodes of this machine (virtual nodes, "
-        "the adapter's virtual_nodes); the node map it shows is recorded and must match",
+        help="make the library believe its ranks sit on N nodes of this machine "
+        "(the adapter's virtual_nodes); the node map it shows must match",
     )
     r.add_argument(
         "--placement",
         metavar="P",
-        help="with --nodes: block (default), cyclic, first-alone (rank 0 alone on its node) or "
-        "sizes:A,B,... (ranks per node)",
+        help="with --nodes: block (default), cyclic, first-alone (rank 0 alone on "
+        "its node) or sizes:A,B,... (ranks per node)",
     )
     r.add_argument(
         "--launcher",
         metavar="NAME|FILE",
-        help="start every job through a launcher template instead of the adapter's own launcher: "
-        "srun, srun-mpi, mpiexec-hostfile, mpiexec-hydra-hostfile (vendors/launchers/) or a "
-        "site's file of that form; the build and its CTest entries keep the adapter's",
+        help="start every job through a launcher template (srun, srun-mpi, "
+        "mpiexec-hostfile, mpiexec-hydra-hostfile, or a site's file) instead of "
+        "the adapter's launcher",
     )
     r.add_argument(
         "--launch-per-family",
         action="store_true",
-        help="launch each family's check executable on its own instead of all the families in one "
-        "launch of ordo_sweep_checks per variant (the default run's too) and rank count: the same "
-        "checks and verdicts, more launches (to compare the two)",
+        help="launch each family's check executable on its own instead of one "
+        "ordo_sweep_checks per variant and rank count (the same records)",
     )
     r.add_argument(
         "--no-expect-cache",
         action="store_true",
-        help="plan every case with the reference at every rank, never from the run's expected-result "
-        "cache (conformance/harness/expect_cache.h): the same verdicts, slower (to compare the two)",
+        help="plan every case with the reference at every rank, never from the "
+        "run's expected-result cache (the same verdicts, slower)",
     )
     r.add_argument(
         "--keep-cache",
         action="store_true",
-        help="keep the run's cache/ folder (expected-result digests, covering arrays) when the run "
-        "ends; by default a finished run, which is never resumed, deletes it (to read or copy it)",
+        help="keep the run's cache/ folder when the run ends",
     )
     r.add_argument(
         "--resume",
@@ -217,7 +244,8 @@ def build_parser():
     systems.add_options(r)
     r.set_defaults(func=cmd_run)
 
-    # One executable at one rank count, as CTest runs it: no help= keeps it out of the command list.
+    # One executable at one rank count, as CTest runs it: no help= keeps it out of
+    # the command list (and of docs/).
     j = sub.add_parser("job")
     j.add_argument("--vendor", required=True)
     j.add_argument("--build-dir", required=True)
@@ -236,35 +264,65 @@ def build_parser():
     t.add_argument(
         "--sanitize-only",
         action="store_true",
-        help="only the sanitizer step: ordo's own code under ASan/UBSan against reference-mpich",
+        help="only the sanitizer step: ordo's own code under ASan/UBSan against "
+        "reference-mpich",
     )
     t.set_defaults(func=cmd_test)
 
     rp = sub.add_parser("replay", help="run one case again")
-    rp.add_argument("--vendor", default="mpich")
-    rp.add_argument("--ranks", default="2")
-    rp.add_argument("--case", help="the case as JSON, as printed by a failure")
+    rp.add_argument(
+        "--vendor",
+        default="mpich",
+        metavar="NAME|FILE",
+        help="the MPI library, as for `run` (default: %(default)s)",
+    )
+    rp.add_argument(
+        "--ranks",
+        default="2",
+        metavar="N",
+        help="the rank count (default: %(default)s)",
+    )
+    rp.add_argument(
+        "--case", metavar="JSON", help="the case as JSON, as a failure prints it"
+    )
     rp.add_argument(
         "--record",
         metavar="JOURNAL:ID",
-        help="a record of a journal (journal.jsonl or " "journal.jsonl.gz), by id",
+        help="a record of a journal (journal.jsonl or journal.jsonl.gz), by id",
     )
-    rp.add_argument("--clause", help="the clause to report the case under")
+    rp.add_argument(
+        "--clause", metavar="SLUG", help="the clause to report the case under"
+    )
     rp.add_argument(
         "--level",
         choices=["MUST", "SHOULD", "DETECT", "INFO"],
-        help="the level to judge the case at (a record's own with --record; default MUST): "
-        "DETECT for an erroneous call",
+        help="the level to judge the case at, DETECT for an erroneous call "
+        "(default: MUST, or the record's own with --record)",
     )
     rp.add_argument(
         "--variant",
         metavar="NAME",
-        help="under an algorithm variant's settings (`ordo list variants`); with --record, the record's "
-        "own variant unless given, and the record of that variant when several share the id",
+        help="under an algorithm variant's settings (default: the record's own "
+        "with --record)",
     )
-    rp.add_argument("--env", action="append", metavar="K=V")
-    rp.add_argument("--timeout", type=int, default=120)
-    rp.add_argument("--plain-launch", action="store_true")
+    rp.add_argument(
+        "--env",
+        action="append",
+        metavar="K=V",
+        help="add to the environment of every rank (repeatable)",
+    )
+    rp.add_argument(
+        "--timeout",
+        type=int,
+        default=120,
+        metavar="S",
+        help="seconds the case may run (default: %(default)s)",
+    )
+    rp.add_argument(
+        "--plain-launch",
+        action="store_true",
+        help="do not apply the adapter's launch settings",
+    )
     rp.add_argument(
         "--sanitize",
         action="store_true",
@@ -287,7 +345,11 @@ def build_parser():
     rp.set_defaults(func=cmd_replay)
 
     ls = sub.add_parser("list", help="list vendors, clauses or checks")
-    ls.add_argument("what", choices=["vendors", "clauses", "checks", "variants"])
+    ls.add_argument(
+        "what",
+        choices=["vendors", "clauses", "checks", "variants"],
+        help="what to list",
+    )
     ls.add_argument(
         "--vendor",
         default="mpich",
@@ -313,10 +375,12 @@ def build_parser():
 
     fi = sub.add_parser(
         "findings",
-        help="the library faults ordo found (vendors/*/findings/), and a bug report for each",
-        description="Lists the findings (the reproducers of vendors/*/findings/, by file stem) with "
-        "their library, their waivers and whether they are reported upstream; with "
-        "--report ID, writes the Markdown of a bug report for that finding.",
+        help="the library faults ordo found (vendors/*/findings/), and a bug report "
+        "for each",
+        description="Lists the findings (the reproducers of vendors/*/findings/, by "
+        "file stem) with their library, their waivers and whether they are reported "
+        "upstream; with --report ID, writes the Markdown of a bug report for that "
+        "finding.",
     )
     fi.add_argument(
         "--report",
@@ -326,20 +390,21 @@ def build_parser():
     fi.add_argument(
         "--run",
         action="store_true",
-        help="with --report: build the reproducer with the library's wrapper and run it under its "
-        "launcher, and put its output and exit status in the report",
+        help="with --report: build and run the reproducer here and put its "
+        "output and exit status in the report",
     )
     fi.add_argument(
         "--variant",
         metavar="NAME",
-        help="with --run: the algorithm variant to run it under (default: the library's own choice "
-        "when a waiver names no variant, else the first the waivers name); 'default' for none",
+        help="with --run: the algorithm variant to run it under, 'default' for "
+        "none (default: the first its waivers name)",
     )
     fi.add_argument(
         "--timeout",
         type=int,
         default=60,
-        help="with --run: seconds the reproducer may run (default 60)",
+        metavar="S",
+        help="with --run: seconds the reproducer may run (default: %(default)s)",
     )
     fi.add_argument(
         "--out",
@@ -350,8 +415,8 @@ def build_parser():
     sy = sub.add_parser(
         "systems",
         help="list, make or remove the roots of other Debian releases (run --system)",
-        description="A system is a root of another Debian release (made by mmdebstrap) holding "
-        "ordo's build dependencies and that release's MPICH and Open MPI; "
+        description="A system is a root of another Debian release (made by mmdebstrap) "
+        "holding ordo's build dependencies and that release's MPICH and Open MPI; "
         "`ordo run --system NAME` builds and runs inside it (bubblewrap). Known: "
         + ", ".join(f"{k} ({v})" for k, v in sorted(systems.SYSTEMS.items()))
         + ".",
@@ -404,12 +469,13 @@ def main(argv=None):
 def add_report_parsers(sub):
     rp = sub.add_parser(
         "report",
-        help="write results.json.gz and the HTML / Markdown / JUnit / TAP views of a run",
-        description="Builds results.json.gz from an output folder (run.json + journal.jsonl, or "
-        "journal.jsonl.gz once the run has ended; a run without an end is reported "
-        "as partial) and writes report.html, summary.md, junit.xml and report.tap "
-        "next to it; or re-generates the views of a results.json.gz (or of a "
-        "results.json of version 1).",
+        help="write results.json.gz and the HTML / Markdown / JUnit / TAP views of a "
+        "run",
+        description="Builds results.json.gz from an output folder (run.json + "
+        "journal.jsonl, or journal.jsonl.gz once the run has ended; a run without an "
+        "end is reported as partial) and writes report.html, summary.md, junit.xml and "
+        "report.tap next to it; or re-generates the views of a results.json.gz (or of "
+        "a results.json of version 1).",
     )
     rp.add_argument(
         "source",
@@ -424,8 +490,8 @@ def add_report_parsers(sub):
     cp = sub.add_parser(
         "compare",
         help="several runs side by side in one HTML page",
-        description="Writes DIR/compare.html: verdicts, clauses, heat maps and every check whose "
-        "outcome differs, one column per run (and variant).",
+        description="Writes DIR/compare.html: verdicts, clauses, heat maps and every "
+        "check whose outcome differs, one column per run (and variant).",
     )
     cp.add_argument(
         "runs",
@@ -439,37 +505,37 @@ def add_report_parsers(sub):
     cp.add_argument(
         "--records",
         action="store_true",
-        help="compare two output folders' journals check by check, keyed by (variant, ranks, id), "
-        "ignoring times, durations, sequence numbers, logs and the folders' own paths; exit 0 "
-        "when identical, 1 otherwise",
+        help="compare two output folders' journals record by record, times and "
+        "paths left out; exit 0 when identical, 1 otherwise",
     )
     cp.add_argument(
         "--new-field",
         action="append",
         default=[],
         metavar="NAME",
-        help="with --records: a record field the second run may add (a change that adds a field on "
-        "purpose); it is counted, not compared (repeatable)",
+        help="with --records: a record field the second run may add, counted, "
+        "not compared (repeatable)",
     )
     cp.set_defaults(func=cmd_compare)
 
     gp = sub.add_parser(
         "gate",
         help="exit 1 when a run got worse than a baseline, or covers less of it",
-        description="Exit 0: nothing got worse and nothing was lost. Exit 1, with a line per cause "
-        "(per check, up to a limit): a check that passed (or was waived or skipped, or "
-        "is new) now fails, crashes or times out; a check of the baseline is not in the "
-        "new run; the new run has no checks or fewer than the baseline; a check that "
-        "passed is now a skip, or waived (unless --accept-waiver names its waiver); the "
-        "library (vendor and release), the rank counts or the variants differ from the "
-        "baseline's (unless accepted by --accept-library-change, --accept-ranks-change, "
-        "--accept-variants-change); a case not run as a known crash or hang "
-        "(--ordo-avoid-known-fatal) whose waiver, judged again by the waivers file, no "
-        "longer names it; a waiver has no reason, no expiry date, or has expired, or "
-        "does not apply to a check it waived; or the new run is partial. The new "
-        "checks are listed by outcome, each that arrives waived or skipped on its own "
-        "line. Exit 2: a file cannot be read or does not follow its schema, or "
-        "--accept-waiver names no waiver of the waivers file.",
+        description="Exit 0: nothing got worse and nothing was lost. Exit 1, with a "
+        "line per cause (per check, up to a limit): a check that passed (or was waived "
+        "or skipped, or is new) now fails, crashes or times out; a check of the "
+        "baseline is not in the new run; the new run has no checks or fewer than the "
+        "baseline; a check that passed is now a skip, or waived (unless "
+        "--accept-waiver names its waiver); the library (vendor and release), the rank "
+        "counts or the variants differ from the baseline's (unless accepted by "
+        "--accept-library-change, --accept-ranks-change, --accept-variants-change); a "
+        "case not run as a known crash or hang (--ordo-avoid-known-fatal) whose "
+        "waiver, judged again by the waivers file, no longer names it; a waiver has no "
+        "reason, no expiry date, or has expired, or does not apply to a check it "
+        "waived; or the new run is partial. The new checks are listed by outcome, each "
+        "that arrives waived or skipped on its own line. Exit 2: a file cannot be read "
+        "or does not follow its schema, or --accept-waiver names no waiver of the "
+        "waivers file.",
     )
     gp.add_argument(
         "--baseline",
@@ -485,7 +551,7 @@ def add_report_parsers(sub):
     gp.add_argument(
         "--waivers",
         metavar="FILE",
-        help='waivers file (default: the waivers file of the new run\'s adapter, its "waivers" key)',
+        help="the waivers file (default: the new run's adapter's)",
     )
     gp.add_argument(
         "--today",
@@ -497,35 +563,36 @@ def add_report_parsers(sub):
         action="append",
         default=[],
         metavar="ID",
-        help="accept that the waiver ID waives (or, naming a crash or hang, holds back) checks that "
-        "passed in the baseline, e.g. a waiver added in this change (repeatable)",
+        help="accept that the waiver ID waives or holds back checks that passed "
+        "in the baseline (repeatable)",
     )
     gp.add_argument(
         "--accept-library-change",
         action="store_true",
-        help="accept a new run of another library (vendor or release) than the baseline's, e.g. a "
-        "library's CI gating its development head against the run of its last release",
+        help="accept a new run of another library (vendor or release) than the "
+        "baseline's",
     )
     gp.add_argument(
         "--accept-ranks-change",
         action="store_true",
-        help="accept a new run of other rank counts than the baseline's; the baseline's checks at rank "
-        "counts the new run was not asked for are then set aside (counted, not compared)",
+        help="accept a new run of other rank counts than the baseline's; the "
+        "baseline's checks at the others are set aside",
     )
     gp.add_argument(
         "--accept-variants-change",
         action="store_true",
-        help="accept a new run of other variants than the baseline's; the baseline's checks of "
-        "variants the new run was not asked for are then set aside (counted, not compared)",
+        help="accept a new run of other variants than the baseline's; the "
+        "baseline's checks of the others are set aside",
     )
     gp.set_defaults(func=cmd_gate)
 
     pp = sub.add_parser(
         "package",
         help="the procurement package of a run, with its verifier",
-        description="Writes into DEST the report, results.json.gz, the adapter used, the exact "
-        "commands, the suite's commit and git status, the raw output, a statement "
-        "template to sign, and verify.py (checksums and schema); then verifies it.",
+        description="Writes into DEST the report, results.json.gz, the adapter used, "
+        "the exact commands, the suite's commit and git status, the raw output, a "
+        "statement template to sign, and verify.py (checksums and schema); then "
+        "verifies it.",
     )
     pp.add_argument(
         "source",

@@ -291,7 +291,7 @@ def test_the_hwloc_topology_file_is_prepared_probed_and_applied_for_open_mpi(
     """On this machine hwloc gives the same topology from its exported file
     as found on the machine, and Open MPI binds the same: the setting
     applies, and a run's ranks get it. (MPICH has no such setting: its
-    calls were slower with the file, see the README.)"""
+    calls were slower with the file, see docs/adapters-and-clusters.md.)"""
     monkeypatch.setenv("ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock")
     assert "hwloc-topology-from-file" not in [
         s["name"] for s in load_adapter("mpich")["launch_settings"]

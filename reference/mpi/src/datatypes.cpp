@@ -278,8 +278,9 @@ int copy_typed(const void* src, void* dst, int count, MPI_Datatype dt) {
   // A datatype the reference models is copied leaf by leaf by its typemap
   // (in typemap order, as MPI_Unpack writes): the reference does not rest on
   // the library's MPI_Pack, which in MPICH 4.0.2 was seen to pack 1 or 2
-  // bytes short of count x size late in a long process (README, "Held-back
-  // cases"). Other datatypes (subarray, darray) go through MPI_Pack.
+  // bytes short of count x size late in a long process
+  // (docs/reference-and-mutants.md). Other datatypes (subarray, darray) go
+  // through MPI_Pack.
   if (!mutant(Mutant::datatype_as_contiguous)) {
     if (const auto rdt = reference_datatype(dt)) {
       const std::ptrdiff_t extent = rdt->extent();
