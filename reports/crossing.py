@@ -26,7 +26,8 @@ def _worst(counts):
 
 
 def _dimensions(spaces, records):
-    """[(name, [values])] in the check's order: from the space it printed, else from the records."""
+    """[(name, [values])] in the check's order: from the space it printed, else from the
+    records."""
     for n in sorted(spaces, key=int):
         return [(d["name"], list(d["values"])) for d in spaces[n]["dimensions"]]
     names, values = [], collections.defaultdict(list)
@@ -40,8 +41,9 @@ def _dimensions(spaces, records):
 
 
 def _listed(spaces, key, order):
-    """{(dim a, dim b): {(value a, value b): {ranks: reason}}} of the spaces' invalid or unavailable pairs,
-    a before b in the dimensions' order (a JSON object's keys may come in any order)."""
+    """{(dim a, dim b): {(value a, value b): {ranks: reason}}} of the spaces' invalid or
+    unavailable pairs, a before b in the dimensions' order (a JSON object's keys may
+    come in any order)."""
     out = collections.defaultdict(lambda: collections.defaultdict(dict))
     for n, space in spaces.items():
         for t in space.get(key, []):
@@ -56,7 +58,8 @@ def _listed(spaces, key, order):
 
 
 def context(report):
-    """What the template's coverage section shows; None when the run had no crossing check."""
+    """What the template's coverage section shows; None when the run had no crossing
+    check."""
     spaces = report["run"].get("crossing") or {}
     records = [r for r in report["records"] if isinstance(r.get("dimensions"), dict)]
     if not spaces and not records:

@@ -25,7 +25,8 @@ def _environment():
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
-        # type() is str: Markup (already escaped, e.g. an SVG) is passed through untouched.
+        # type() is str: Markup (already escaped, e.g. an SVG) is passed through
+        # untouched.
         finalize=lambda v: rec.printable(v)
         if type(v) is str
         else ("" if v is None else v),
@@ -88,8 +89,9 @@ def _failure_view(n, r, waivers):
 
 
 def _shown(bad):
-    """The failures shown in full: the first of every clause and of every heat-map cell, then the others in
-    journal order, up to MAX_FAILURES_SHOWN; numbered by their place among all failures.
+    """The failures shown in full: the first of every clause and of every heat-map cell,
+    then the others in journal order, up to MAX_FAILURES_SHOWN; numbered by their place
+    among all failures.
     """
     chosen, seen = set(), set()
     for i, r in enumerate(bad):
@@ -130,7 +132,8 @@ def context(report):
                 "w-" + anchor(r.get("waiver") or "(no waiver id)"),
             )
 
-    # Clause by clause: every clause of the catalogue, checked or not, then any unknown to it.
+    # Clause by clause: every clause of the catalogue, checked or not, then any unknown
+    # to it.
     by_clause = collections.defaultdict(list)
     for r in records:
         by_clause[r["clause"]].append(r)
@@ -155,9 +158,11 @@ def context(report):
                 "section": "-",
                 "section_50": "-",
                 "title": "A check executable died",
-                "paraphrase": "The job crashed or timed out with no case in flight (between cases, before "
-                "its first or after its last), charged to no case; checks it could not reach "
-                "make the run partial.",
+                "paraphrase": (
+                    "The job crashed or timed out with no case in flight (between"
+                    " cases, before its first or after its last), charged to no case;"
+                    " checks it could not reach make the run partial."
+                ),
             }
         clauses.append(
             {
@@ -177,7 +182,8 @@ def context(report):
             }
         )
 
-    # Heat map: variant x check x rank count, coloured by the worst outcome of each cell.
+    # Heat map: variant x check x rank count, coloured by the worst outcome of each
+    # cell.
     ranks = _ranks_of(report)
     cells = collections.defaultdict(list)
     for r in records:

@@ -64,9 +64,9 @@ def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
         ).text = message
     else:  # waived (a skip of its own: pass and skip are summarised)
         counts["skipped"] += 1
-        # The waiver's note (expiry, reason, upstream), which waivers.apply appended to the message, is kept
-        # in its first waived check only: the same words in each of thousands of elements (the default MPICH
-        # run) said nothing more.
+        # The waiver's note (expiry, reason, upstream), which waivers.apply appended to
+        # the message, is kept in its first waived check only: the same words in each of
+        # thousands of elements (the default MPICH run) said nothing more.
         wid, text = r.get("waiver"), r.get("message") or ""
         if wid in waivers and wid in noted:
             text = wvr.without_note(text, waivers[wid])
@@ -76,7 +76,8 @@ def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
             "skipped",
             message=_s(f"waived by {wid or 'an unnamed waiver'}: {text}")[:1000],
         )
-    # A waived check's case without its fields at the harness's default (the same case: results.short_replay).
+    # A waived check's case without its fields at the harness's default (the same case:
+    # results.short_replay).
     replay = res.short_replay(r) if r["outcome"] == "waived" else res.replay_command(r)
     if replay:
         ET.SubElement(case, "system-out").text = _s("replay: " + replay)
@@ -180,8 +181,8 @@ def render(report):
 
 
 def checks_of(root):
-    """The checks a JUnit document of ordo stands for (the "checks" property of each testcase; 1 when it has
-    none, as in a JUnit file of ordo before issue #17)."""
+    """The checks a JUnit document of ordo stands for (the "checks" property of each
+    testcase; 1 when it has none, as in a JUnit file of ordo before issue #17)."""
     n = 0
     for case in root.iter("testcase"):
         value = next(

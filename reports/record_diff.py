@@ -7,8 +7,8 @@ the case's wall time and the case limit derived from earlier cases' wall
 times (case_seconds, case_limit: which cases ran before it in its job, and
 how fast), its sequence number (and a property run's measured seconds), its log file and
 the log's last lines that the record of a dead job quotes (which rank the
-library reports first), any path inside the run's own output folder or its checkout (a string
-holding either is compared with it replaced), the memory addresses a
+library reports first), any path inside the run's own output folder or its checkout (a
+string holding either is compared with it replaced), the memory addresses a
 library prints in its error stacks ("sendbuf=0x55d0..."), which address space
 layout randomisation changes from one run of the same build to the next, and
 the communicator handle such a stack names ("comm=0xc4000032" or
@@ -137,8 +137,8 @@ def compare_records(
 
 
 def compare_folders(a, b, new_fields=()):
-    """The records of two output folders, or of the run/ folders of two packages (their journal.jsonl, or
-    journal.jsonl.gz)."""
+    """The records of two output folders, or of the run/ folders of two packages (their
+    journal.jsonl, or journal.jsonl.gz)."""
     a, b = pathlib.Path(a).resolve(), pathlib.Path(b).resolve()
     journals = []
     for d in (a, b):
@@ -160,7 +160,8 @@ def compare_folders(a, b, new_fields=()):
 
 
 def _checkout(folder):
-    """The checkout a run was made from (its adapter is vendors/<name>/adapter.json there), if it says."""
+    """The checkout a run was made from (its adapter is vendors/<name>/adapter.json
+    there), if it says."""
     try:  # a package's run/ folder holds it gzip-compressed
         plain, packed = folder / "run.json", folder / "run.json.gz"
         text = (
@@ -215,8 +216,8 @@ def format_result(result, name_a="A", name_b="B"):
     lines.append(
         "identical records (ignoring "
         + ", ".join(IGNORED)
-        + ", property seconds, quoted log lines, "
-        "memory addresses and communicator handles in messages and the output folders' and checkouts' paths)"
+        + ", property seconds, quoted log lines, memory addresses and communicator"
+        " handles in messages and the output folders' and checkouts' paths)"
         if result["same"]
         else "the records DIFFER"
     )

@@ -8,8 +8,8 @@ other file was added (a signed statement may be added as STATEMENT-signed.*),
 that the report (results.json.gz, gzip-compressed, or a results.json of
 version 1) follows the JSON Schema of its version shipped in schema/, that its
 summary agrees with its records and every case it refers to is there, and that
-junit.xml.gz (or junit.xml) and the journal (run/journal.jsonl.gz or run/journal.jsonl) count
-the same checks.
+junit.xml.gz (or junit.xml) and the journal (run/journal.jsonl.gz or run/journal.jsonl)
+count the same checks.
 Exit codes: 0 verified, 1 the package does not verify, 2 cannot run (a
 Debian package is missing, or the folder is not a package).
 This script stands alone: it needs only Debian's python3 and python3-jsonschema.
@@ -82,8 +82,10 @@ def check_results(pkg, problems):
         import jsonschema
     except ImportError:
         print(
-            "verify: the python module 'jsonschema' is missing: install it with: "
-            "sudo apt-get install -y python3-jsonschema",
+            (
+                "verify: the python module 'jsonschema' is missing: install it with: "
+                "sudo apt-get install -y python3-jsonschema"
+            ),
             file=sys.stderr,
         )
         sys.exit(2)
@@ -95,7 +97,8 @@ def check_results(pkg, problems):
         )
         if schema_file is None:
             problems.append(
-                f"{name} is not an ordo report of a schema this verifier knows ({', '.join(SCHEMAS)})"
+                f"{name} is not an ordo report of a schema this verifier knows"
+                f" ({', '.join(SCHEMAS)})"
             )
             return None
         schema = json.loads((pkg / "schema" / schema_file).read_text())
@@ -126,8 +129,8 @@ def check_results(pkg, problems):
     errors = sorted(validator.iter_errors(results), key=lambda e: list(e.absolute_path))
     for e in errors[:5]:
         problems.append(
-            f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "
-            f"{e.message[:200]}"
+            f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}:"
+            f" {e.message[:200]}"
         )
     if errors:
         return None
@@ -139,7 +142,8 @@ def check_results(pkg, problems):
         for r in records
     ):
         problems.append(
-            f"{name}: a record refers to a case or replay command the report does not hold"
+            f"{name}: a record refers to a case or replay command the report does not"
+            " hold"
         )
     counts = {}
     for r in records:
@@ -156,7 +160,8 @@ def check_results(pkg, problems):
             lines = [line for line in text.splitlines() if line.strip()]
             if len(lines) != len(records):
                 problems.append(
-                    f"{journal.relative_to(pkg)} holds {len(lines)} records, {name} {len(records)}"
+                    f"{journal.relative_to(pkg)} holds {len(lines)} records,"
+                    f" {name} {len(records)}"
                 )
         except (OSError, EOFError, gzip.BadGzipFile) as e:
             problems.append(f"cannot read {journal.relative_to(pkg)}: {e}")
@@ -164,7 +169,8 @@ def check_results(pkg, problems):
     if junit is not None:
         try:
             root = ET.fromstring(read_maybe_gzip(junit))
-            # Passing checks are summarised: a testcase stands for its "checks" property (1 without it).
+            # Passing checks are summarised: a testcase stands for its "checks" property
+            # (1 without it).
             checks = 0
             for case in root.iter("testcase"):
                 checks += int(
@@ -206,8 +212,9 @@ def main(argv):
     s = results["summary"]
     bad = sum(s["outcomes"].get(o, 0) for o in BAD)
     print(
-        f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows {results['schema']}: "
-        f"{results['run']['vendor']}, {s['total']} checks, {bad} failing, verdict '{s.get('headline') or s['verdict']}'"
+        f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows"
+        f" {results['schema']}: {results['run']['vendor']}, {s['total']} checks,"
+        f" {bad} failing, verdict '{s.get('headline') or s['verdict']}'"
         + (" (PARTIAL run)" if results["partial"] else "")
     )
     return 0

@@ -6,10 +6,10 @@ was seen in. Both matchers follow the same rules, and both must pass the
 shared vectors in vendors/waiver-vectors.json; the rules are written down in
 vendors/README.md ("Waivers").
 
-    load(path)            the waivers of a file, validated by vendors/waivers.schema.json
-    locate(adapter)       the waivers file of an adapter (its "waivers" key)
-    match(w, record, ...) "waived" | "no-match" | "expired" | "version"
-    apply(record, ws,...) the record, waived by the first waiver that applies
+    load(path)            the waivers of a file, validated by
+    vendors/waivers.schema.json locate(adapter)       the waivers file of an adapter
+    (its "waivers" key) match(w, record, ...) "waived" | "no-match" | "expired" |
+    "version" apply(record, ws,...) the record, waived by the first waiver that applies
 """
 import json
 import pathlib
@@ -351,7 +351,8 @@ def covers(waiver, record, *, signature=True):
         and not signature_matches(waiver.get("signature"), record)
     ):
         return False
-    # A prediction (signature=False) has no message yet: neither the signature nor a message condition is read.
+    # A prediction (signature=False) has no message yet: neither the signature nor a
+    # message condition is read.
     if (
         signature
         and "message" in waiver
@@ -420,8 +421,9 @@ def apply(record, waivers, *, today, library_version):
             ) + f" | the waiver {w.get('id')} expired on {w.get('expires')}"
             continue
         if verdict == VERSION:
-            record["message"] = (record.get("message") or "") + (
-                f" | the waiver {w.get('id')} is for {' or '.join(versions_of(w))}, "
+            record["message"] = (
+                (record.get("message") or "")
+                + f" | the waiver {w.get('id')} is for {' or '.join(versions_of(w))}, "
                 f"not {library_version or 'an unknown release'}"
             )
             continue
@@ -434,12 +436,16 @@ def apply(record, waivers, *, today, library_version):
 
 def waiver_note(waiver):
     """The note apply() appends to a waived record's message."""
-    return f" | waived until {waiver.get('expires')}: {waiver.get('reason')} ({waiver.get('upstream')})"
+    return (
+        f" | waived until {waiver.get('expires')}:"
+        f" {waiver.get('reason')} ({waiver.get('upstream')})"
+    )
 
 
 def without_note(message, waiver):
-    """A waived record's message without the note its waiver appended (the message whole when it does not
-    end with that note: a view that leaves the note out gives the waiver's fields itself).
+    """A waived record's message without the note its waiver appended (the message whole
+    when it does not end with that note: a view that leaves the note out gives the
+    waiver's fields itself).
     """
     message, note = message or "", waiver_note(waiver)
     return message[: -len(note)] if message.endswith(note) else message
@@ -567,7 +573,8 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
             verdict = match(w, r, today=today, library_version=library_version)
             if verdict in (VERSION, EXPIRED):
                 why = (
-                    f"it is for {' or '.join(versions_of(w))}, not {library_version or 'an unknown release'}"
+                    f"it is for {' or '.join(versions_of(w))}, not"
+                    f" {library_version or 'an unknown release'}"
                     if verdict == VERSION
                     else f"it expired on {w.get('expires')}"
                 )

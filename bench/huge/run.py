@@ -85,7 +85,8 @@ def measure(adapter, bdir, ranks, routine, tmp):
     exe = bdir / "conformance" / "huge" / "ordo_check_huge"
     if not exe.is_file():
         raise SystemExit(
-            f"run.py: {exe} is not built (./ordo run --vendor {adapter['name']} builds it)"
+            f"run.py: {exe} is not built (./ordo run --vendor"
+            f" {adapter['name']} builds it)"
         )
     journal = tmp / f"{adapter['name']}-{routine}.jsonl"
     waivers = waiver_files.locate(adapter)
@@ -227,12 +228,19 @@ def main(argv=None):
         "libraries": versions,
         "ranks": args.ranks,
         "definitions": {
-            "send bytes": "the bytes of one process's send buffer in the call (the datatype "
-            "contiguous(262144,MPI_INT), 1 MiB per element)",
+            "send bytes": (
+                "the bytes of one process's send buffer in the call (the datatype "
+                "contiguous(262144,MPI_INT), 1 MiB per element)"
+            ),
             "call s": "the seconds of the call under test (the journal's duration_s)",
-            "job s": "the job's wall time: launch, filling the buffers from the reference a range at a "
-            "time, the call, and the judgement of every byte against the reference",
-            "peak RSS": "each process's maximum resident set size (/usr/bin/time %M), whole job",
+            "job s": (
+                "the job's wall time: launch, filling the buffers from the reference a"
+                " range at a time, the call, and the judgement of every byte against"
+                " the reference"
+            ),
+            "peak RSS": (
+                "each process's maximum resident set size (/usr/bin/time %M), whole job"
+            ),
         },
         "columns": list(COLUMNS),
         "table": text.splitlines(),

@@ -21,7 +21,8 @@ def cmd_list(args):
         for slug, c in sorted(spec["clauses"].items()):
             s50 = c.get("section_50") or "-"
             print(
-                f"{slug:40} MPI-4.1 §{c['section']:12} MPI-5.0 §{s50:12} {c['paraphrase']}"
+                f"{slug:40} MPI-4.1 §{c['section']:12} MPI-5.0"
+                f" §{s50:12} {c['paraphrase']}"
             )
     elif args.what == "variants":
         adapter = load_adapter(args.vendor)

@@ -254,8 +254,11 @@ def run_job(
                     # ordo could not write its own records (a full disk): nothing is
                     # charged to the case in flight; the run stops and resumes there.
                     raise OrdoError(
-                        f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks); make room (or fix the "
-                        f"folder), then `./ordo run --resume {out}` finishes the run",
+                        (
+                            f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks);"
+                            " make room (or fix the folder), then `./ordo run --resume"
+                            f" {out}` finishes the run"
+                        ),
                         EXIT_INFRA,
                     )
                 after = protocol.restart_after(journal)
@@ -277,7 +280,8 @@ def run_job(
                 }
                 case, recorded = protocol.charged_case(journal, first_record)
                 if case and not recorded:
-                    # A DETECT case that timed out: which ranks' calls had returned, and how.
+                    # A DETECT case that timed out: which ranks' calls had returned, and
+                    # how.
                     notes = (
                         protocol.ranks_in_case(journal, case.get("seq"))
                         if case.get("level") == "DETECT"
@@ -291,7 +295,8 @@ def run_job(
                     before_first = 0
                 else:
                     # No case in flight: the job's own record, never charged to the case
-                    # before (that case finished; a waiver of it cannot waive this death).
+                    # before (that case finished; a waiver of it cannot waive this
+                    # death).
                     last = protocol.last_finished(journal, first_record)
                     where = (
                         records.AFTER_LAST_CASE
@@ -300,7 +305,8 @@ def run_job(
                         if case
                         else records.BEFORE_FIRST_CASE
                     )
-                    # A combined job's family of that case, by the tests its logs list; else the executable's.
+                    # A combined job's family of that case, by the tests its logs list;
+                    # else the executable's.
                     family = (
                         protocol.family_of(
                             sorted(logdir.glob(f"{name}-{n}ranks*.log")),
@@ -334,8 +340,8 @@ def run_job(
                         before_first += 1
                         if before_first >= 2:
                             why = (
-                                f"its launches {index - 1} and {index} both ended before their first case "
-                                f"(resumed after case {skip})"
+                                f"its launches {index - 1} and {index} both ended"
+                                f" before their first case (resumed after case {skip})"
                             )
                             append_record(
                                 journal,
@@ -359,11 +365,11 @@ def run_job(
                 attempt += 1
                 # A crash or timeout a waiver names is a known fault and costs its one
                 # case; so does a further hang of a kind that already hung (its short
-                # limit, rule "hung") or of a key whose last case hung (rules "again" and "probe": the
-                # harness holds back the cases of such a key, runner/case_limits.py,
-                # so their number grows with the logarithm of the family's). Only the
-                # others use up the restart budget (each restart resumes after a
-                # recorded case, so the loop ends either way).
+                # limit, rule "hung") or of a key whose last case hung (rules "again"
+                # and "probe": the harness holds back the cases of such a key,
+                # runner/case_limits.py, so their number grows with the logarithm of the
+                # family's). Only the others use up the restart budget (each restart
+                # resumes after a recorded case, so the loop ends either way).
                 hung_again = record.get("outcome") == "timeout" and (
                     record.get("case_limit") or {}
                 ).get("rule") in ("hung", "probe", "again")

@@ -44,8 +44,8 @@ def cmd_replay(args):
             records = [r for r in records if (r.get("variant") or "default") == variant]
         if not records or not records[0].get("case"):
             raise OrdoError(
-                f"no record with a case and id '{rid}'{f' under variant {variant}' if variant else ''} "
-                f"in {path}"
+                "no record with a case and id"
+                f" '{rid}'{f' under variant {variant}' if variant else ''} in {path}"
             )
         variant = variant or records[0].get("variant")
         case_json = json.dumps(records[0]["case"])
@@ -93,8 +93,8 @@ def cmd_replay(args):
     launcher = getattr(args, "launcher", None)
     if launcher and nodes is not None:
         raise OrdoError(
-            f"--nodes with --launcher {launcher}: the virtual nodes are made through the adapter's own "
-            f"launcher; replay --nodes without --launcher"
+            f"--nodes with --launcher {launcher}: the virtual nodes are made through"
+            " the adapter's own launcher; replay --nodes without --launcher"
         )
     launched = with_launcher(adapter, launcher) if launcher else adapter
     if launcher:

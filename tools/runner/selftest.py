@@ -68,7 +68,10 @@ def sanitize_step():
         str(out),
     ]
     print(
-        f"ordo: sanitizer run against {SANITIZE_VENDOR} at ranks {SANITIZE_RANKS} (log: {log})",
+        (
+            f"ordo: sanitizer run against {SANITIZE_VENDOR} at ranks"
+            f" {SANITIZE_RANKS} (log: {log})"
+        ),
         flush=True,
     )
     with open(log, "w") as f:
@@ -91,19 +94,27 @@ def sanitize_step():
     if not recs or bad:
         for r in bad[:10]:
             print(
-                f"  {r.get('outcome')}: {r.get('id')} at {r.get('ranks')} ranks: {(r.get('message') or '')[:200]}",
+                (
+                    f"  {r.get('outcome')}: {r.get('id')} at {r.get('ranks')} ranks:"
+                    f" {(r.get('message') or '')[:200]}"
+                ),
                 flush=True,
             )
         print(
-            f"  the run was not clean (exit {rc}): {len(bad)} checks went wrong outside DETECT "
-            f"(see {log})",
+            (
+                f"  the run was not clean (exit {rc}): {len(bad)} checks went wrong"
+                f" outside DETECT (see {log})"
+            ),
             flush=True,
         )
         return 1
     if detect:
         print(
-            f"  {len(detect)} DETECT cases crashed or hung in the underlying MPI library (its findings, "
-            f"not ordo's): {', '.join(sorted({r.get('test', '?') for r in detect}))[:300]}",
+            (
+                f"  {len(detect)} DETECT cases crashed or hung in the underlying MPI"
+                " library (its findings, not ordo's):"
+                f" {', '.join(sorted({r.get('test', '?') for r in detect}))[:300]}"
+            ),
             flush=True,
         )
     total = [

@@ -72,7 +72,8 @@ if do.get("die_at_end"):
     sys.exit(139)
 """
 
-# A crash waiver of one case (count 1) and one of another (count 3): the real matcher applies them.
+# A crash waiver of one case (count 1) and one of another (count 3): the real matcher
+# applies them.
 CASE_1_CRASH = {
     "id": "case-1-crash",
     "test": "*",
@@ -346,13 +347,15 @@ def test_a_gave_up_record_of_an_older_journal_makes_the_run_partial(tmp_path):
         "ranks": 2,
         "vendor": "mpich",
         "variant": "default",
-        "message": "gave up after 50 restarts after crashes or timeouts that no waiver names",
+        "message": (
+            "gave up after 50 restarts after crashes or timeouts that no waiver names"
+        ),
         "case": None,
     }
     report = report_of(tmp_path, [old])
     assert report["partial"] and report["partial_reasons"] == [
-        "ordo_check_reduce at 2 ranks: its cases were not run (gave up after 50 restarts after crashes or "
-        "timeouts that no waiver names)"
+        "ordo_check_reduce at 2 ranks: its cases were not run (gave up after 50"
+        " restarts after crashes or timeouts that no waiver names)"
     ]
 
 
@@ -388,7 +391,8 @@ def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(
     assert protocol.last_finished(j, j.stat().st_size) is None
     log = tmp_path / "ordo_sweep_checks-2ranks.log"
     log.write_text(
-        '[==========] x\nordo family-tests: {"reduce": ["Reduce.a"], "op": ["Op.b"]}\nSegmentation fault\n'
+        '[==========] x\nordo family-tests: {"reduce": ["Reduce.a"], "op":'
+        ' ["Op.b"]}\nSegmentation fault\n'
     )
     assert (
         protocol.family_of([tmp_path / "missing.log", log], "Op.b") == "ordo_check_op"

@@ -68,7 +68,8 @@ def test_a_later_variant_plans_from_the_cache_and_every_record_is_that_of_a_run_
         p = run(out, "--variants", VARIANTS, "--keep-cache", *extra)
         assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     first, second = VARIANTS.split(",")
-    # The first variant planned every case in full and kept the digests; the second found them.
+    # The first variant planned every case in full and kept the digests; the second
+    # found them.
     assert cache_counts(cached, first)["kept"] > 50
     assert (
         cache_counts(cached, second)["hits"] > 50

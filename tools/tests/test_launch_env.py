@@ -37,7 +37,8 @@ def test_a_users_preload_joins_the_adapters_preload_after_it(tmp_path):
         )["LD_PRELOAD"]
         == "/opt/prof/libprof.so"
     )
-    # the same entry given again (a colon-separated list, as ld.so also accepts) is not repeated
+    # the same entry given again (a colon-separated list, as ld.so also accepts) is not
+    # repeated
     again = launch_env(
         adapter, bdir, {"LD_PRELOAD": f"/a.so:{yield_so}"}, False, sanitize=False
     )
@@ -100,7 +101,8 @@ def test_any_other_variable_the_user_sets_replaces_the_adapters_with_a_notice(tm
         "NEW": "v",
     }
     notices = adapters.env_notices(adapter, bdir, user, False)
-    # B is set to the adapter's own value (no change), PATH joins, NEW is the user's alone: one notice
+    # B is set to the adapter's own value (no change), PATH joins, NEW is the user's
+    # alone: one notice
     assert notices == [
         {"variable": "MPIR_CVAR_A", "value": "2", "replaced": "1", "from": "its env"}
     ]
@@ -183,12 +185,13 @@ def test_live_every_mpich_rank_reports_both_preloads(tmp_path):
     yield_so = bdir / "vendors" / "mpich" / "libordo_yield_when_idle.so"
     if not exe.is_file() or not yield_so.is_file() or not shutil.which("mpiexec.mpich"):
         pytest.skip(
-            f"needs {exe} and {yield_so} (./ordo run --vendor mpich builds them) and MPICH"
+            f"needs {exe} and {yield_so} (./ordo run --vendor mpich builds them) and"
+            " MPICH"
         )
     src = tmp_path / "harmless.c"
     src.write_text(
-        "static int loaded;\n__attribute__((constructor)) static void mark(void) { loaded = 1; }\n"
-        "int ordo_harmless_preload(void) { return loaded; }\n"
+        "static int loaded;\n__attribute__((constructor)) static void mark(void) {"
+        " loaded = 1; }\nint ordo_harmless_preload(void) { return loaded; }\n"
     )
     mine = tmp_path / "libharmless.so"
     subprocess.run(
@@ -254,7 +257,8 @@ def test_live_ordo_run_records_every_ranks_environment_and_the_notices(
     ]
     if not all(p.is_file() for p in needed) or not shutil.which("mpiexec.mpich"):
         pytest.skip(
-            f"needs {', '.join(map(str, needed))} (./ordo run --vendor mpich builds them) and MPICH"
+            f"needs {', '.join(map(str, needed))} (./ordo run --vendor mpich builds"
+            " them) and MPICH"
         )
     site = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
     site["env"] = {"ORDO_SITE_SETTING": "adapter"}
@@ -311,8 +315,8 @@ def test_live_ordo_run_records_every_ranks_environment_and_the_notices(
     printed = capsys.readouterr().out
     assert rc == 0, printed[-3000:]
     assert (
-        "ordo: --env ORDO_SITE_SETTING=user replaces the adapter's ORDO_SITE_SETTING=adapter (its env)"
-        in printed
+        "ordo: --env ORDO_SITE_SETTING=user replaces the adapter's"
+        " ORDO_SITE_SETTING=adapter (its env)" in printed
     )
     doc = json.loads((out / "run.json").read_text())
     yield_so = str(bdir / "vendors" / "mpich" / "libordo_yield_when_idle.so")

@@ -82,7 +82,8 @@ def test_a_setting_that_changes_nothing_is_applied_and_one_that_does_is_not(
     assert (
         probe_launch_settings(adapter, bdir, {"USER": "1"}, False, quiet=True) is True
     )  # an outcome changed
-    # Probed without the setting, then with it, each with the probe's variable and the user's.
+    # Probed without the setting, then with it, each with the probe's variable and the
+    # user's.
     assert calls.read_text().splitlines() == [
         "ALWAYS=1 BASE=1 PROBE=1 USER=1",
         "ALWAYS=1 BASE=1 PROBE=1 SETTING=1 USER=1",
@@ -195,9 +196,8 @@ def file_setting(tmp_path, prepare_ok=True, file_changes=False):
     variable from its environment) and by a launch of the fake library."""
     script = tmp_path / "describe"
     script.write_text(
-        "#!/bin/sh\n"
-        'if [ -n "$TOPO_FILE" ] && [ "$FILE_CHANGES" = 1 ]; then echo \'machine: other\'; '
-        "else echo 'machine: this'; fi\n"
+        '#!/bin/sh\nif [ -n "$TOPO_FILE" ] && [ "$FILE_CHANGES" = 1 ]; then echo'
+        " 'machine: other'; else echo 'machine: this'; fi\n"
     )
     script.chmod(0o755)
     return {

@@ -84,7 +84,8 @@ def test_a_dead_job_is_a_detection_and_the_watchdog_marker_makes_it_a_timeout(tm
         pathlib.Path(f"{j}.inflight.{rank}").write_text(
             json.dumps({"seq": seq, "test": test, "clause": "reduce.values"})
         )
-    # The runner's rule (runner/protocol.py): the earliest case begun that rank 0 had not recorded.
+    # The runner's rule (runner/protocol.py): the earliest case begun that rank 0 had
+    # not recorded.
     found = mutants.detection([], 9, log, j)
     assert found["outcome"] == "timeout" and found["check"].startswith(
         "Reduce.w [reduce.values]"

@@ -55,7 +55,8 @@ def test_a_job_returns_each_launch_with_its_exit_code_and_its_phases(tmp_path):
     j.write_text("")
     fake = tmp_path / "job.sh"
     fake.write_text(
-        f"#!/bin/sh\necho 'ordo phases: {json.dumps(LINE)}'\ntouch {j}{protocol.DONE}\nexit 0\n"
+        f"#!/bin/sh\necho 'ordo phases: {json.dumps(LINE)}'\ntouch"
+        f" {j}{protocol.DONE}\nexit 0\n"
     )
     fake.chmod(0o755)
     launches = run_job(
@@ -112,8 +113,9 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
 
 
 def test_a_standby_launchs_start_up_is_counted_apart_and_its_seconds_from_its_go():
-    # Started ahead: 0.3 s MPI_Init, 0.2 s start-up, then 1.5 s idle until its go; 0.55 s from the
-    # go to its end (tests 0.5 s, finalize 0.05 s): the launcher's share is 0.55 - 0.55 = 0.
+    # Started ahead: 0.3 s MPI_Init, 0.2 s start-up, then 1.5 s idle until its go; 0.55
+    # s from the go to its end (tests 0.5 s, finalize 0.05 s): the launcher's share is
+    # 0.55 - 0.55 = 0.
     ahead = dict(LINE, wall_s=2.55, standby_s=1.5, tests_s=0.5)
     s = bench.process_split(
         [{"launches": [{"seconds": 0.55, "rc": 0, "phases": ahead, "standby": True}]}]

@@ -346,8 +346,8 @@ def test_live_a_fixed_seed_runs_the_same_cases_and_leaves_a_summary_record(tmp_p
     adapter, bdir, built = mpich_build()
     if not built:
         pytest.skip(
-            f"no MPICH build with the property executable in {bdir} (./ordo test builds it; "
-            "ORDO_BUILD_ROOT moves it)"
+            f"no MPICH build with the property executable in {bdir} (./ordo test builds"
+            " it; ORDO_BUILD_ROOT moves it)"
         )
     runs = [
         live_phase(adapter, bdir, tmp_path / f"run{i}", seed=20240611) for i in range(2)
@@ -402,7 +402,8 @@ def test_live_lockstep_every_rank_draws_the_same_seed_and_shrinks_to_the_same_ca
     exe = bdir / "property_tests" / "ordo_properties"
     if not exe.is_file():
         pytest.skip(
-            f"no mutant MPI build with the property executable in {bdir} (./ordo test builds it)"
+            f"no mutant MPI build with the property executable in {bdir} (./ordo test"
+            " builds it)"
         )
     env = launch_env(adapter, bdir, {"ORDO_MUTANT": "swap-operands"}, False)
     prefix = launcher_prefix(adapter, bdir, env)

@@ -212,8 +212,9 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
     )
     how = dict(HOW, timed_out=True, rc=124)
     # A rank whose own arguments are not erroneous may return MPI_SUCCESS (MPICH 4.0.2's
-    # reduce_scatter_gather at 3 processes: rank 1 returns, rank 2 waits for the root): still
-    # reported, as the harness counts "reported on k of n ranks"; the message names who did what.
+    # reduce_scatter_gather at 3 processes: rank 1 returns, rank 2 waits for the root):
+    # still reported, as the harness counts "reported on k of n ranks"; the message
+    # names who did what.
     accepted = {
         **DETECT_NOTES,
         2: dict(DETECT_BEGUN, returned={"detect": "accepted", "message": ""}),
@@ -224,7 +225,8 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
         r3["message"].startswith("reported on 1 of 3 ranks")
         and "returned no error: 2" in r3["message"]
     )
-    # Every rank still in the call, none reporting (or only accepting), or a crash: the timeout (crash) stays.
+    # Every rank still in the call, none reporting (or only accepting), or a crash: the
+    # timeout (crash) stays.
     assert (
         records.case_died(
             DETECT_BEGUN, **how, notes={0: DETECT_BEGUN, 1: DETECT_BEGUN}
@@ -274,7 +276,8 @@ def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_t
     assert r["outcome"] == "pass" and r["case_limit"] == short
     assert "ended after the short limit that follows a returned error" in r["message"]
     assert records.schema_errors(r) == []
-    # No rank shortened it (an older harness, or the rest of the limit was shorter): the case's own limit.
+    # No rank shortened it (an older harness, or the rest of the limit was shorter): the
+    # case's own limit.
     plain = records.case_died(
         begun,
         **how,
@@ -335,8 +338,10 @@ def test_identical_runs_differ_only_in_what_is_ignored(tmp_path):
 def test_the_log_lines_a_dead_job_quotes_and_property_seconds_are_not_compared():
     a = dict(
         made()["case_died"],
-        message="this case ended the job (exit code 139); last output: rank 1 died / x"
-        " | waived until 2027-01-01: r (u)",
+        message=(
+            "this case ended the job (exit code 139); last output: rank 1 died / x"
+            " | waived until 2027-01-01: r (u)"
+        ),
     )
     b = dict(a, message=a["message"].replace("rank 1", "rank 0"))
     assert record_diff.compare_records([a], [b])["same"]
@@ -419,7 +424,8 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
             break
     else:
         pytest.skip(
-            "no build with ordo_check_noncommutative and ordo_properties (./ordo run or ./ordo test builds one)"
+            "no build with ordo_check_noncommutative and ordo_properties (./ordo run or"
+            " ./ordo test builds one)"
         )
     prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, {}, False))
     (tmp_path / "gtest").mkdir()
@@ -488,15 +494,22 @@ def test_record_comparison_ignores_library_addresses_but_not_values():
         message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed with count 4",
     )
     assert not record_diff.compare_records([a], [c])["same"]
-    # The communicator a stack names, as MPI_COMM_WORLD or a handle, last argument or not (the Fortran
-    # programs' world in a job of one family, a handle in a combined job).
+    # The communicator a stack names, as MPI_COMM_WORLD or a handle, last argument or
+    # not (the Fortran programs' world in a job of one family, a handle in a combined
+    # job).
     w = dict(
         a,
-        message="MPI_Ireduce(sendbuf=0x55d0a1, count=1, MPI_SUM, 1, MPI_COMM_WORLD, request=0x7ffe92) failed",
+        message=(
+            "MPI_Ireduce(sendbuf=0x55d0a1, count=1, MPI_SUM, 1, MPI_COMM_WORLD,"
+            " request=0x7ffe92) failed"
+        ),
     )
     h = dict(
         a,
-        message="MPI_Ireduce(sendbuf=0x557ecc, count=1, MPI_SUM, 1, comm=0xc4000129, request=0x7fff89) failed",
+        message=(
+            "MPI_Ireduce(sendbuf=0x557ecc, count=1, MPI_SUM, 1, comm=0xc4000129,"
+            " request=0x7fff89) failed"
+        ),
     )
     assert record_diff.compare_records([w], [h])["same"]
     assert not record_diff.compare_records(

@@ -23,8 +23,10 @@ from reports import html, results
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
-    reason="chromium is not installed, so the HTML report is not "
-    "tested in a browser (Debian: sudo apt-get install -y chromium)",
+    reason=(
+        "chromium is not installed, so the HTML report is not "
+        "tested in a browser (Debian: sudo apt-get install -y chromium)"
+    ),
 )
 FLAGS = [
     "--headless",
@@ -122,7 +124,8 @@ def test_the_page_renders_without_console_errors(pages, tmp_path, page):
     assert not console_messages(p.stderr), console_messages(p.stderr)
     data = shot.read_bytes()
     assert png_size(data) == (WIDTH, HEIGHT)
-    # A blank page compresses to a few kilobytes; a rendered report with tables and colours does not.
+    # A blank page compresses to a few kilobytes; a rendered report with tables and
+    # colours does not.
     assert len(data) > 40000, f"the screenshot looks blank ({len(data)} bytes)"
     keep = os.environ.get("ORDO_SCREENSHOT_DIR")
     if keep:

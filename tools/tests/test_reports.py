@@ -1,4 +1,5 @@
-"""results.json.gz (and the results.json of version 1) and its views, from synthetic journals (no MPI)."""
+"""results.json.gz (and the results.json of version 1) and its views, from synthetic
+journals (no MPI)."""
 import copy
 import gzip
 import importlib.util
@@ -50,7 +51,8 @@ def test_results_json_is_written_validated_and_read_back(sample_run):
     assert "ordo.results/2" in html.render(
         again
     ) and "ordo.results/2" in markdown.render(again, "report.html")
-    # compressed at gzip's best level (9: 4.2 MB instead of 4.6 MB for the default MPICH run, 0.7 s more)
+    # compressed at gzip's best level (9: 4.2 MB instead of 4.6 MB for the default MPICH
+    # run, 0.7 s more)
     raw = gzip.decompress(path.read_bytes())
     assert len(path.read_bytes()) <= len(gzip.compress(raw, compresslevel=9, mtime=0))
     assert len(path.read_bytes()) < len(gzip.compress(raw, compresslevel=6, mtime=0))
@@ -141,8 +143,9 @@ def test_a_reference_to_a_case_that_is_not_there_is_refused(sample_run, tmp_path
 
 
 def test_a_version_1_report_is_still_read_plain_or_compressed(sample_run, tmp_path):
-    """A results.json of before issue #17 (plain JSON, every record whole): every reader reads it through
-    results.load, as a file or in its folder, and gzip-compressed under any name."""
+    """A results.json of before issue #17 (plain JSON, every record whole): every reader
+    reads it through results.load, as a file or in its folder, and gzip-compressed under
+    any name."""
     report = results.build(sample_run)
     old = tmp_path / "old"
     old.mkdir()
@@ -153,8 +156,8 @@ def test_a_version_1_report_is_still_read_plain_or_compressed(sample_run, tmp_pa
         gzip.compress((old / "results.json").read_bytes())
     )
     assert results.load(tmp_path / "old.json.gz") == report
-    # `ordo report` of the old file writes the views; `ordo report` of the output folder replaces the old
-    # results.json by results.json.gz.
+    # `ordo report` of the old file writes the views; `ordo report` of the output folder
+    # replaces the old results.json by results.json.gz.
     p = ordo("report", old / "results.json", "--out", tmp_path / "views")
     assert p.returncode == 0, p.stderr
     (sample_run / "results.json").write_text(json.dumps(report))
@@ -398,15 +401,15 @@ def test_the_tracer_message_becomes_a_tree():
     # A corrupted cell names ranks that cannot be: no tree is drawn from it.
     assert (
         tracer.parse(
-            "tracer: first wrong combine: invec = ranks 30841..15421, inoutvec = rank 0 "
-            "(overlapping operands) (comm rank 1 of 2)"
+            "tracer: first wrong combine: invec = ranks 30841..15421, inoutvec = rank 0"
+            " (overlapping operands) (comm rank 1 of 2)"
         )
         == []
     )
     assert (
         tracer.parse(
-            "tracer: first wrong combine: invec = ranks -30841..-15421, inoutvec = ranks "
-            "-30841..-15421 (overlapping operands) (comm rank 1 of 2)"
+            "tracer: first wrong combine: invec = ranks -30841..-15421, inoutvec ="
+            " ranks -30841..-15421 (overlapping operands) (comm rank 1 of 2)"
         )
         == []
     )
@@ -496,8 +499,9 @@ def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_its_own_
 
 
 def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
-    """A waived check's <skipped> names its waiver and keeps its message; the note its waiver appended
-    (expiry, reason, upstream: waivers.apply) is in the first waived check of that waiver only.
+    """A waived check's <skipped> names its waiver and keeps its message; the note its
+    waiver appended (expiry, reason, upstream: waivers.apply) is in the first waived
+    check of that waiver only.
     """
     w = {
         "id": "w1",
@@ -536,7 +540,8 @@ def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
     assert (
         "waived by w2: observed 9 | not the note" in messages
     )  # a waiver the report does not hold: whole
-    # each its replay command, its case's fields at the harness's default left out (results.short_replay)
+    # each its replay command, its case's fields at the harness's default left out
+    # (results.short_replay)
     assert sorted(c.find("system-out").text for c in cases) == sorted(
         "replay: " + results.short_replay(r) for r in recs
     )
@@ -544,8 +549,9 @@ def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
 
 
 def test_the_case_defaults_a_short_replay_leaves_out_are_the_harness_own():
-    """results.CASE_DEFAULTS are the initialisers of struct Case (case.h), which Case::from_json starts from:
-    a field left out of --case is the harness's default, so the short command replays the same case.
+    """results.CASE_DEFAULTS are the initialisers of struct Case (case.h), which
+    Case::from_json starts from: a field left out of --case is the harness's default, so
+    the short command replays the same case.
     """
     text = (ROOT / "reference/include/ordo/reference/case.h").read_text()
     body = text[text.index("struct Case {") :]
@@ -637,10 +643,12 @@ def test_junit_is_valid_against_the_junit_schema(tmp_path):
         text=True,
     )
     assert p.returncode == 0, p.stderr
-    # The schema is not vacuous: a testcase without classname, or with two results, is rejected.
+    # The schema is not vacuous: a testcase without classname, or with two results, is
+    # rejected.
     bad = tmp_path / "bad.xml"
     bad.write_text(
-        '<testsuites><testsuite name="s" tests="1"><testcase name="t"/></testsuite></testsuites>'
+        '<testsuites><testsuite name="s" tests="1"><testcase'
+        ' name="t"/></testsuite></testsuites>'
     )
     assert (
         subprocess.run(
@@ -805,8 +813,9 @@ def test_a_missing_debian_package_is_named_in_one_line(sample_run, tmp_path):
         env=dict(os.environ, PYTHONPATH=str(tmp_path)),
     )
     assert p.returncode == 2
-    assert p.stderr.strip() == (
-        "ordo: the python module 'jinja2' is missing: install it with: "
+    assert (
+        p.stderr.strip()
+        == "ordo: the python module 'jinja2' is missing: install it with: "
         "sudo apt-get install -y python3-jinja2"
     )
 
@@ -850,7 +859,9 @@ def test_with_many_failures_every_clause_and_cell_still_links_to_one(monkeypatch
 
 
 def test_a_clause_renamed_since_the_run_is_described_from_the_runs_commit(tmp_path):
-    commit = "7e18537c0920c7f322f3f1f01ecaa76bb436d60f"  # its catalogue still has reduce.noncommutative-order
+    commit = (  # its catalogue still has reduce.noncommutative-order
+        "7e18537c0920c7f322f3f1f01ecaa76bb436d60f"
+    )
     if subprocess.run(
         ["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}:spec/clauses.json"]
     ).returncode:
@@ -870,7 +881,8 @@ def test_a_clause_renamed_since_the_run_is_described_from_the_runs_commit(tmp_pa
 
 
 def _crossing_report():
-    """Three dimensions (the real check has eight): form x datatype x comm at 2 and 4 ranks."""
+    """Three dimensions (the real check has eight): form x datatype x comm at 2 and 4
+    ranks."""
     dims = [
         {"name": "form", "values": ["blocking", "persistent"]},
         {"name": "datatype", "values": ["basic", "struct-padded"]},
@@ -902,7 +914,10 @@ def _crossing_report():
                 "comm": "inter-halves",
                 "form": f,
             },  # keys in any order (run.json sorts them)
-            "reason": "the communicator shape inter-halves does not exist at this number of processes",
+            "reason": (
+                "the communicator shape inter-halves does not exist at this number of"
+                " processes"
+            ),
         }
         for f in ("blocking", "persistent")
     ]
@@ -953,14 +968,17 @@ def test_the_coverage_matrix_counts_cases_and_outcomes_per_pair_and_says_why_a_p
         "unavailable",
         "MPI_Reduce_init is not provided by this library",
     )
-    # blocking x inter-halves ran at 4 ranks; invalid only at 2: it ran, and that is what counts.
+    # blocking x inter-halves ran at 4 ranks; invalid only at 2: it ran, and that is
+    # what counts.
     assert cell[("form", "comm", "blocking", "inter-halves")]["status"] == "ran"
-    # persistent x struct-padded: valid, available, held by no case: a gap the report names.
+    # persistent x struct-padded: valid, available, held by no case: a gap the report
+    # names.
     assert (
         cell[("form", "datatype", "persistent", "struct-padded")]["status"] == "missing"
     )
     assert "form=persistent x datatype=struct-padded" in ctx["gaps"]
-    # persistent x inter-halves: invalid at 2 ranks, nothing at 4 ranks: listed with its reason.
+    # persistent x inter-halves: invalid at 2 ranks, nothing at 4 ranks: listed with its
+    # reason.
     c = cell[("form", "comm", "persistent", "inter-halves")]
     assert (
         c["status"] == "invalid"

@@ -97,11 +97,13 @@ def test_a_job_that_hangs_again_resumes_each_time_in_a_standby_launch_made_ready
         "timeout",
         "pass",
     ]
-    # Launch 0 cold, its first resumption cold (a standby is started beside it), then standbys.
+    # Launch 0 cold, its first resumption cold (a standby is started beside it), then
+    # standbys.
     assert [x["rc"] for x in launches] == [124, 124, 124, 0]
     assert [bool(x.get("standby")) for x in launches] == [False, False, True, True]
     assert launches[-1]["phases"]["standby_s"] >= 0
-    # A cold launch is told where to resume by --ordo-skip; a standby by its go file, never both.
+    # A cold launch is told where to resume by --ordo-skip; a standby by its go file,
+    # never both.
     cold = [a for a in argv if not any(x.startswith("--ordo-standby=") for x in a)]
     ahead = [a for a in argv if any(x.startswith("--ordo-standby=") for x in a)]
     assert [next(x for x in a if x.startswith("--ordo-skip=")) for a in cold] == [
@@ -109,7 +111,8 @@ def test_a_job_that_hangs_again_resumes_each_time_in_a_standby_launch_made_ready
         "--ordo-skip=2",
     ]
     assert not any(x.startswith("--ordo-skip=") for a in ahead for x in a)
-    # Three standbys were started: two resumed the job, the last one (beside the launch that finished) quit.
+    # Three standbys were started: two resumed the job, the last one (beside the launch
+    # that finished) quit.
     assert len(ahead) == 3
     assert not list(tmp_path.glob("journal.jsonl.standby-*"))
     logs = sorted(p.name for p in (tmp_path / "logs").glob("fake-2ranks*.log"))
