@@ -88,7 +88,8 @@ def _summary_case(suite, prefix, ranks, key, rows, counts):
     test, clause, level, outcome, reason = key
     seconds = sum(float(r.get("duration_s") or 0.0) for r in rows)
     n = len(rows)
-    what = f"{n} check{'s' if n != 1 else ''} {'passed' if outcome == 'pass' else 'skipped'}"
+    plural = "s" if n != 1 else ""
+    what = f"{n} check{plural} {'passed' if outcome == 'pass' else 'skipped'}"
     case = ET.SubElement(
         suite,
         "testcase",

@@ -157,9 +157,10 @@ def render(report, report_link="report.html"):
     ]
     lib = res.first_line(run.get("library_version")) or "library version unknown"
     ranks = sorted({r["ranks"] for r in report["records"]}) or run.get("ranks", [])
+    commit = (run["git"].get("commit") or "unknown")[:12]
     lines.append(
         f"{text(lib)} · MPI {text(run.get('mpi_version') or '?')} · ordo"
-        f" {text(run['ordo_version'])} ({code((run['git'].get('commit') or 'unknown')[:12])})"
+        f" {text(run['ordo_version'])} ({code(commit)})"
         f" · {summary['total']} checks at rank counts"
         f" {text(', '.join(map(str, ranks)) or 'none')}"
     )
@@ -251,7 +252,8 @@ def render(report, report_link="report.html"):
             lines.append(
                 f"- {code(wid)}: {', '.join(uses)}, expires"
                 f" {text(w.get('expires', '?'))}; "
-                f"{text(w.get('reason', 'no reason recorded'), 300)} ({text(w.get('upstream', ''), 200)})"
+                f"{text(w.get('reason', 'no reason recorded'), 300)}"
+                f" ({text(w.get('upstream', ''), 200)})"
             )
         lines.append("")
     usage = report["waivers"]

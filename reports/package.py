@@ -219,9 +219,8 @@ def _statement(report):
         f"Result: **{summary.get('headline') or summary['verdict']}**"
         f" ({summary['total']} checks). "
         + "; ".join(
-            f"{level}:"
-            f" {summary['levels'][level]['verdict']} ({summary['levels'][level]['total']})"
-            for level in rec.LEVELS
+            f"{level}: {counts['verdict']} ({counts['total']})"
+            for level, counts in ((lv, summary["levels"][lv]) for lv in rec.LEVELS)
         )
         + ".",
         res.known_fatal_sentence(summary),
@@ -278,19 +277,23 @@ needed to check it:
 
   report.html     the report (open in any browser; it loads nothing from the network)
   summary.md      a one-page summary
-  junit.xml.gz    the checks as JUnit XML, gzip-compressed (passing checks summarised per check and
-                  clause; every failing, crashed, timed-out and waived check has its own element;
-                  `zcat junit.xml.gz > junit.xml` gives the file CI tools read)
-  report.tap.gz   the checks as TAP version 13, gzip-compressed (waived checks are TODO tests;
-                  `zcat report.tap.gz` shows it)
-  results.json.gz the run report every other file is generated from (gzip-compressed JSON,
-                  schema/results-2.schema.json; `zcat results.json.gz` shows it)
-  STATEMENT.md    a statement template: fill it in, sign it, keep it as STATEMENT-signed.<ext>
+  junit.xml.gz    the checks as JUnit XML, gzip-compressed (passing checks summarised
+                  per check and clause; every failing, crashed, timed-out and waived
+                  check has its own element; `zcat junit.xml.gz > junit.xml` gives the
+                  file CI tools read)
+  report.tap.gz   the checks as TAP version 13, gzip-compressed (waived checks are
+                  TODO tests; `zcat report.tap.gz` shows it)
+  results.json.gz the run report every other file is generated from (gzip-compressed
+                  JSON, schema/results-2.schema.json; `zcat results.json.gz` shows it)
+  STATEMENT.md    a statement template: fill it in, sign it, keep it as
+                  STATEMENT-signed.<ext>
   commands.txt    the exact commands of the run
   adapter/        the vendor adapter the run used (launcher, settings, waivers)
-  suite/          the run's commit; the commit and `git status` of the checkout that made the package
-  run/            the raw output of the run (run.json.gz and journal.jsonl.gz: the run's settings
-                  and its journal compressed with gzip, logs, GoogleTest XML)
+  suite/          the run's commit; the commit and `git status` of the checkout that
+                  made the package
+  run/            the raw output of the run (run.json.gz and journal.jsonl.gz: the
+                  run's settings and its journal compressed with gzip, logs,
+                  GoogleTest XML)
   verify.py       re-checks this package: /usr/bin/python3 verify.py
   SHA256SUMS      checksums of every file (also: sha256sum -c SHA256SUMS)
 

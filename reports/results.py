@@ -174,8 +174,7 @@ def short_case(case):
         k: v
         for k, v in case.items()
         if k not in CASE_DEFAULTS
-        or type(v) is not type(CASE_DEFAULTS[k])
-        or v != CASE_DEFAULTS[k]
+        or (type(v), v) != (type(CASE_DEFAULTS[k]), CASE_DEFAULTS[k])
     }
 
 
@@ -535,7 +534,9 @@ def not_tested(records):
         elif gaps:
             status = "partly tested"
         else:
-            continue  # some cases need another rank count or shape: the clause is exercised elsewhere
+            # Some cases need another rank count or shape: the clause is exercised
+            # elsewhere.
+            continue
         reasons = sorted(row["reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
         out.append(
             {
@@ -1087,9 +1088,8 @@ def build(out_dir):
             out, journal, run, records, reasons, corrupt + len(rejected), notes
         )
         stored = encode(results)
-    if (
-        rejected or errors
-    ):  # a clean first pass is the whole check (the schema pass is most of a build's time)
+    # A clean first pass is the whole check (the schema pass is most of a build's time).
+    if rejected or errors:
         validate(stored, f"the report built from {out}", schema_id=SCHEMA_ID)
     return results
 
@@ -1109,9 +1109,9 @@ def _assemble(out, journal, run, records, reasons, corrupt, notes):
     # dying before their first case): the run did not check what it was asked to.
     reasons += [why for why in map(rec.not_run_reason, records) if why]
     system = system_name(run)
-    if (
-        system
-    ):  # every replay command runs in the run's system (the runner's own records name none)
+    # Every replay command runs in the run's system (the runner's own records name
+    # none).
+    if system:
         for r in records:
             replay = replay_command(r)
             if replay:
@@ -1121,7 +1121,8 @@ def _assemble(out, journal, run, records, reasons, corrupt, notes):
     )
     partial = bool(reasons)
     results = {
-        "schema": SCHEMA_V1,  # the whole form every reader works on; dump() stores it as version 2
+        # The whole form every reader works on; dump() stores it as version 2.
+        "schema": SCHEMA_V1,
         "generated": {
             "by": f"ordo {_version()} reports",
             "at": _now(),

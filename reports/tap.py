@@ -108,10 +108,8 @@ def render(report):
             f"# ordo {_line(run['vendor'])}:"
             f" {_line(res.first_line(run.get('library_version')))}"
         ),
-        (
-            "# verdict:"
-            f" {_line(report['summary'].get('headline') or report['summary']['verdict'])}"
-        ),
+        "# verdict: "
+        + _line(report["summary"].get("headline") or report["summary"]["verdict"]),
     ]
     if report.get("partial"):
         lines.append(
@@ -122,24 +120,22 @@ def render(report):
         " <test> [<ranks>]': its id is <test>#k; a passing check's case and message are"
         " in results.json.gz"
     )
-    group, waivers_given = (
-        None,
-        set(),
-    )  # the comment line the numbered lines below it belong to
+    # group: the comment line the numbered lines below it belong to
+    group, waivers_given = None, set()
     for n, r in enumerate(report["records"], 1):
         outcome = r["outcome"]
         test, k = numbered(r["id"])
         if outcome in FAILED or k is None:
-            group = None  # a line with the whole id: the next numbered line opens its group again
+            # A line with the whole id: the next numbered line opens its group again.
+            group = None
             head = f"{n} - {description(r, case=outcome != 'pass')}"
         else:
             comment = group_comment(r, test)
             if comment != group:
                 lines.append(comment)
                 group = comment
-            head = f"{n} - " + _text(
-                f"#{k} {res.case_text(r.get('case')) if outcome != 'pass' else ''}".strip()
-            )
+            case = res.case_text(r.get("case")) if outcome != "pass" else ""
+            head = f"{n} - " + _text(f"#{k} {case}".strip())
         if outcome == "pass":
             lines.append(f"ok {head}")
         elif outcome == "skip":

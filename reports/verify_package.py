@@ -108,7 +108,9 @@ def check_results(pkg, problems):
         return None
     # The records' schema is the package's own copy, found by its $id (never fetched).
     cls = jsonschema.validators.validator_for(schema)
-    try:  # jsonschema 4.18 on (Debian 13): its registry (RefResolver there fails on the urn: $id)
+    # jsonschema 4.18 on (Debian 13): its registry (RefResolver there fails on the urn:
+    # $id).
+    try:
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
 

@@ -491,9 +491,10 @@ def process_split(jobs):
     # counted apart, as hidden, and its wall time from its go on.
     cold = [launch for launch in normal if not launch.get("standby")]
     ahead = [launch for launch in normal if launch.get("standby")]
-    total = lambda key, of=normal: sum(
-        float(launch["phases"].get(key) or 0) for launch in of
-    )  # noqa: E731
+
+    def total(key, of=normal):
+        return sum(float(launch["phases"].get(key) or 0) for launch in of)
+
     before_go = sum(
         float(launch["phases"].get(k) or 0)
         for launch in ahead
@@ -595,7 +596,8 @@ def run(args):
     print("reference fold (element-combines per second, best of several)")
     for r in table["fold"]:
         print(
-            f"  {r['op']:10} {r['datatype']:14} p={r['p']:<3} count={r['count']:<9} {r['combines_per_s']:12.3e}"
+            f"  {r['op']:10} {r['datatype']:14} p={r['p']:<3} count={r['count']:<9}"
+            f" {r['combines_per_s']:12.3e}"
         )
     print(
         "reference plan of one process per case (us, median; every process of a job"
@@ -615,14 +617,16 @@ def run(args):
         )
     else:
         print(
-            f"  {'library':9} {'ranks':>5} {'cases':>6} {'cases/s':>9} {'bare us/case':>13} "
-            f"{'harness us/case':>16} {'ratio':>7}"
+            f"  {'library':9} {'ranks':>5} {'cases':>6} {'cases/s':>9}"
+            f" {'bare us/case':>13} {'harness us/case':>16} {'ratio':>7}"
         )
         for r in prop.get("rows", prop.get("table", [])):
             print(
-                f"  {r.get('library', '?'):9} {r.get('ranks', 0):>5} {r.get('cases', 0):>6} "
-                f"{r.get('cases_per_s', 0):>9.1f} {r.get('bare_us_per_case', 0):>13.1f} "
-                f"{r.get('harness_us_per_case', 0):>16.1f} {r.get('overhead_ratio') or 0:>7.2f}"
+                f"  {r.get('library', '?'):9} {r.get('ranks', 0):>5}"
+                f" {r.get('cases', 0):>6} {r.get('cases_per_s', 0):>9.1f}"
+                f" {r.get('bare_us_per_case', 0):>13.1f}"
+                f" {r.get('harness_us_per_case', 0):>16.1f}"
+                f" {r.get('overhead_ratio') or 0:>7.2f}"
             )
     print("default run, wall time per rank count")
     if not table["runs"]:
@@ -643,8 +647,8 @@ def run(args):
         print("  no `ordo mutants` output found")
     for r in table["mutants"]:
         print(
-            f"  {r['mutant']:32} {'detected' if r['detected'] else 'MISSED':9} {r['seconds'] or 0:7.2f} s"
-            f"  {r['by']}"
+            f"  {r['mutant']:32} {'detected' if r['detected'] else 'MISSED':9}"
+            f" {r['seconds'] or 0:7.2f} s  {r['by']}"
         )
     print(
         "report and package sizes (MB), held in the folder -> written by this ordo, and"

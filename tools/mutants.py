@@ -24,10 +24,8 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from runner import (
-    ROOT,
-    protocol,
-)  # noqa: E402  (first: it puts the reports package on the path)
+# (first: it puts the reports package on the path)
+from runner import ROOT, protocol  # noqa: E402
 from reports.records import BAD as DETECTING, read_journal  # noqa: E402
 from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402
 from runner.arguments import parse_ranks  # noqa: E402
@@ -68,7 +66,9 @@ def library_mutants(bdir):
     if out.returncode != 0:
         raise OrdoError(f"{exe} failed: {out.stderr.strip()}", EXIT_INFRA)
     return {
-        l.strip() for l in out.stdout.splitlines() if l.strip() and l.strip() != "none"
+        line.strip()
+        for line in out.stdout.splitlines()
+        if line.strip() and line.strip() != "none"
     }
 
 
@@ -237,12 +237,9 @@ def cmd_mutants(args):
                     flush=True,
                 )
     t_base = time.time() - t_all
+    baseline = f"{len(false_alarms)} failing jobs" if false_alarms else "clean"
     print(
-        (
-            "  baseline:"
-            f" {'clean' if not false_alarms else f'{len(false_alarms)} failing jobs'} in"
-            f" {t_base:.0f} s"
-        ),
+        f"  baseline: {baseline} in {t_base:.0f} s",
         flush=True,
     )
 

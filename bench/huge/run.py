@@ -36,11 +36,12 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
-from runner.adapters import (
+# (as ./ordo uses them)
+from runner.adapters import (  # noqa: E402
     launch_env,
     launcher_prefix,
     load_adapter,
-)  # noqa: E402  (as ./ordo uses them)
+)
 from runner import build  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 from reports import waivers as waiver_files  # noqa: E402

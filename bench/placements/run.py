@@ -30,9 +30,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from reports.results import (
-    load as load_results,
-)  # noqa: E402  (the one reader of results.json)
+# (the one reader of results.json)
+from reports.results import load as load_results  # noqa: E402
 
 FAMILIES = (
     "crossing,in_place,intercomm,noncommutative,minloc_maxloc,buffers,determinism"

@@ -59,9 +59,8 @@ def build(
             f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
             # The Fortran layer (conformance/harness/fortran/) is built with the
             # library's own wrapper, if any.
-            (
-                f"-DORDO_FORTRAN_WRAPPER={shutil.which(adapter['compilers'].get('fortran', '')) or ''}"
-            ),
+            "-DORDO_FORTRAN_WRAPPER="
+            + (shutil.which(adapter["compilers"].get("fortran", "")) or ""),
             f"-DMPIEXEC_EXECUTABLE={prefix[0]}",
             f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
             f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",

@@ -166,12 +166,14 @@ def header_commands(text):
     if current:
         logical.append(current.strip())
     compiles = [
-        l for l in logical if re.search(r"\bmpi(cc|fort)\S*\s+\S+\.(c|f90)\b", l)
+        line
+        for line in logical
+        if re.search(r"\bmpi(cc|fort)\S*\s+\S+\.(c|f90)\b", line)
     ]
     launches = [
-        l
-        for l in logical
-        if re.search(r"(mpiexec\S*\s.*|^|&&\s*)\./(repro|a\.out)\b", l)
+        line
+        for line in logical
+        if re.search(r"(mpiexec\S*\s.*|^|&&\s*)\./(repro|a\.out)\b", line)
     ]
     return compiles, launches
 
@@ -624,9 +626,12 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
     show = [_display([wrapper, src.name, "-o", "repro"] + flags)]
     show.append(_display(launch_words(adapter, variant, ranks, args)))
     lines += [_fence("\n".join(show), "sh"), ""]
+    of_variant = (
+        ", with the variables of the variant " + variant["name"] if variant else ""
+    )
     lines.append(
         "(the library's own wrapper and"
-        f" launcher{', with the variables of the variant ' + variant['name'] if variant else ''};"
+        f" launcher{of_variant};"
         f" {ranks} process{'es' if ranks != 1 else ''} and the arguments of the"
         " reproducer's first launch line)"
     )
@@ -645,7 +650,7 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
         "The reproducer's own account (its header):",
         "",
     ]
-    lines += ["> " + l if l.strip() else ">" for l in head.splitlines()] + [""]
+    lines += ["> " + line if line.strip() else ">" for line in head.splitlines()] + [""]
     kinds = list(dict.fromkeys(o for w in waivers for o in outcomes(w)))
     if kinds:
         lines += [

@@ -170,11 +170,12 @@ def run_job(
     logdir.mkdir(parents=True, exist_ok=True)
     attempt = 0
     launches = []
-    unexplained = 0  # restarts after a crash or timeout no waiver names: these count against max_restarts
+    # Restarts after a crash or timeout no waiver names: these count against
+    # max_restarts.
+    unexplained = 0
     before_first = 0  # launches in a row that died before their first case
-    first_record = journal_offset(
-        journal
-    )  # seqs count per executable: look at this job's only
+    # seqs count per executable: look at this job's only
+    first_record = journal_offset(journal)
     done = protocol.marker(journal, protocol.DONE)
     dead = {"ranks": n, "vendor": adapter["name"], "variant": variant}
     extra = dict(extra_fields or {})
@@ -183,7 +184,8 @@ def run_job(
     standby = None
 
     def xml(index):  # each launch's GoogleTest XML
-        return f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"
+        path = out / "gtest" / f"{variant}-{name}-{n}ranks-{index}.xml"
+        return f"--gtest_output=xml:{path}"
 
     with holding(lock):
         try:

@@ -239,7 +239,8 @@ def verify(found, expected, *, vendor, nodes, placement, ranks, where):
         "no node map"
         if found is None
         else (
-            f"{len(found['node_map'])} node{'s' if len(found['node_map']) != 1 else ''} {describe(found)}"
+            f"{len(found['node_map'])} node{'s' if len(found['node_map']) != 1 else ''}"
+            f" {describe(found)}"
         )
     )
     raise OrdoError(

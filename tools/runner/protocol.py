@@ -79,7 +79,8 @@ def rank_envs(journal):
             if isinstance(env, dict):
                 envs[rank] = env
         except (OSError, ValueError, IndexError):
-            pass  # a .tmp left by a rank that died while writing: no report of that rank
+            # A .tmp left by a rank that died while writing: no report of that rank.
+            pass
         path.unlink(missing_ok=True)
     return dict(sorted(envs.items()))
 

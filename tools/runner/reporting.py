@@ -191,9 +191,9 @@ def cmd_package(args):
     except OSError as e:
         raise OrdoError(f"cannot write the package: {e}")
     dest = pathlib.Path(args.dest).resolve()
+    headline = report["summary"].get("headline") or report["summary"]["verdict"]
     print(
-        "ordo: package of"
-        f" {report['run']['vendor']} ({report['summary'].get('headline') or report['summary']['verdict']}):"
+        f"ordo: package of {report['run']['vendor']} ({headline}):"
         f" {len(files)} files in {dest}"
     )
     rc = subprocess.call([sys.executable, str(dest / "verify.py"), str(dest)])

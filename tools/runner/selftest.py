@@ -47,9 +47,8 @@ def sanitize_step():
     clean (exit 0) and no log holds a sanitizer report."""
     adapter = load_adapter(SANITIZE_VENDOR)
     require_tools(adapter)
-    bdir, _ = build(
-        adapter, reference_tests=False, sanitize=True, extras=False
-    )  # checks only
+    # checks only
+    bdir, _ = build(adapter, reference_tests=False, sanitize=True, extras=False)
     out = bdir / "selftest-run"
     shutil.rmtree(out, ignore_errors=True)
     log = bdir / "ordo-selftest-run.log"
@@ -118,9 +117,9 @@ def sanitize_step():
             flush=True,
         )
     total = [
-        l
-        for l in log.read_text(errors="replace").splitlines()
-        if l.startswith("total:")
+        line
+        for line in log.read_text(errors="replace").splitlines()
+        if line.startswith("total:")
     ]
     print("  clean: " + (total[-1] if total else "no sanitizer report"), flush=True)
     return 0
@@ -150,7 +149,8 @@ def cmd_test(args):
         t0 = time.time()
         rc = sanitize_step()
         print(
-            f"\n{'suite':24} {'result':8} {'seconds':>8}\n{'sanitize ' + SANITIZE_VENDOR:24} "
+            f"\n{'suite':24} {'result':8} {'seconds':>8}\n"
+            f"{'sanitize ' + SANITIZE_VENDOR:24} "
             f"{'pass' if rc == 0 else 'FAIL':8} {time.time() - t0:8.1f}"
         )
         return EXIT_OK if rc == 0 else EXIT_FAIL
@@ -177,31 +177,31 @@ def cmd_test(args):
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
         text = log.read_text(errors="replace")
         summary = [
-            l for l in text.splitlines() if "tests passed" in l or "tests failed" in l
+            line
+            for line in text.splitlines()
+            if "tests passed" in line or "tests failed" in line
         ]
         print(
             "  " + (summary[-1] if summary else f"ctest exited with {rc}"), flush=True
         )
         if rc != 0:
             failed = [
-                l
-                for l in text.splitlines()
-                if "***Failed" in l or "***Timeout" in l or "(Failed)" in l
+                line
+                for line in text.splitlines()
+                if "***Failed" in line or "***Timeout" in line or "(Failed)" in line
             ]
-            print("\n".join("  " + l for l in failed[:40]), flush=True)
+            print("\n".join("  " + line for line in failed[:40]), flush=True)
         results.append((f"ctest {a['name']}", rc, time.time() - t0))
     t0 = time.time()  # ordo's own code under ASan and UBSan (sanitize_step)
     rc = sanitize_step()
     results.append((f"sanitize {SANITIZE_VENDOR}", rc, time.time() - t0))
-    t0 = (
-        time.time()
-    )  # the mutant vendor: every injected fault must be caught (tools/mutants.py)
+    # The mutant vendor: every injected fault must be caught (tools/mutants.py).
+    t0 = time.time()
     print("ordo: mutants", flush=True)
     rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])
     results.append(("mutants", rc, time.time() - t0))
-    t0 = (
-        time.time()
-    )  # Python lint: Debian's pyflakes3 (installed by install-deps.sh --with-test-tools)
+    # Python lint: Debian's pyflakes3 (installed by install-deps.sh --with-test-tools).
+    t0 = time.time()
     print("ordo: python lint (pyflakes3)", flush=True)
     rc = subprocess.call(
         ["pyflakes3"] + [str(p) for p in python_files()], cwd=str(ROOT)

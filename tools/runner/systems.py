@@ -41,9 +41,9 @@ SYSTEMS = {"debian-12": "bookworm", "debian-13": "trixie", "debian-unstable": "s
 # to check, in that root alone.
 NO_VALID_UNTIL = ("sid",)
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
-INSIDE = (  # set inside a root: the system's name (the harness adds --system NAME to replay commands)
-    "ORDO_SYSTEM"
-)
+# Set inside a root: the system's name (the harness adds --system NAME to replay
+# commands).
+INSIDE = "ORDO_SYSTEM"
 SCHEMA = "ordo.system/1"
 # Packages a root holds besides ordo's build dependencies and the adapters' packages:
 # git (the run records the suite's commit), the root is entered with bash (./ordo).
@@ -51,9 +51,10 @@ EXTRA_PACKAGES = ("git", "bash", "ca-certificates")
 # The installed packages recorded of a system: the MPI libraries and what they are built
 # on, the compilers, cmake.
 RECORDED = re.compile(
-    r"^(mpich|libmpich[0-9a-z.-]*|openmpi-[a-z-]+|libopenmpi[0-9a-z.-]*|libpmix[0-9a-z.-]*|"
-    r"libprrte[0-9a-z.-]*|prrte-bin|libucx[0-9a-z.-]*|libfabric[0-9a-z.-]*|libhwloc[0-9a-z.-]*|"
-    r"hwloc-nox|gcc|gcc-[0-9]+|g\+\+|g\+\+-[0-9]+|gfortran|gfortran-[0-9]+|cmake|libc6)$"
+    r"^(mpich|libmpich[0-9a-z.-]*|openmpi-[a-z-]+|libopenmpi[0-9a-z.-]*|"
+    r"libpmix[0-9a-z.-]*|libprrte[0-9a-z.-]*|prrte-bin|libucx[0-9a-z.-]*|"
+    r"libfabric[0-9a-z.-]*|libhwloc[0-9a-z.-]*|hwloc-nox|gcc|gcc-[0-9]+|g\+\+|"
+    r"g\+\+-[0-9]+|gfortran|gfortran-[0-9]+|cmake|libc6)$"
 )
 # dpkg in the making of a root: no fsync (a root that was cut short is made again), and
 # no documentation, manual pages or translations (a root only builds and runs ordo; the
@@ -577,9 +578,8 @@ def run_inside(name, root, argv, out_dirs=(), read_only=()):
         if not d.is_relative_to(ROOT):
             binds.append(d)
     lock = os.environ.get("ORDO_MPI_LOCK")
-    if (
-        lock
-    ):  # the same file (inode) inside: its flock still serialises the machine's MPI runs
+    # The same file (inode) inside: its flock still serialises the machine's MPI runs.
+    if lock:
         lock = pathlib.Path(lock).resolve()
         lock.touch(exist_ok=True)
         binds.append(lock)

@@ -52,7 +52,7 @@ def rec(
     return r
 
 
-def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_and_rank_count(
+def test_the_statistics_keep_the_slowest_finished_case_and_hangs_per_kind_and_ranks(
     tmp_path,
 ):
     journal = tmp_path / "journal.jsonl"
@@ -161,7 +161,7 @@ def test_the_statistics_keep_the_work_of_the_slowest_case_for_the_harness_to_sca
     }
 
 
-def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank_count_and_variant(
+def test_the_runner_hands_on_streaks_of_hanging_cases_per_key_rank_count_and_variant(
     tmp_path,
 ):
     """The harness holds back a key's cases after two hangs in a row (case_limits.h);
@@ -307,7 +307,7 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
     )  # the argument checks' path
 
 
-def test_a_combination_of_count_and_root_that_hangs_on_every_communicator_keeps_its_own_streak(
+def test_a_count_and_root_that_hang_on_every_communicator_keep_their_own_streak(
     tmp_path,
 ):
     """Issue #38: MPI_Reduce hangs at one count and root on every communicator, and the
@@ -521,7 +521,7 @@ def timed(out, *extra):
 HANG = ("--env", "ORDO_MUTANT=hang-reduce-at-4-ranks")
 
 
-def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and_keeps_the_others(
+def test_a_library_hanging_in_one_family_records_every_hung_case_and_keeps_the_others(
     tmp_path,
 ):
     needs_build("mutants")
@@ -663,7 +663,7 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     assert not [r for r in c.values() if held_back(r)]
 
 
-def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_keep_hanging(
+def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_hang(
     tmp_path,
 ):
     """Before, each generated case of a kind that hangs cost the property phase's whole
@@ -729,7 +729,7 @@ def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_ke
     )
 
 
-def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_and_threads_are_held_back(
+def test_probes_of_a_key_that_keeps_hanging_and_fortran_and_thread_cases_are_held_back(
     tmp_path,
 ):
     """A case that runs while its key keeps hanging (the 1 in 1, 4, 16, ...) has the
@@ -796,7 +796,8 @@ def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_a
         r
         for r in rs
         if r["test"]
-        == "Threads.concurrent_reductions_on_distinct_communicators_from_several_threads"
+        == "Threads.concurrent_reductions_on_distinct_communicators_from_several_"
+        "threads"
     ]
     assert len(phase) == 4 and all(held_back(r) for r in phase), [
         r["message"][:80] for r in phase

@@ -20,7 +20,7 @@ def run(*args, env=None):
 
 def one_line_error(p, code=2):
     assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, p.stderr
     assert lines[0].startswith("ordo: ")
     return lines[0]

@@ -58,7 +58,7 @@ def run(out, *extra, vendor="mpich", env=(), families=FAMILIES):
     return run_ordo(*args)
 
 
-def test_a_later_variant_plans_from_the_cache_and_every_record_is_that_of_a_run_without_it(
+def test_a_later_variant_plans_from_the_cache_and_its_records_are_those_without_it(
     tmp_path,
 ):
     needs_build("mpich")

@@ -245,7 +245,7 @@ def test_unreadable_input_is_a_usage_error(tmp_path):
 # ---------------------------------------------------
 
 
-def test_a_waiver_bound_to_another_release_does_not_hide_a_failure_and_the_gate_names_it(
+def test_a_waiver_of_another_release_does_not_hide_a_failure_and_the_gate_names_it(
     tmp_path,
 ):
     """The new run waived a check with a waiver seen in 4.0.2; the waivers file now says
@@ -327,7 +327,8 @@ def test_the_mpich_run_with_one_waivers_release_changed_to_4_1_fails_the_gate(tm
             "--filter",
             "values",
             "--only",
-            "Reduce_local.every_valid_predefined_op_and_datatype_gives_the_reference_result",
+            "Reduce_local."
+            "every_valid_predefined_op_and_datatype_gives_the_reference_result",
             "--out",
             str(out),
         ],
@@ -464,7 +465,7 @@ def test_a_check_that_passed_and_is_now_skipped_fails_the_gate(tmp_path):
     )
 
 
-def test_a_check_that_passed_and_is_now_waived_fails_unless_the_waiver_is_accepted_by_name(
+def test_a_check_that_passed_and_is_now_waived_fails_unless_its_waiver_is_accepted(
     tmp_path,
 ):
     new = passing()
@@ -794,7 +795,7 @@ def test_the_gate_options_are_documented_in_its_help_and_the_readme():
 
 
 @pytest.mark.parametrize("vendor, release", [("mpich", "4.0.2"), ("openmpi", "4.1.4")])
-def test_every_example_of_the_vendors_crash_and_timeout_waivers_held_back_stands_for_its_release(
+def test_each_example_held_back_by_a_vendors_crash_or_timeout_waiver_is_of_its_release(
     vendor, release
 ):
     """The real waivers files: each example a crash or timeout waiver covers, recorded

@@ -28,7 +28,8 @@ while args:
 with open(os.environ["FAKE_CALLS"], "a") as f:
     f.write(" ".join(sorted(k + "=" + v for k, v in env.items())) + "\n")
 if env.get("PROBE") == "1":
-    sel = "B" if env.get("SETTING") == "1" and os.environ.get("FAKE_CHANGES") == "1" else "A"
+    changes = os.environ.get("FAKE_CHANGES") == "1"
+    sel = "B" if env.get("SETTING") == "1" and changes else "A"
     print("select: component %s selected" % sel, file=sys.stderr)
 """
 

@@ -106,5 +106,5 @@ def test_an_unknown_mutant_is_refused_in_one_line():
         env={"ORDO_NO_INSTALL": "1", "PATH": "/usr/bin:/bin"},
     )
     assert p.returncode == 2, (p.stdout, p.stderr)
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "no-such-fault" in lines[0]

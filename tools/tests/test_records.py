@@ -13,12 +13,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 from conftest import record  # noqa: E402
 from reports import record_diff, records  # noqa: E402
 from runner import properties  # noqa: E402
-from runner.adapters import (
+from runner.adapters import (  # noqa: E402
     build_dir_for,
     launch_env,
     launcher_prefix,
     load_adapter,
-)  # noqa: E402
+)
 from runner.job import run_job  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 
@@ -199,7 +199,7 @@ def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
     )  # died before its communicator was built
 
 
-def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_reported_is_reported():
+def test_a_detect_case_overrun_while_others_wait_for_the_reporting_rank_is_reported():
     """The library returned the error where the call was erroneous; the other
     processes waiting in the collective for that process is not charged to it."""
     r = made()["detect_reported_while_others_waited"]
@@ -249,7 +249,7 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
     assert records.case_died(BEGUN, **how, notes=DETECT_NOTES)["outcome"] == "timeout"
 
 
-def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_that_limit():
+def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_it():
     """The rank whose call returned the error gave the others the short limit
     (the harness's rule "reported"): the record carries the limit that ended
     the case, the soonest of the reporting ranks'; its message stays one text
@@ -446,7 +446,8 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
             adapter=adapter["_path"],
         )
         + [
-            "--gtest_filter=Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root"
+            "--gtest_filter="
+            "Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root"
         ],
     )
     run_job(base, exe.name, 2, tmp_path, journal, adapter, 2)

@@ -472,7 +472,8 @@ def test_a_library_that_hangs_in_one_case_and_crashes_in_another_is_run_to_the_e
         "--property-budget",
         "0",
         "--only",
-        "Reductions.floating_point_results_lie_within_the_error_bound_of_some_summation_order",
+        "Reductions."
+        "floating_point_results_lie_within_the_error_bound_of_some_summation_order",
         "--out",
         str(out),
         timeout=900,
@@ -583,7 +584,7 @@ def test_the_properties_catch_a_mutant_and_its_reproducer_fails_only_on_the_muta
     assert without.returncode == 0, without.stdout + without.stderr
 
 
-def test_the_properties_catch_a_fault_of_the_fortran_path_and_its_fortran_reproducer_fails_only_on_it(
+def test_the_properties_catch_a_fortran_path_fault_and_its_reproducer_fails_only_on_it(
     tmp_path_factory,
 ):
     """Issue #16: against the mutant fortran-in-place-ignored (MPI_IN_PLACE
@@ -663,7 +664,7 @@ def test_the_properties_catch_a_fault_of_the_fortran_path_and_its_fortran_reprod
     assert without.returncode == 0, without.stdout + without.stderr
 
 
-def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_in_a_fresh_process(
+def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_afresh(
     tmp_path,
 ):
     needs_build("mutants")

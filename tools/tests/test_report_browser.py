@@ -42,8 +42,9 @@ WIDTH, HEIGHT = 1400, 2200
 
 LINK_CHECK = """<script>
 (function () {
-  // Every link must have a target; one link per distinct target is followed (at most 150: Chromium
-  // throttles a page that navigates hundreds of times in a few seconds).
+  // Every link must have a target; one link per distinct target is followed (at most
+  // 150: Chromium throttles a page that navigates hundreds of times in a few
+  // seconds).
   const out = {links: 0, clicked: 0, missing: [], not_target: [], not_visible: []};
   const followed = new Set();
   for (const a of document.querySelectorAll('a[href^="#"]')) {

@@ -446,7 +446,7 @@ def test_code_spans_hold_backticks():
 # ---- JUnit ------------------------------------------------------------------------
 
 
-def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_its_own_element():
+def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_an_element():
     recs = [record(index=i) for i in range(40)]
     recs += [
         record(index=40 + i, outcome=o, message=f"{o} here")
@@ -487,13 +487,9 @@ def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_its_own_
         for c in cases
         if c.find("properties/property[@name='outcome']").get("value") == "skip"
     ]
-    assert len(
-        skipped
-    ) == 1 and "3 checks skipped: communicator shape halves needs more ranks N" in skipped[
-        0
-    ].get(
-        "name"
-    )
+    assert len(skipped) == 1
+    name = skipped[0].get("name")
+    assert "3 checks skipped: communicator shape halves needs more ranks N" in name
     assert (root.get("failures"), root.get("errors")) == ("1", "2")
     assert root.get("tests") == str(len(cases)) == "7"
 
@@ -558,8 +554,8 @@ def test_the_case_defaults_a_short_replay_leaves_out_are_the_harness_own():
     body = body[: body.index("};")]
     fields = {}
     for m in re.finditer(
-        r"^\s*(bool|int|std::string|std::vector<int>|Mode|Routine|std::uint64_t)\s+(\w+)"
-        r"(?:\s*=\s*([^;]+))?;",
+        r"^\s*(bool|int|std::string|std::vector<int>|Mode|Routine|std::uint64_t)"
+        r"\s+(\w+)(?:\s*=\s*([^;]+))?;",
         body,
         re.M,
     ):
@@ -929,7 +925,8 @@ def _crossing_report():
             + ([("struct-padded", "inter-halves", "pass")] if n == 4 else [])
         ):
             r = record(
-                test="Crossing.every_valid_pair_of_values_of_the_case_dimensions_is_checked",
+                test="Crossing."
+                "every_valid_pair_of_values_of_the_case_dimensions_is_checked",
                 clause="crossing.reduce-family",
                 index=i,
                 ranks=n,
@@ -941,7 +938,7 @@ def _crossing_report():
     return _report(recs, crossing=spaces)
 
 
-def test_the_coverage_matrix_counts_cases_and_outcomes_per_pair_and_says_why_a_pair_did_not_run():
+def test_the_coverage_matrix_counts_cases_outcomes_per_pair_and_why_one_did_not_run():
     from reports import crossing
 
     report = _crossing_report()

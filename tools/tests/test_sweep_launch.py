@@ -128,7 +128,7 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     )
 
 
-def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_other_inputs(
+def test_the_covering_array_is_computed_once_per_rank_count_never_read_from_inputs(
     tmp_path,
 ):
     needs_build("mpich")
@@ -183,7 +183,7 @@ def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_
     ]
 
 
-def test_the_default_run_launches_its_families_once_per_rank_count_with_the_same_records(
+def test_a_default_run_launches_its_families_once_per_rank_count_with_the_same_records(
     tmp_path,
 ):
     """The default run (no --variants) at a rank count: one launch of ordo_sweep_checks

@@ -53,7 +53,7 @@ def test_the_mirror_is_the_hosts_main_archive_in_either_format(tmp_path):
     assert systems.host_mirror([tmp_path / "absent"]) == systems.DEFAULT_MIRROR
 
 
-def test_a_root_holds_the_build_dependencies_and_both_libraries_and_only_unstable_skips_valid_until():
+def test_a_root_holds_the_build_deps_and_both_libraries_only_sid_skips_valid_until():
     # What it must hold, read here from the files that say so (not from systems.py's own
     # reading).
     adapters = [
@@ -90,7 +90,7 @@ def test_a_root_holds_the_build_dependencies_and_both_libraries_and_only_unstabl
         )
 
 
-def test_an_unknown_system_a_missing_tool_and_an_unreachable_repository_are_one_line_and_exit_2(
+def test_an_unknown_system_missing_tool_or_unreachable_mirror_is_one_line_and_exit_2(
     tmp_path,
 ):
     assert "debian-14" in one_line_exit_2(

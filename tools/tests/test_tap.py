@@ -168,11 +168,13 @@ def grouped_checks(text):
             assert group, line  # a numbered line is under its group's comment
             found[int(m[1])] = (f"{group[0]}#{m[2]}", group[1], group[2])
         elif line.startswith(("ok ", "not ok ")):
-            group = None  # a line with the whole id ends the group: the next numbered line opens its own
+            # A line with the whole id ends the group: the next numbered line opens
+            # its own.
+            group = None
     return found
 
 
-def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_whole_detail(
+def test_many_passing_checks_have_a_short_line_each_and_failures_their_whole_detail(
     tmp_path,
 ):
     """A passing check's line is its number under a comment naming its test, rank count
@@ -229,7 +231,7 @@ def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_who
     assert f"  replay: {json.dumps(report['records'][-1]['replay'])}" in failure
 
 
-def test_a_failure_between_grouped_checks_reopens_their_group_and_a_waiver_is_described_once(
+def test_a_failure_amid_grouped_checks_reopens_their_group_and_a_waiver_shows_once(
     tmp_path,
 ):
     """Passing, skipped and waived checks are numbered under the comment of their test,

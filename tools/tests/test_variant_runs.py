@@ -159,7 +159,7 @@ def test_the_sweep_table_names_every_variant_and_its_failing_checks(tmp_path):
     assert all(r["case"]["routine"] == "scan" for r in scan_records)
 
 
-def test_a_detect_case_erroneous_at_the_root_only_is_reported_when_the_others_wait_for_the_root(
+def test_a_detect_case_erroneous_at_the_root_only_is_reported_while_others_wait_for_it(
     tmp_path,
 ):
     """MPI_Reduce with sendbuf == recvbuf is erroneous at the root only (recvbuf is

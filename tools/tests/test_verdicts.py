@@ -14,7 +14,7 @@ def skip(index, message, clause="collective.large-count", ranks=2):
     )
 
 
-def test_a_must_clause_whose_checks_were_all_skipped_is_not_tested_and_the_headline_says_why():
+def test_a_must_clause_whose_checks_all_skipped_is_not_tested_the_headline_says_why():
     recs = [record(index=i) for i in range(3)] + [
         skip(
             10,
@@ -146,7 +146,7 @@ def test_waiver_usage_names_stale_out_of_scope_and_not_applied_waivers():
     assert u["stale"] == ["idle"] and u["out_of_scope"] == ["big-runs", "a-variant"]
 
 
-def test_a_case_not_run_because_a_fatal_waiver_names_it_counts_for_that_waiver_not_as_stale():
+def test_a_case_held_back_by_a_fatal_waiver_counts_for_that_waiver_not_as_stale():
     ws = [
         {
             "id": "known-hang",
@@ -464,7 +464,7 @@ def _held_back_run(tmp_path, settings):
     return results.build(write_run(tmp_path / "run", recs, run=run_json(**extra)))
 
 
-def test_a_waiver_whose_only_uses_were_held_back_is_not_rechecked_and_the_views_count_both_uses(
+def test_a_waiver_used_only_by_held_back_cases_is_not_rechecked_views_count_both_uses(
     tmp_path,
 ):
     report = _held_back_run(tmp_path, {"run_known_fatal": False})
