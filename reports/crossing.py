@@ -30,7 +30,8 @@ def _dimensions(spaces, records):
     records."""
     for n in sorted(spaces, key=int):
         return [(d["name"], list(d["values"])) for d in spaces[n]["dimensions"]]
-    names, values = [], collections.defaultdict(list)
+    names: list = []
+    values: collections.defaultdict = collections.defaultdict(list)
     for r in records:
         for k, v in r["dimensions"].items():
             if k not in names:
@@ -44,7 +45,9 @@ def _listed(spaces, key, order):
     """{(dim a, dim b): {(value a, value b): {ranks: reason}}} of the spaces' invalid or
     unavailable pairs, a before b in the dimensions' order (a JSON object's keys may
     come in any order)."""
-    out = collections.defaultdict(lambda: collections.defaultdict(dict))
+    out: collections.defaultdict = collections.defaultdict(
+        lambda: collections.defaultdict(dict)
+    )
     for n, space in spaces.items():
         for t in space.get(key, []):
             items = sorted(
@@ -71,7 +74,8 @@ def context(report):
         spaces, "unavailable", order
     )
 
-    cells = collections.defaultdict(collections.Counter)  # (a, b, va, vb) -> outcomes
+    # (a, b, va, vb) -> outcomes
+    cells: collections.defaultdict = collections.defaultdict(collections.Counter)
     ran_pairs = collections.defaultdict(
         set
     )  # ranks -> {(a, b, va, vb)} of cases not skipped
@@ -85,7 +89,7 @@ def context(report):
                     ran_pairs[r["ranks"]].add((a, b, d[a], d[b]))
 
     matrices, gaps = [], []
-    totals = collections.Counter()
+    totals: collections.Counter = collections.Counter()
     for (a, va_all), (b, vb_all) in itertools.combinations(dims, 2):
         rows = []
         for va in va_all:

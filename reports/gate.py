@@ -99,6 +99,12 @@ def default_waivers(report, root=res.ROOT):
     return report["waivers"]["waivers"], "the waivers embedded in the new report"
 
 
+def _held_back_by(record):
+    """The waiver that held a skipped case back (--ordo-avoid-known-fatal), or None."""
+    m = waiver_files.AVOIDED.match(record.get("message") or "")
+    return m.group(1) if m else None
+
+
 def _describe(r):
     case = res.case_text(r.get("case"))
     return (
@@ -118,7 +124,8 @@ def rejudge(records, waivers, today, library_version):
     more) is its original outcome again, and the message says why. Returns the
     records and, per waiver that did not apply, why and how many checks."""
     by_id = {w.get("id"): w for w in waivers}
-    out, not_applied = [], {}
+    out: list = []
+    not_applied: dict = {}
     for r in records:
         w = by_id.get(r.get("waiver")) if r["outcome"] == "waived" else None
         if w is None:
@@ -343,8 +350,14 @@ def compare(
     set_aside = len(old_all) - len(old)
 
     seen = set()
-    regressions, still_bad, fixed, newly_waived, newly_skipped = [], [], [], [], []
-    lost_to_skip, lost_to_waiver, accepted_waived = [], [], []
+    regressions: list = []
+    still_bad: list = []
+    fixed: list = []
+    newly_waived: list = []
+    newly_skipped: list = []
+    lost_to_skip: list = []
+    lost_to_waiver: list = []
+    accepted_waived: list = []
     arrivals = {"pass": 0, "waived": 0, "skip": 0, "bad": 0}
     arrived_waived, arrived_skipped = [], []
     judged, not_applied = rejudge(new["records"], waivers, today, release)
@@ -423,9 +436,7 @@ def compare(
         else []
     )
     used = {r.get("waiver") for r, _ in accepted_waived if r["outcome"] == "waived"} | {
-        waiver_files.AVOIDED.match(r.get("message") or "").group(1)
-        for r, _ in accepted_waived
-        if r["outcome"] == "skip"
+        _held_back_by(r) for r, _ in accepted_waived if r["outcome"] == "skip"
     }
     unused_accepts = sorted(accept_waivers - used)
     flags = {
@@ -533,9 +544,8 @@ def format_decision(
         d["lost_to_skip"],
         lambda x: f"{_describe(x[0])}: pass -> skip: {_message(x[0])}"
         + (
-            " (accept it with --accept-waiver"
-            f" {waiver_files.AVOIDED.match(x[0]['message']).group(1)})"
-            if waiver_files.AVOIDED.match(x[0].get("message") or "")
+            f" (accept it with --accept-waiver {_held_back_by(x[0])})"
+            if _held_back_by(x[0])
             else ""
         ),
         limit,

@@ -116,7 +116,7 @@ def context(report):
     waivers = {w["id"]: w for w in report["waivers"]["waivers"]}
     bad = [r for r in records if r["outcome"] in rec.BAD]
     failures = [_failure_view(i + 1, r, waivers) for i, r in _shown(bad)]
-    first_failure = {}
+    first_failure: dict = {}
     for f in failures:
         r = f["r"]
         first_failure.setdefault(("clause", r["clause"]), f["anchor"])
@@ -282,7 +282,7 @@ def compare_context(reports, names):
                     + ("" if v == "default" else f" [{v}]"),
                 }
             )
-    rows = {}
+    rows: dict = {}
     for ci, col in enumerate(columns):
         mine = [r for r in col["report"]["records"] if r["variant"] == col["variant"]]
         for key, r in res.keyed(

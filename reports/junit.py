@@ -121,8 +121,8 @@ def render(report):
         for w in (report.get("waivers") or {}).get("waivers", [])
         if w.get("id")
     }
-    noted = set()  # the waivers whose note a <skipped> message has given
-    groups = {}
+    noted: set = set()  # the waivers whose note a <skipped> message has given
+    groups: dict = {}
     for r in report["records"]:
         family = r["test"].split(".", 1)[0] if r.get("test") else "ordo"
         groups.setdefault((family, r["variant"], r["ranks"]), []).append(r)
@@ -147,7 +147,8 @@ def render(report):
             ],
         )
         # In record order: each summary element where its first check was.
-        summaries, order = {}, []
+        summaries: dict = {}
+        order: list = []
         for r in records:
             if r["outcome"] in OWN_ELEMENT:
                 order.append(("own", r))
@@ -168,11 +169,11 @@ def render(report):
                 counts["time"] += _summary_case(
                     suite, prefix, ranks, item, summaries[item], counts
                 )
-        for key, value in counts.items():
-            suite.set(key, f"{value:.6f}" if key == "time" else str(value))
-            total[key] += value
-    for key, value in total.items():
-        root.set(key, f"{value:.6f}" if key == "time" else str(value))
+        for attr, value in counts.items():
+            suite.set(attr, f"{value:.6f}" if attr == "time" else str(value))
+            total[attr] += value
+    for attr, value in total.items():
+        root.set(attr, f"{value:.6f}" if attr == "time" else str(value))
     ET.indent(root)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'

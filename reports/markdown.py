@@ -83,7 +83,7 @@ def binding_lines(summary):
 def clause_lines(report):
     """The clauses this run checked, with their sections of MPI-4.1 and MPI-5.0
     and the MPI version the library claims, folded away in a details block."""
-    by_clause = {}
+    by_clause: dict = {}
     for r in report["records"]:
         by_clause.setdefault(r["clause"], []).append(r)
     catalogue = report["spec"]["clauses"]
@@ -222,11 +222,12 @@ def render(report, report_link="report.html"):
             entry += f"\n  replay: {code(replay, 1200)}"
         entries.append(entry)
     failures_at = len(lines)
-    waived = {}
+    waived: dict = {}
     for r in report["records"]:
         if r["outcome"] == "waived":
             waived[r.get("waiver") or "?"] = waived.get(r.get("waiver") or "?", 0) + 1
-    held_back = {}  # cases a crash or timeout waiver held back (not run), per waiver
+    # cases a crash or timeout waiver held back (not run), per waiver
+    held_back: dict = {}
     for r in report["records"]:
         wid = res.known_fatal_waiver(r)
         if wid:

@@ -104,7 +104,8 @@ def compare_records(
     ib, db = index(b, folder_b, checkout_b)
     missing = sorted(set(ia) - set(ib), key=str)
     extra = sorted(set(ib) - set(ia), key=str)
-    differences, added = [], {}
+    differences: list = []
+    added: dict = {}
     for k in sorted(set(ia) & set(ib), key=str):
         for field, va, vb in _diff(ia[k], ib[k]):
             top = field.split("/")[0]

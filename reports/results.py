@@ -212,7 +212,8 @@ def record_key(record):
 def keyed(records, key=record_key):
     """Records by key; a key seen again (the same case run twice) gets its occurrence
     number."""
-    out, seen = {}, {}
+    out: dict = {}
+    seen: dict = {}
     for r in records:
         k = key(r)
         n = seen.get(k, 0)
@@ -286,7 +287,11 @@ def encode(report):
     "cases", each distinct replay command template once in "replays"; a record names
     them by index. Lossless: a replay command that its template would not give back
     exactly is kept as it is."""
-    cases, case_index, replays, replay_index, stored = [], {}, [], {}, []
+    cases: list = []
+    case_index: dict = {}
+    replays: list = []
+    replay_index: dict = {}
+    stored: list = []
     for r in report["records"]:
         r = dict(r)
         case = r.get("case")
@@ -326,7 +331,7 @@ def decode(doc):
     if doc.get("schema") == SCHEMA_V1:
         return doc
     cases, replays = doc["cases"], doc["replays"]
-    texts = {}
+    texts: dict = {}
     records = []
     for r in doc["records"]:
         if "case_ref" in r:
@@ -421,7 +426,7 @@ def results_file(folder):
 
 
 def count(records):
-    counts = {}
+    counts: dict = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     return counts
@@ -499,7 +504,7 @@ def not_tested(records):
     """Clauses of the judged levels that the library's checks did not (fully) exercise:
     'not tested' when every check was skipped or ran ordo's own code, 'partly tested'
     when the library lacks a feature some of them needed; with the reasons."""
-    by_clause = {}
+    by_clause: dict = {}
     for r in records:
         if r["level"] == "INFO":
             continue
@@ -602,7 +607,8 @@ def merge_amounts(reasons):
     """Reasons that differ only in one amount of memory (what a huge case
     needs per process, one per routine) said once, with the range of them:
     'needs about 6.3-8.0 GiB per process'. Order of first appearance."""
-    groups, order = {}, []
+    groups: dict = {}
+    order: list = []
     for reason in reasons:
         numbers = _AMOUNT.findall(reason)
         key = _AMOUNT.sub("#", reason) if len(numbers) == 1 else reason
@@ -642,7 +648,7 @@ def binding_of(record):
 def by_binding(records):
     """Outcome counts per binding of the records that ran a case, in BINDINGS
     order (a binding no record used is left out)."""
-    groups = {}
+    groups: dict = {}
     for r in records:
         b = binding_of(r)
         if b is not None:
@@ -771,7 +777,7 @@ def known_fatal_ran(run, records):
 
 def known_fatal_summary(records, run):
     """Whether known-fatal cases ran, and how many this run held back, per waiver."""
-    by_waiver = {}
+    by_waiver: dict = {}
     for r in records:
         wid = known_fatal_waiver(r)
         if wid:
@@ -1059,8 +1065,8 @@ def build(out_dir):
     # record, and the report is assembled and checked again.
     results = _assemble(out, journal, run, records, reasons, corrupt, notes)
     stored = encode(results)
-    rejected = {}
-    by_case = None
+    rejected: dict = {}
+    by_case: dict | None = None
     errors = list(_validator(schema_id=SCHEMA_ID).iter_errors(stored))
     for e in errors:
         path = list(e.absolute_path)

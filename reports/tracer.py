@@ -84,7 +84,8 @@ def from_record(record):
     data = record.get("tracer")
     if not isinstance(data, list):
         return parse(record.get("message", ""))
-    found, seen = [], set()
+    found: list = []
+    seen: set = set()
     for t in data:
         kind = t.get("kind")
         if kind in _COMBINE_KINDS:
@@ -113,7 +114,8 @@ def parse(message):
     """The tracer explanations in a failure message: a list of dicts, one per
     distinct explanation (the reading of journals written before the record's
     "tracer" field)."""
-    found, seen = [], set()
+    found: list = []
+    seen: set = set()
     for part in (message or "").split(" | "):
         m_rank = _ON_RANK.search(part)
         m_where = _WHERE.search(part)

@@ -92,9 +92,8 @@ def check_results(pkg, problems):
     name = next((n for n in REPORTS if (pkg / n).is_file()), REPORTS[0])
     try:
         results = json.loads(read_maybe_gzip(pkg / name))
-        schema_file = SCHEMAS.get(
-            results.get("schema") if isinstance(results, dict) else None
-        )
+        schema_id = results.get("schema") if isinstance(results, dict) else None
+        schema_file = SCHEMAS.get(schema_id) if isinstance(schema_id, str) else None
         if schema_file is None:
             problems.append(
                 f"{name} is not an ordo report of a schema this verifier knows"
@@ -129,10 +128,10 @@ def check_results(pkg, problems):
             ),
         )
     errors = sorted(validator.iter_errors(results), key=lambda e: list(e.absolute_path))
-    for e in errors[:5]:
+    for err in errors[:5]:
         problems.append(
-            f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}:"
-            f" {e.message[:200]}"
+            f"{name} does not follow its schema:"
+            f" {'/'.join(map(str, err.absolute_path))}: {err.message[:200]}"
         )
     if errors:
         return None
@@ -147,7 +146,7 @@ def check_results(pkg, problems):
             f"{name}: a record refers to a case or replay command the report does not"
             " hold"
         )
-    counts = {}
+    counts: dict = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     if (
@@ -178,7 +177,8 @@ def check_results(pkg, problems):
                 checks += int(
                     next(
                         (
-                            p.get("value")
+                            # no value: a problem (int("")), not a crash
+                            p.get("value", "")
                             for p in case.iter("property")
                             if p.get("name") == "checks"
                         ),
@@ -203,7 +203,7 @@ def main(argv):
     if not (pkg / MANIFEST).is_file():
         print(f"verify: {pkg} is not an ordo package (no {MANIFEST})", file=sys.stderr)
         return 2
-    problems = []
+    problems: list = []
     n = check_files(pkg, problems)
     results = check_results(pkg, problems)
     for p in problems:

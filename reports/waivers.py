@@ -120,7 +120,8 @@ def glob(pattern, text):
 def _glob_tokens(p):
     """The pattern as tokens: "*", "?", (negated, [(low, high)...]) for a set,
     or a one-character string for a literal."""
-    tokens, i = [], 0
+    tokens: list[str | tuple] = []
+    i = 0
     while i < len(p):
         c = p[i]
         if c == "*":
@@ -158,7 +159,8 @@ def _glob_set(pattern, i):
     negated = j < len(pattern) and pattern[j] in "!^"
     if negated:
         j += 1
-    items, first = [], True
+    items: list = []
+    first = True
     while j < len(pattern):
         c = pattern[j]
         if c == "]" and not first:
@@ -477,11 +479,11 @@ def load_document(path, *, validate=True):
     if validate:
         errors = _schema_errors(document)
         if errors:
-            e = errors[0]
-            where = "/".join(str(p) for p in e.absolute_path) or "(top)"
+            first = errors[0]
+            where = "/".join(str(p) for p in first.absolute_path) or "(top)"
             raise WaiverFileError(
                 f"the waivers file {path} does not follow vendors/waivers.schema.json "
-                f"at {where}: {e.message}"
+                f"at {where}: {first.message}"
             )
     return document
 
@@ -556,8 +558,9 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
     could have met them (stale), those it could not have met (out of scope),
     and those that named failing checks but did not apply (another release,
     expired)."""
-    used = {}
-    avoided = {}  # cases not run because a crash or timeout waiver names them (skips)
+    used: dict = {}
+    # cases not run because a crash or timeout waiver names them (skips)
+    avoided: dict = {}
     for r in records:
         if r.get("outcome") == "waived" and r.get("waiver"):
             used[r["waiver"]] = used.get(r["waiver"], 0) + 1
@@ -565,7 +568,7 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
             m = AVOIDED.match(r.get("message") or "")
             if m:
                 avoided[m.group(1)] = avoided.get(m.group(1), 0) + 1
-    not_applied = {}
+    not_applied: dict = {}
     for r in records:
         if r.get("outcome") not in ("fail", "crash", "timeout"):
             continue

@@ -242,7 +242,7 @@ def launch_env(adapter, build, user_env, plain_launch, sanitize=None):
     joined by join_env: a list-valued variable gets the adapter's entries and
     the user's. sanitize: a sanitizer build (its runtime options added,
     sanitize_env); None: whatever the build folder was configured as."""
-    env = {}
+    env: dict = {}
     for _, layer in adapter_layers(adapter, plain_launch) + [("", user_env)]:
         env, _ = join_env(env, {k: expand(v, build) for k, v in layer.items()})
     if sanitize is None:

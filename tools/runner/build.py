@@ -180,7 +180,7 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
         ok = all(
             r["without"] is not None and r["without"] == r["with"] for r in results
         )
-        entry = {"applied": ok}
+        entry: dict[str, object] = {"applied": ok}
         if results:
             entry.update(results[0])  # the first probe's, where one is all there is
         if len(results) > 1:

@@ -8,7 +8,7 @@ def coverage_table(records):
     """Checks per clause of spec/clauses.json, generated from a run's records;
     clauses without any check are listed too."""
     spec = json.loads((ROOT / "spec" / "clauses.json").read_text())["clauses"]
-    rows = {}
+    rows: dict = {}
     for r in records:
         slug = r.get("clause") or "?"
         row = rows.setdefault(slug, {"levels": set(), "outcomes": {}})

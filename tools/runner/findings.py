@@ -189,6 +189,7 @@ def launch_plan(text):
     if launches:
         line = launches[0]
         at = re.search(r"\./(repro|a\.out)\b", line)
+        assert at, line  # a launch line names the program (launches above)
         # What follows the program up to a gap of two spaces (the header's own remark)
         # are its arguments.
         before, after = line[: at.start()], re.split(r"\s{2,}", line[at.end() :])[0]
@@ -318,7 +319,7 @@ def _first_line(cmd, timeout=30):
 
 def package_versions(packages):
     """{package: version} from dpkg-query (absent packages left out)."""
-    out = {}
+    out: dict = {}
     if not shutil.which("dpkg-query") or not packages:
         return out
     try:

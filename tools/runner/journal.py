@@ -41,7 +41,7 @@ def append_line(path, line):
 
 def summarize(records):
     """{outcome: count}."""
-    counts = {}
+    counts: dict = {}
     for r in records:
         counts[r.get("outcome", "?")] = counts.get(r.get("outcome", "?"), 0) + 1
     return counts

@@ -116,7 +116,7 @@ def node_of_rank(placement, nodes, ranks):
 def groups(node_of):
     """The node map: the world ranks of each node, nodes in the order of their lowest
     rank."""
-    by_node = {}
+    by_node: dict = {}
     for r, k in enumerate(node_of):
         by_node.setdefault(k, []).append(r)
     return sorted(by_node.values(), key=lambda g: g[0])

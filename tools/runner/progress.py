@@ -11,7 +11,7 @@ from .journal import probe_writable
 from .errors import EXIT_INFRA, OrdoError
 
 
-HELD_LOCKS = []
+HELD_LOCKS: list = []
 
 
 class OutputLock:
@@ -50,7 +50,7 @@ class OutputLock:
 
 def read_progress(path):
     """The jobs of a run: {key: {"start": event, "done": event}} from progress.jsonl."""
-    jobs = {}
+    jobs: dict = {}
     if path.exists():
         for line in path.read_text(errors="replace").splitlines():
             try:

@@ -207,10 +207,9 @@ def compare_records(args):
 
     if len(args.runs) != 2:
         raise OrdoError("compare --records takes two output folders of `ordo run`")
+    a, b = args.runs
     try:
-        result = record_diff.compare_folders(
-            *args.runs, new_fields=tuple(args.new_field)
-        )
+        result = record_diff.compare_folders(a, b, new_fields=tuple(args.new_field))
     except FileNotFoundError as e:
         raise OrdoError(str(e))
     print(record_diff.format_result(result, args.runs[0], args.runs[1]))

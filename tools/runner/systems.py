@@ -325,7 +325,7 @@ def make(name, root, mirror=None, quiet=False):
 
 
 def os_release(path):
-    out = {}
+    out: dict = {}
     try:
         text = pathlib.Path(path).read_text(errors="replace")
     except OSError:
@@ -481,7 +481,7 @@ def git_dirs():
         return []
     if out.returncode != 0:
         return []
-    dirs = []
+    dirs: list = []
     for d in out.stdout.split():
         p = pathlib.Path(d)
         if (
@@ -580,9 +580,9 @@ def run_inside(name, root, argv, out_dirs=(), read_only=()):
     lock = os.environ.get("ORDO_MPI_LOCK")
     # The same file (inode) inside: its flock still serialises the machine's MPI runs.
     if lock:
-        lock = pathlib.Path(lock).resolve()
-        lock.touch(exist_ok=True)
-        binds.append(lock)
+        lock_file = pathlib.Path(lock).resolve()
+        lock_file.touch(exist_ok=True)
+        binds.append(lock_file)
     cwd = pathlib.Path.cwd()
     if not any(cwd.is_relative_to(b) for b in binds):
         cwd = ROOT

@@ -148,7 +148,7 @@ def _mpivars_entries(text):
     """mpivars' lines, each variable's description whole: MPICH 4.0 hands it over on the
     variable's line with its line breaks removed; MPICH 4.2 keeps them, and its enum
     values follow on lines of their own (joined here with their line breaks)."""
-    entries = []
+    entries: list = []
     for line in text.splitlines():
         if (
             entries
@@ -268,6 +268,7 @@ def mpich_variants(text, checked=None):
     out = []
     for cvar, _items in parsed:
         m = re.match(r"MPIR_CVAR_(I?)(\w+?)_(INTRA|INTER)_ALGORITHM$", cvar)
+        assert m, cvar  # parse_mpivars lists only such variables
         nb, coll, kind = m.group(1), m.group(2), m.group(3)
         routine = coll.lower()
         comm = kind.lower()
@@ -302,7 +303,7 @@ OPENMPI_ADAPT_ENV = {"OMPI_MCA_coll_adapt_priority": "100"}
 
 def parse_ompi_info(text):
     """{param: {"enum": {number: name}, "help": str}} from `ompi_info --parsable`."""
-    params = {}
+    params: dict = {}
     for line in text.splitlines():
         m = re.match(
             r"^mca:coll:(\w+):param:(\w+):enumerator:value:(-?\d+):(.*)$", line
