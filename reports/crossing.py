@@ -76,9 +76,8 @@ def context(report):
 
     # (a, b, va, vb) -> outcomes
     cells: collections.defaultdict = collections.defaultdict(collections.Counter)
-    ran_pairs = collections.defaultdict(
-        set
-    )  # ranks -> {(a, b, va, vb)} of cases not skipped
+    # ranks -> {(a, b, va, vb)} of cases not skipped
+    ran_pairs = collections.defaultdict(set)
     cases_at = collections.Counter(r["ranks"] for r in records)
     for r in records:
         d = r["dimensions"]

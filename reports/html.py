@@ -124,9 +124,8 @@ def context(report):
             ("cell", r["variant"], r["test"], r["ranks"]), f["anchor"]
         )
     for r in records:
-        if (
-            r["outcome"] == "waived"
-        ):  # a cell without failures links to its waiver instead
+        # a cell without failures links to its waiver instead
+        if r["outcome"] == "waived":
             first_failure.setdefault(
                 ("cell", r["variant"], r["test"], r["ranks"]),
                 "w-" + anchor(r.get("waiver") or "(no waiver id)"),
@@ -205,9 +204,8 @@ def context(report):
         rows.append(row)
 
     waived = collections.defaultdict(list)
-    held_back = collections.defaultdict(
-        list
-    )  # cases a crash or timeout waiver held back: not run
+    # cases a crash or timeout waiver held back: not run
+    held_back = collections.defaultdict(list)
     for r in records:
         if r["outcome"] == "waived":
             waived[r.get("waiver") or "(no waiver id)"].append(r)

@@ -123,9 +123,8 @@ def _commands(report, out_dir, dest):
         else "# (not recorded: the run did not complete)",
     ]
     system = run.get("system")
-    if isinstance(
-        system, dict
-    ):  # where it ran (`ordo run --system NAME`: a root of that Debian release)
+    # where it ran (`ordo run --system NAME`: a root of that Debian release)
+    if isinstance(system, dict):
         lines += [
             "#    on the system "
             + str(system.get("name") or "host")
@@ -400,13 +399,11 @@ def make(out_dir, dest):
     ).is_file():  # compressed: it lists the waived checks of each variant again
         _gzip_file(out / "run.json", run_dir / "run.json.gz", keep=True)
     journal = rec.journal_file(out)
-    if (
-        journal is not None and journal.name == rec.COMPRESSED_JOURNAL
-    ):  # a finished run's: as it is
+    # a finished run's: as it is
+    if journal is not None and journal.name == rec.COMPRESSED_JOURNAL:
         shutil.copyfile(journal, run_dir / rec.COMPRESSED_JOURNAL)
-    elif (
-        journal is not None
-    ):  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
+    # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
+    elif journal is not None:
         with open(journal, "rb") as src, open(
             run_dir / rec.COMPRESSED_JOURNAL, "wb"
         ) as raw:

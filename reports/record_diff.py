@@ -65,9 +65,8 @@ def comparable(record, folder=None, checkout=None):
         out["property"] = {
             k: v for k, v in out["property"].items() if k not in IGNORED_PROPERTY
         }
-    if isinstance(
-        out.get("job"), dict
-    ):  # a dead job's record: the log lines it quotes, as in its message
+    # a dead job's record: the log lines it quotes, as in its message
+    if isinstance(out.get("job"), dict):
         out["job"] = {k: v for k, v in out["job"].items() if k != "tail"}
     return out
 
@@ -110,9 +109,8 @@ def compare_records(
         for field, va, vb in _diff(ia[k], ib[k]):
             top = field.split("/")[0]
             if top in new_fields and top not in ia[k]:
-                added[top] = (
-                    added.get(top, 0) + 1
-                )  # a field the change adds on purpose: counted once per record
+                # a field the change adds on purpose: counted once per record
+                added[top] = added.get(top, 0) + 1
                 continue
             differences.append((k, field, va, vb))
     added = {

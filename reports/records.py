@@ -105,9 +105,8 @@ def case_died(
             for k in ("seq", "id", "test", "clause", "level", "case", "routine")
         }
     )
-    if begun.get(
-        "credited_to"
-    ):  # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
+    # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
+    if begun.get("credited_to"):
         record["credited_to"] = begun["credited_to"]
     if begun.get("dimensions"):  # a crossing case: its place in the coverage matrix
         record["dimensions"] = begun["dimensions"]
@@ -117,14 +116,12 @@ def case_died(
     ):  # count x type size, the communicator's size: waivers' conditions read them
         if isinstance(begun.get(key), int):
             record[key] = begun[key]
-    if isinstance(
-        begun.get("comm_node_maps"), list
-    ):  # each group's node map (the waivers' comm_node_map)
+    # each group's node map (the waivers' comm_node_map)
+    if isinstance(begun.get("comm_node_maps"), list):
         record["comm_node_maps"] = begun["comm_node_maps"]
     limit = begun.get("case_limit")
-    if isinstance(
-        limit, dict
-    ):  # the derived limit that applied (conformance/harness/case_limits.h)
+    # the derived limit that applied (conformance/harness/case_limits.h)
+    if isinstance(limit, dict):
         record["case_limit"] = limit
     what = "did not finish within the case time limit" if timed_out else "ended the job"
     if timed_out and isinstance(limit, dict):

@@ -92,17 +92,14 @@ def replay_command(record):
     died)."""
     if record.get("replay"):
         return record["replay"]
-    if record.get(
-        "case"
-    ):  # a case that ended its job: the runner records it without a replay command
+    # a case that ended its job: the runner records it without a replay command
+    if record.get("case"):
         case = json.dumps(record["case"], separators=(",", ":"))
-        level = (
-            " --level DETECT" if record.get("level") == "DETECT" else ""
-        )  # an erroneous call
+        # an erroneous call
+        level = " --level DETECT" if record.get("level") == "DETECT" else ""
         variant = record.get("variant") or "default"
-        variant = (
-            "" if variant == "default" else f" --variant {shlex.quote(variant)}"
-        )  # its algorithm's settings
+        # its algorithm's settings
+        variant = "" if variant == "default" else f" --variant {shlex.quote(variant)}"
         return (
             "./ordo replay --vendor"
             f" {shlex.quote(record.get('vendor', 'mpich'))} --ranks"
@@ -1161,15 +1158,13 @@ def write(out_dir, dest=None):
     journal it was built from is untouched)."""
     t0 = time.time()
     results = build(out_dir)
-    results["generated"]["seconds"] = round(
-        time.time() - t0, 3
-    )  # the build's own time (ordo bench)
+    # the build's own time (ordo bench)
+    results["generated"]["seconds"] = round(time.time() - t0, 3)
     path = pathlib.Path(dest) if dest else pathlib.Path(out_dir) / RESULTS_NAME
     path, data = _dump(results, path)
     old = path.with_name(RESULTS_NAME_V1)
-    if (
-        path.name == RESULTS_NAME and old.is_file()
-    ):  # the folder's report of an earlier ordo, now replaced
+    # the folder's report of an earlier ordo, now replaced
+    if path.name == RESULTS_NAME and old.is_file():
         try:
             old.unlink()
         except OSError:

@@ -139,9 +139,8 @@ def parse(message):
             }
         item["on_rank"] = int(m_rank.group(1)) if m_rank else None
         item["size"] = size
-        if _drawable(
-            item
-        ):  # else ranks that cannot be (a corrupted cell): nothing to draw
+        # else ranks that cannot be (a corrupted cell): nothing to draw
+        if _drawable(item):
             _add(found, seen, item)
     return found
 

@@ -459,9 +459,8 @@ def without_note(message, waiver):
 def _schema_errors(document):
     try:
         import jsonschema
-    except (
-        ImportError
-    ):  # the runner checks its Python packages at start (reports/deps.py)
+    # the runner checks its Python packages at start (reports/deps.py)
+    except ImportError:
         return []
     schema = json.loads(SCHEMA_PATH.read_text())
     validator = jsonschema.Draft202012Validator(schema)

@@ -108,9 +108,8 @@ def bench_output(vendor, target, what):
     adapter = load_adapter(vendor)
     bdir = build_dir_for(adapter)
     exe = bdir / "reference" / target
-    if (
-        not exe.exists()
-    ):  # a build without ORDO_EXTRAS (`ordo test`'s own) has none: turned on here
+    # a build without ORDO_EXTRAS (`ordo test`'s own) has none: turned on here
+    if not exe.exists():
         build(adapter, reference_tests=False, quiet=True, extras=True)
         if not exe.exists():
             raise OrdoError(f"the {what} benchmark did not build in {bdir}", EXIT_INFRA)
@@ -222,9 +221,8 @@ def report_rows(folders):
     rows = []
     for d in folders:
         d = pathlib.Path(d)
-        journal = journal_file(
-            d
-        )  # journal.jsonl, or journal.jsonl.gz once the run has ended
+        # journal.jsonl, or journal.jsonl.gz once the run has ended
+        journal = journal_file(d)
         if journal is None:
             raise OrdoError(
                 f"{d} holds no journal.jsonl (nor journal.jsonl.gz): give output"
@@ -409,9 +407,8 @@ def sweep_rows(folders):
         for r in records:
             v = by_variant.setdefault(r.get("variant") or "default", [0, 0.0, 0.0, 0])
             v[0] += 1
-            if (
-                r.get("case_seconds") is not None
-            ):  # a record of an ordo from before the case limits has none
+            # a record of an ordo from before the case limits has none
+            if r.get("case_seconds") is not None:
                 v[1] += float(r["case_seconds"])
                 v[2] += float(r.get("duration_s") or 0)
                 v[3] += 1

@@ -105,9 +105,8 @@ def measure(adapter, bdir, ranks, routine, tmp):
         adapter, prefix, ranks, "/usr/bin/time", timeout=900, flags=timed
     )
     t0 = time.time()
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True
-    )  # the ranks' env: in the launcher's flags
+    # the ranks' env: in the launcher's flags
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.time() - t0
     rss = [int(m) for m in re.findall(RSS_MARK + r" (\d+)", proc.stderr + proc.stdout)]
     recs = (

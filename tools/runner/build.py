@@ -42,9 +42,8 @@ def build(
     bdir.mkdir(parents=True, exist_ok=True)
     log = bdir / "ordo-build.log"
     user_env = user_env or {}
-    if (
-        not plain_launch
-    ):  # the last probes' outcome, so that a build that probes the same configures once
+    # the last probes' outcome, so that a build that probes the same configures once
+    if not plain_launch:
         adapter["_probed"] = {**read_probes(bdir), **(adapter.get("_probed") or {})}
 
     def configure(env):
@@ -67,9 +66,8 @@ def build(
             f"-DORDO_VENDOR={adapter['name']}",
             f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}",
         ]
-        if (
-            reference_tests or not (bdir / "CMakeCache.txt").exists()
-        ):  # `ordo run` keeps a test build's setting
+        # `ordo run` keeps a test build's setting
+        if reference_tests or not (bdir / "CMakeCache.txt").exists():
             cmd.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
         if extras is not None:
             cmd.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")

@@ -39,9 +39,8 @@ def kind_of(record):
     if not case:
         return record.get("test")
     kind = record.get("routine") or record.get("test")
-    op, datatype = str(case.get("op") or "MPI_"), str(
-        case.get("datatype") or "MPI_"
-    )  # every case has both
+    # every case has both
+    op, datatype = str(case.get("op") or "MPI_"), str(case.get("datatype") or "MPI_")
     if not op.startswith("MPI_"):
         kind += " with a user op"
     if not datatype.startswith("MPI_"):
@@ -117,13 +116,11 @@ class CaseStats:
         self.journal = journal
         self.hold_back = hold_back  # False: --run-hung-kinds, no streaks handed on
         self.offset = 0
-        self.finished = (
-            {}
-        )  # (ranks, variant, kind) -> [slowest seconds, its work, count]
+        # (ranks, variant, kind) -> [slowest seconds, its work, count]
+        self.finished = {}
         self.hung = {}  # (ranks, variant, kind) -> count
-        self.streaks = (
-            {}
-        )  # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
+        # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
+        self.streaks = {}
 
     def update(self):
         try:
@@ -141,9 +138,8 @@ class CaseStats:
         if not isinstance(ranks, int) or not kind:
             return
         variant = r.get("variant") or "default"
-        for hkey in keys_of(
-            r
-        ):  # its hang key and its call key, each with its own streak
+        # its hang key and its call key, each with its own streak
+        for hkey in keys_of(r):
             skey = (variant, hkey)
             if hung(r):
                 streak = self.streaks.setdefault(

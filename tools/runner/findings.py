@@ -543,9 +543,8 @@ def title_of(finding, head, adapter, release):
         r"^(Findings?|Reproducer)\b(\s*\([^()]*\))?\s*:\s*", "", text, flags=re.I
     )
     m = re.search(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](\s|$)", text)
-    first = re.sub(
-        r"\s+\([^()]*\)", "", text[: m.start()] if m else text
-    )  # the first sentence, without asides
+    # the first sentence, without asides
+    first = re.sub(r"\s+\([^()]*\)", "", text[: m.start()] if m else text)
     if len(first) > TITLE_LIMIT:
         first = first[:TITLE_LIMIT].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
     library = (

@@ -41,9 +41,8 @@ class Standby:
 
     def __init__(self, cmd, log, go):
         self.log, self.go_path, self.started = log, go, time.time()
-        self.ready = go.with_name(
-            go.name + ".ready"
-        )  # written by its rank 0 when it waits (harness.h, await_go)
+        # written by its rank 0 when it waits (harness.h, await_go)
+        self.ready = go.with_name(go.name + ".ready")
         go.unlink(missing_ok=True)
         self.ready.unlink(missing_ok=True)
         self.f = open(log, "w")
@@ -199,9 +198,8 @@ def run_job(
                 cmd = base + [xml(index)]
                 if before_launch:
                     before_launch()
-                if standby is not None and not standby.usable(
-                    limit
-                ):  # not ready, dead, or waited too long
+                # not ready, dead, or waited too long
+                if standby is not None and not standby.usable(limit):
                     standby.quit()
                     standby = None
                 t0 = time.time()
@@ -220,9 +218,8 @@ def run_job(
                     )
                 if on_start:
                     on_start(proc.pid)
-                if (
-                    index > 0
-                ):  # a resumption: the next one, if any, is made ready beside it
+                # a resumption: the next one, if any, is made ready beside it
+                if index > 0:
                     nxt = index + 1
                     standby = Standby(
                         base + [xml(nxt)],
@@ -231,9 +228,8 @@ def run_job(
                     )
                 rc = proc.wait()
                 if rc not in (0, 1):
-                    gone(
-                        proc.pid
-                    )  # a job ended by a signal: none of its processes outlives it
+                    # a job ended by a signal: none of its processes outlives it
+                    gone(proc.pid)
                 if launch is not None:
                     launch.close()
                 else:

@@ -119,8 +119,7 @@ def die_with_parent():
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(
-            1, signal.SIGTERM
-        )  # PR_SET_PDEATHSIG
+        # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
     except (OSError, AttributeError):
         pass

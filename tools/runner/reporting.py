@@ -61,18 +61,16 @@ def cmd_report(args):
 
     src = pathlib.Path(args.source)
     try:
-        if (
-            src.is_dir() and journal_file(src) is not None
-        ):  # journal.jsonl, or journal.jsonl.gz
+        # journal.jsonl, or journal.jsonl.gz
+        if src.is_dir() and journal_file(src) is not None:
             dest = pathlib.Path(args.out) if args.out else src
             dest.mkdir(parents=True, exist_ok=True)
             report, results_path = rep.results.write(
                 src, dest / rep.results.RESULTS_NAME
             )
         else:
-            report = rep.results.load(
-                src
-            )  # results.json.gz, or a results.json of version 1
+            # results.json.gz, or a results.json of version 1
+            report = rep.results.load(src)
             results_path = rep.results.results_file(src) if src.is_dir() else src
             dest = pathlib.Path(args.out) if args.out else results_path.parent
         paths = rep.views.write_all(report, dest)

@@ -108,23 +108,20 @@ def _mpich_items(desc, known, vocabulary):
     for m in re.finditer(r"([A-Za-z0-9_]+)( +)- (?=\S)", desc):
         token = m.group(1)
         cands = []
-        if (
-            m.start() > 0 and desc[m.start() - 1] == "\n"
-        ):  # a line of its own (MPICH 4.2): the name itself
+        # a line of its own (MPICH 4.2): the name itself
+        if m.start() > 0 and desc[m.start() - 1] == "\n":
             cands.append(token)
         for prefix in _NB_PREFIXES:  # nonblocking algorithms are sched_* or tsp_*
             i = token.find(prefix)
             if i >= 0:
                 cands.append(token[i:])
         cands.sort(key=lambda c: -len(c))
-        for stem in sorted(
-            known, key=lambda s: (-len(s), s)
-        ):  # names the sibling variable lists
+        # names the sibling variable lists
+        for stem in sorted(known, key=lambda s: (-len(s), s)):
             if token.endswith(stem):
                 cands.append(stem)
-        for i in range(
-            len(token) - 1, 0, -1
-        ):  # the longest known word in front of the name
+        # the longest known word in front of the name
+        for i in range(len(token) - 1, 0, -1):
             if token[:i].lower() in vocabulary and re.match(
                 r"[a-z][a-z0-9_]*$", token[i:]
             ):

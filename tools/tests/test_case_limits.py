@@ -302,9 +302,8 @@ def test_the_runner_hands_on_streaks_of_hanging_cases_per_key_rank_count_and_var
         and held_back(skipped())
         and not held_back(rec(outcome="skip"))
     )
-    assert (
-        hang_key(dict(rec(), level="DETECT")) == four + ", erroneous calls"
-    )  # the argument checks' path
+    # the argument checks' path
+    assert hang_key(dict(rec(), level="DETECT")) == four + ", erroneous calls"
 
 
 def test_a_count_and_root_that_hang_on_every_communicator_keep_their_own_streak(
@@ -355,9 +354,8 @@ def test_a_count_and_root_that_hang_on_every_communicator_keep_their_own_streak(
         )
         == "MPI_Allreduce in any form with count 7"
     )
-    assert (
-        call_key(dict(lines[0], routine="MPI_Ireduce_c")) == key
-    )  # every form of the routine
+    # every form of the routine
+    assert call_key(dict(lines[0], routine="MPI_Ireduce_c")) == key
     assert call_key(dict(lines[0], level="DETECT")) == key + ", erroneous calls"
     assert call_key(rec(case=False)) is None
     streaks = stats.for_job(3, "default")["hang_streaks"]

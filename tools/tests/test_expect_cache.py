@@ -108,9 +108,8 @@ def test_a_result_other_than_the_references_is_judged_against_the_full_plan(tmp_
         families="noncommutative",
     )
     assert p.returncode == 1, p.stdout[-3000:] + p.stderr
-    assert (
-        not (cached / "cache").exists() and not (full / "cache").exists()
-    )  # finished: deleted (no --keep-cache)
+    # finished: deleted (no --keep-cache)
+    assert not (cached / "cache").exists() and not (full / "cache").exists()
     counts = cache_counts(cached)
     assert counts["mismatches"] > 0 and counts["hits"] > 0, counts
     failed = [r for r in records(cached) if r["outcome"] == "fail"]

@@ -165,12 +165,10 @@ def test_the_report_names_the_variant_that_triggers_it():
     p = run_ordo("findings", "--report", "basic_exscan_one_process_crash", timeout=120)
     assert p.returncode == 0, p.stderr
     assert "the algorithm variant `openmpi.coll.basic`" in p.stdout
-    assert (
-        "OMPI_MCA_coll=basic,libnbc" in p.stdout
-    )  # the adapter's definition of the variant
-    assert (
-        "-x OMPI_MCA_coll=basic,libnbc" in p.stdout and "-n 1 ./repro" in p.stdout
-    )  # in the launch line
+    # the adapter's definition of the variant
+    assert "OMPI_MCA_coll=basic,libnbc" in p.stdout
+    # in the launch line
+    assert "-x OMPI_MCA_coll=basic,libnbc" in p.stdout and "-n 1 ./repro" in p.stdout
     assert "MPI-4.1 §6.11.2 Exclusive Scan" in p.stdout  # the section its header cites
 
 

@@ -402,9 +402,8 @@ def test_a_check_of_the_baseline_absent_from_the_new_run_fails_the_gate_and_is_n
     tmp_path,
 ):
     new = [r for r in passing() if not (r["ranks"] == 4 and r["case"]["root"] == 3)]
-    new.append(
-        record(index=9, ranks=4, root=7)
-    )  # as many checks as the baseline: only the one is missing
+    # as many checks as the baseline: only the one is missing
+    new.append(record(index=9, ranks=4, root=7))
     old, new_dir = runs(tmp_path, passing(), new)
     p = run_gate(tmp_path, old, new_dir)
     fails_with(

@@ -154,9 +154,8 @@ def test_the_ranks_report_the_named_variables_and_the_runner_folds_them(tmp_path
         pathlib.Path(f"{journal}{protocol.ENV}{rank}").write_text(
             json.dumps({"A": "2", "PATH": None})
         )
-    pathlib.Path(f"{journal}{protocol.ENV}2.tmp").write_text(
-        "{"
-    )  # a rank that died while writing
+    # a rank that died while writing
+    pathlib.Path(f"{journal}{protocol.ENV}2.tmp").write_text("{")
     row = {}
     run.fold_rank_env(row, "job1", protocol.rank_envs(journal))
     assert row == {
@@ -287,9 +286,8 @@ def test_live_ordo_run_records_every_ranks_environment_and_the_notices(
         )
 
     monkeypatch.setattr(run, "build", built)
-    monkeypatch.setenv(
-        "ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock"
-    )  # every launch flocked; each job under `timeout`
+    # every launch flocked; each job under `timeout`
+    monkeypatch.setenv("ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock")
     out = tmp_path / "out"
     rc = ordo_cli.main(
         [

@@ -40,9 +40,8 @@ def fake_adapter(tmp_path, pattern=r"select: component (\S+) selected"):
     launcher.chmod(0o755)
     bdir = tmp_path / "build"
     (bdir / "conformance").mkdir(parents=True)
-    (bdir / "conformance" / "ordo_replay").write_text(
-        ""
-    )  # never run: the fake launcher only prints
+    # never run: the fake launcher only prints
+    (bdir / "conformance" / "ordo_replay").write_text("")
     adapter = {
         "name": "fake",
         "env": {"BASE": "1"},
@@ -80,9 +79,10 @@ def test_a_setting_that_changes_nothing_is_applied_and_one_that_does_is_not(
     adapter, bdir = fake_adapter(tmp_path)
     # Not probed yet: only the unconditional setting.
     assert launch_env(adapter, bdir, {}, False) == {"BASE": "1", "ALWAYS": "1"}
+    # an outcome changed
     assert (
         probe_launch_settings(adapter, bdir, {"USER": "1"}, False, quiet=True) is True
-    )  # an outcome changed
+    )
     # Probed without the setting, then with it, each with the probe's variable and the
     # user's.
     assert calls.read_text().splitlines() == [
@@ -102,9 +102,8 @@ def test_a_setting_that_changes_nothing_is_applied_and_one_that_does_is_not(
     }
     assert launch_env(adapter, bdir, {}, True) == {"BASE": "1"}  # --plain-launch: none
     assert read_probes(bdir)["probed"]["applied"] is True  # kept in the build folder
-    assert (
-        probe_launch_settings(adapter, bdir, {}, False, quiet=True) is False
-    )  # the same outcome again
+    # the same outcome again
+    assert probe_launch_settings(adapter, bdir, {}, False, quiet=True) is False
 
     # Where the setting changes what the library selects, it is not applied.
     monkeypatch.setenv("FAKE_CHANGES", "1")

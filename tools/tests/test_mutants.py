@@ -76,9 +76,8 @@ def test_a_dead_job_is_a_detection_and_the_watchdog_marker_makes_it_a_timeout(tm
     log.write_text("a\nb\n")
     j = tmp_path / "ordo_check_reduce-4ranks.jsonl"
     assert mutants.detection([], 139, log, j)["outcome"] == "crash"
-    assert (
-        mutants.detection([], 1, log, j)["outcome"] == "crash"
-    )  # an MPI_Abort: no .done
+    # an MPI_Abort: no .done
+    assert mutants.detection([], 1, log, j)["outcome"] == "crash"
     pathlib.Path(str(j) + ".timeout").write_text("3\n")
     for rank, seq, test in ((0, 3, "Reduce.x"), (1, 2, "Reduce.w")):
         pathlib.Path(f"{j}.inflight.{rank}").write_text(

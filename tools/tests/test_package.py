@@ -168,9 +168,8 @@ def test_the_verifier_counts_the_checks_of_junit_and_of_the_compressed_journal(
     journal.write_bytes(gzip.compress(b"".join(lines)))
     root = ET.fromstring(gzip.decompress((dest / "junit.xml.gz").read_bytes()))
     prop = root.find(".//testcase/properties/property[@name='checks']")
-    prop.set(
-        "value", str(int(prop.get("value")) + 1)
-    )  # one check more than the report holds
+    # one check more than the report holds
+    prop.set("value", str(int(prop.get("value")) + 1))
     (dest / "junit.xml.gz").write_bytes(gzip.compress(ET.tostring(root)))
     rehash(dest)
     p = verify(dest)

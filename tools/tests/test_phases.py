@@ -81,9 +81,8 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
     s = bench.process_split(jobs)
     assert s["launches"] == 3 and s["launches_died"] == 1 and s["died_seconds"] == 7.0
     assert s["seconds"] == 12.7
-    assert s["launcher_seconds"] == round(
-        3.0 + 2.7 - 5.0, 1
-    )  # each launch less its process's wall time
+    # each launch less its process's wall time
+    assert s["launcher_seconds"] == round(3.0 + 2.7 - 5.0, 1)
     assert s["mpi_init_seconds"] == 0.6 and s["tests_seconds"] == 3.8
     assert s["case_phases_seconds"] == {"reference": 1.2, "call": 1.0, "verdict": 0.8}
     assert s["tests_outside_case_phases_seconds"] == round(3.8 - 3.0, 1)
@@ -94,9 +93,8 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
         "mismatches": 0,
         "kept": 0,
     }  # a line without it: none
-    assert (
-        bench.process_split([{"seconds": 1.0}]) is None
-    )  # an older run's jobs carry no launches
+    # an older run's jobs carry no launches
+    assert bench.process_split([{"seconds": 1.0}]) is None
     cached = dict(LINE, expect_cache={"hits": 5, "mismatches": 1, "kept": 0})
     kept = dict(LINE, expect_cache={"hits": 0, "mismatches": 0, "kept": 7})
     s = bench.process_split(

@@ -184,9 +184,8 @@ def test_the_record_of_a_dead_case_keeps_the_bytes_of_its_note_which_waivers_rea
     """The harness's in-flight note has the case's bytes (count x type size):
     a crash or timeout waiver can then name a size threshold in bytes."""
     assert records.case_died(dict(BEGUN, bytes=12), **HOW)["bytes"] == 12
-    assert "bytes" not in records.case_died(
-        BEGUN, **HOW
-    )  # a type the reference does not model: none
+    # a type the reference does not model: none
+    assert "bytes" not in records.case_died(BEGUN, **HOW)
 
 
 def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
@@ -194,9 +193,8 @@ def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
     the communicator is built: a crash waiver can name a one-process
     communicator (comm_size 1) whatever the job's size."""
     assert records.case_died(dict(BEGUN, comm_size=1), **HOW)["comm_size"] == 1
-    assert "comm_size" not in records.case_died(
-        BEGUN, **HOW
-    )  # died before its communicator was built
+    # died before its communicator was built
+    assert "comm_size" not in records.case_died(BEGUN, **HOW)
 
 
 def test_a_detect_case_overrun_while_others_wait_for_the_reporting_rank_is_reported():
@@ -542,6 +540,5 @@ def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
         records.case_died(dict(BEGUN, comm_node_maps=maps), **HOW)["comm_node_maps"]
         == maps
     )
-    assert "comm_node_maps" not in records.case_died(
-        BEGUN, **HOW
-    )  # a note without maps: none
+    # a note without maps: none
+    assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)

@@ -242,14 +242,12 @@ def test_a_finished_run_keeps_its_journal_compressed_and_every_reader_reads_it(
         tmp_path / "run", conftest.sample_records(), run=_run_with_settings(end=True)
     )
     plain = (out / "journal.jsonl").read_bytes()
-    reference = shutil.copytree(
-        out, tmp_path / "reference"
-    )  # the report of the plain journal, as before
+    # the report of the plain journal, as before
+    reference = shutil.copytree(out, tmp_path / "reference")
     expected = results.build(reference)
     run_json = json.loads((out / "run.json").read_text())
-    assert (
-        finish(out, out / "journal.jsonl", "mpich", run_json) == 1
-    )  # the sample run has failures
+    # the sample run has failures
+    assert finish(out, out / "journal.jsonl", "mpich", run_json) == 1
     assert not (out / "journal.jsonl").exists()
     assert gzip.decompress((out / "journal.jsonl.gz").read_bytes()) == plain
     assert f"journal: {out / 'journal.jsonl.gz'}" in capsys.readouterr().out

@@ -533,9 +533,8 @@ def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
         sorted(m for m in messages if "w1" in m and m != first)
         == sorted(f"waived by w1: observed {i}" for i in range(3) for n in (2, 4))[1:]
     )
-    assert (
-        "waived by w2: observed 9 | not the note" in messages
-    )  # a waiver the report does not hold: whole
+    # a waiver the report does not hold: whole
+    assert "waived by w2: observed 9 | not the note" in messages
     # each its replay command, its case's fields at the harness's default left out
     # (results.short_replay)
     assert sorted(c.find("system-out").text for c in cases) == sorted(
@@ -586,9 +585,8 @@ def test_a_short_replay_is_the_same_case_without_its_default_fields():
         **results.CASE_DEFAULTS,
         **r["case"],
     }  # the same case
-    assert (
-        case["in_place"] is True and case["binding"] == "f08" and case["count"] == 7
-    )  # not defaults: kept
+    # not defaults: kept
+    assert case["in_place"] is True and case["binding"] == "f08" and case["count"] == 7
     assert not set(case) & {
         k for k, v in results.CASE_DEFAULTS.items() if r["case"].get(k) == v
     }
@@ -621,9 +619,8 @@ def test_junit_survives_control_characters_and_markup():
     text = junit.render(hostile_report())
     root = ET.fromstring(text)
     assert "\x00" not in text
-    assert (
-        HOSTILE in root.find(".//failure").text
-    )  # escaped in the XML, intact once parsed
+    # escaped in the XML, intact once parsed
+    assert HOSTILE in root.find(".//failure").text
 
 
 @pytest.mark.skipif(
@@ -843,9 +840,8 @@ def test_with_many_failures_every_clause_and_cell_still_links_to_one(monkeypatch
         for i in range(3)
     ]
     page = html.render(_report(recs))
-    assert (
-        "5 of 56 are shown" in page
-    )  # 3 firsts (2 clauses, 3 cells) and the 2 earliest others
+    # 3 firsts (2 clauses, 3 cells) and the 2 earliest others
+    assert "5 of 56 are shown" in page
     parser = _Links()
     parser.feed(page)
     assert not [link for link in parser.links if link not in parser.ids]

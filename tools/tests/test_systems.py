@@ -220,9 +220,8 @@ def test_the_root_is_entered_with_the_mounts_mpi_needs_and_the_lock_file():
     # The lock file is bound after the root's own tmpfs /tmp, which would hide it.
     assert text.index("--tmpfs /tmp") < text.index("--bind /tmp/ordo-mpi.lock")
     env = systems.inner_env("debian-13")
-    assert env["ORDO_BUILD_ROOT"] == str(
-        ROOT / "build" / "debian-13"
-    )  # apart from the host's build/<vendor>
+    # apart from the host's build/<vendor>
+    assert env["ORDO_BUILD_ROOT"] == str(ROOT / "build" / "debian-13")
     assert env["ORDO_NO_INSTALL"] == "1" and env[systems.INSIDE] == "debian-13"
 
 

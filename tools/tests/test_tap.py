@@ -88,9 +88,8 @@ def test_the_tap_view_parses_and_its_counts_are_the_reports(tmp_path):
     folder = write_run(tmp_path / "run", sample_records())
     report = report_of(folder)
     outcomes = report["summary"]["outcomes"]
-    assert {"pass", "fail", "crash", "skip", "waived"} <= set(
-        outcomes
-    )  # every kind of line is exercised
+    # every kind of line is exercised
+    assert {"pass", "fail", "crash", "skip", "waived"} <= set(outcomes)
     parsed = parse(folder / "report.tap")
     assert_counts_agree(parsed, report)
     # a waived check names its waiver in the TODO directive; a skip gives its reason
@@ -212,9 +211,8 @@ def test_many_passing_checks_have_a_short_line_each_and_failures_their_whole_det
         if r["outcome"] == "pass"
     }
     assert grouped_checks(text) == expected
-    assert (
-        sum(1 for line in lines if GROUP.match(line)) == 3
-    )  # one per test and rank count
+    # one per test and rank count
+    assert sum(1 for line in lines if GROUP.match(line)) == 3
     # The whole view: its header, a comment per group, about 16 bytes a passing check,
     # and the failure.
     failure = text[text.index("not ok ") :]
@@ -315,9 +313,8 @@ def test_a_failure_amid_grouped_checks_reopens_their_group_and_a_waiver_shows_on
         f"  waiver_upstream: {json.dumps(w['upstream'])}" in text
         and f'  waiver_expires: "{w["expires"]}"' in text
     )
-    assert text.index("  waiver_reason: ") < text.index(
-        "not ok 7 "
-    )  # in the first waived check's block
+    # in the first waived check's block
+    assert text.index("  waiver_reason: ") < text.index("not ok 7 ")
     assert text.count(f'  waiver: "{waiver}"') == 2
     assert (
         '  message: "observed 1, expected 2"' in lines

@@ -88,9 +88,8 @@ def test_a_variants_record_is_replayed_under_that_variants_settings(tmp_path):
         "--variant" not in r["replay"] for r in recs if r["variant"] == "default"
     )
     rid = smp[0]["id"]
-    assert any(
-        r["id"] == rid and r["variant"] == "default" for r in recs
-    )  # the id names a record of each
+    # the id names a record of each
+    assert any(r["id"] == rid and r["variant"] == "default" for r in recs)
     p = run_ordo(
         "replay",
         "--vendor",

@@ -88,9 +88,8 @@ def test_checks_of_ordos_own_implementation_are_not_credited_to_the_library():
         for i, o in enumerate(["pass", "fail"])
     ]
     s = results.summarize([record(index=9)] + own, partial=False)
-    assert (
-        s["verdict"] == "conformant"
-    )  # ordo's failing check is not the library's failure
+    # ordo's failing check is not the library's failure
+    assert s["verdict"] == "conformant"
     assert s["levels"]["MUST"]["total"] == 1
     assert s["ordo_own"]["total"] == 2 and s["ordo_own"]["clauses"] == [
         "reduce-locals.assignments"
@@ -346,9 +345,8 @@ def test_the_exit_code_of_ordo_run_and_its_headline_agree(
     ]
     assert printed and printed[0][len("verdict: ") :].startswith(verdict)
     assert (code == 1) == (" failing" in printed[0])
-    (out / "run.json").write_text(
-        "{ not json"
-    )  # no report: the code from the records, by the same rule
+    # no report: the code from the records, by the same rule
+    (out / "run.json").write_text("{ not json")
     (out / "results.json.gz").unlink()
     assert finish(out, out / "journal.jsonl", "mpich", run) == code
 
