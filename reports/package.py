@@ -6,12 +6,15 @@
       STATEMENT.md          a statement template to fill in and sign
       commands.txt          the exact commands of the run
       adapter/              the vendor adapter used (and its waivers, launch settings,
-      findings) suite/                the run's commit; commit, `git status` and diff of
-      the packaging checkout run/                  the raw output of the run:
-      run.json.gz, journal.jsonl.gz, logs/, gtest/ schema/
-      results-2.schema.json, results-1.schema.json, record-1.schema.json, junit.xsd
-      verify.py             re-checks the checksums and the schema SHA256SUMS
-      checksums of every file above
+                            findings)
+      suite/                the run's commit; commit, `git status` and diff of the
+                            packaging checkout
+      run/                  the raw output of the run: run.json.gz, journal.jsonl.gz,
+                            logs/, gtest/
+      schema/               results-2.schema.json, results-1.schema.json,
+                            record-1.schema.json, junit.xsd
+      verify.py             re-checks the checksums and the schema
+      SHA256SUMS            checksums of every file above
 """
 import gzip
 import hashlib

@@ -6,14 +6,15 @@ the record's "tracer" list (one item per failing rank whose message names it,
 conformance/harness/executor.cpp, tracer_item), e.g.
 
     {"kind": "swapped", "invec": [2, 3], "inoutvec": [0, 1], "why": "operands swapped",
-     "expected": [0, 3], "element": 0, "group": null, "rank": 1, "size": 4, "on_rank":
-     1}
+     "expected": [0, 3], "element": 0, "group": null, "rank": 1, "size": 4,
+     "on_rank": 1}
     {"kind": "wrong_cover", "covers": [0, 2], "expected": [0, 3], ...}
 
-and in words in the message:
+and in words in the message (each one line there):
 
-    tracer: first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1 (operands
-    swapped) tracer: covers ranks 0..2 instead of ranks 0..3
+    tracer: first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1
+        (operands swapped)
+    tracer: covers ranks 0..2 instead of ranks 0..3
 
 from_record() reads the data (parse() reads the words, for journals written
 before the field existed) into plain items, and svg() draws one: the ranks as

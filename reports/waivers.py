@@ -7,9 +7,10 @@ shared vectors in vendors/waiver-vectors.json; the rules are written down in
 vendors/README.md ("Waivers").
 
     load(path)            the waivers of a file, validated by
-    vendors/waivers.schema.json locate(adapter)       the waivers file of an adapter
-    (its "waivers" key) match(w, record, ...) "waived" | "no-match" | "expired" |
-    "version" apply(record, ws,...) the record, waived by the first waiver that applies
+                          vendors/waivers.schema.json
+    locate(adapter)       the waivers file of an adapter (its "waivers" key)
+    match(w, record, ...) "waived" | "no-match" | "expired" | "version"
+    apply(record, ws,...) the record, waived by the first waiver that applies
 """
 import json
 import pathlib

@@ -3,23 +3,22 @@
     the reference fold's throughput      (runs build/<vendor>/reference/ordo_fold_bench)
     the reference's plan per process     (runs build/<vendor>/reference/ordo_plan_bench)
     property cases per second            (bench/results/property_throughput.json,
-    written by
-                                          bench/property_throughput/run.py)
+                                          written by bench/property_throughput/run.py)
     the default run's wall time          (run.json of `ordo run` output folders, per
-    rank count) the mutant vendor's detection times  (mutants.json of an `ordo mutants`
-    output folder) the report's size and time           (--reports OUT ...: the report
-    and package of each run built
-                                          afresh in a scratch folder, against the files
-                                          the folder holds)
-    a hanging library against a clean one (--hangs CLEAN HANGING: two runs of the same
-    checks, the second
-                                          against a library that hangs in a family of
-                                          cases; issue #17)
+                                          rank count)
+    the mutant vendor's detection times  (mutants.json of an `ordo mutants` output
+                                          folder)
+    the report's size and time           (--reports OUT ...: the report and package
+                                          of each run built afresh in a scratch
+                                          folder, against the files the folder holds)
+    a hanging library against a clean one (--hangs CLEAN HANGING: two runs of the
+                                          same checks, the second against a library
+                                          that hangs in a family of cases; issue #17)
     the algorithm sweeps                 (--sweeps OUT ...: `ordo run --variants all`
-    folders: launches, and
-                                          where the seconds went: launch and start-up,
-                                          the library's calls, the reference and the
-                                          harness; issue #17)
+                                          folders: launches, and where the seconds
+                                          went: launch and start-up, the library's
+                                          calls, the reference and the harness;
+                                          issue #17)
 
 Nothing here is timed by a test: the figures are measurements, printed and
 written to bench/results/suite.json (or --json PATH).

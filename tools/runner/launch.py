@@ -1,8 +1,8 @@
 """THE command line of a job: every launch of a check, property, survey,
 replay or benchmark executable is built here.
 
-    timeout -k 5 T  <launcher and its flags>  <np flag> N  <executable>  --ordo-...
-    flags
+    timeout -k 5 T  <launcher and its flags>  <np flag> N  <executable>
+        --ordo-... flags
 """
 import contextlib
 import fcntl

@@ -3,13 +3,12 @@ conformance/harness/, the same names), and the one rule for which case a
 job that died is charged to.
 
     <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test,
-    clause, ...;
-                               a DETECT case's also "returned" once that rank's call
-                               returned)
+                               clause, ...; a DETECT case's also "returned" once that
+                               rank's call returned)
     <journal>.done             the executable ended normally
     <journal>.timeout          "<seq> <rank>": that rank's watchdog ended an overrunning
-    case <journal>.restart          "<seq>": the job ended on purpose after case <seq>,
-    whose
+                               case
+    <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
                                waiver says the library corrupts memory there
                                (restart_job); the process exits with RESTART_EXIT_CODE
     <journal>.env.<rank>       that rank's values of the variables the runner named
