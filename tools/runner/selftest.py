@@ -1,20 +1,19 @@
-"""`ordo test`: the project's own tests, as CI runs them: ctest against each
-library, the mutant vendor, Python lint and the Python tests, one line each
-in the table at the end."""
+"""`ordo test`: the project's own tests, as CI runs them: the lint steps (black,
+flake8, mypy, shellcheck: runner/lint.py), ctest against each library (with
+lint.clang_format), the sanitizer run, the mutant vendor and the Python tests,
+one line each in the table at the end."""
 import re
 import shutil
 import subprocess
 import sys
 import time
 
-from . import ROOT
+from . import ROOT, lint
 from .adapters import load_adapter, require_tools
 from .build import build
 from .errors import EXIT_FAIL, EXIT_OK
 from reports.records import BAD, journal_file, read_journal
 
-
-LINTED = ("tools", "reports", "bench")
 
 # The sanitizer step: ordo's own code (reference, harness, checks, property
 # executable, the reference MPI) built with ASan and UBSan
@@ -125,21 +124,12 @@ def sanitize_step():
     return 0
 
 
-def python_files():
-    """Every Python file git tracks under tools/, reports/ and bench/ (every
-    one there, outside a git checkout)."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(ROOT), "ls-files", "--"] + [f"{d}/*.py" for d in LINTED],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        if out.returncode == 0 and out.stdout.strip():
-            return [ROOT / line for line in out.stdout.splitlines()]
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    return sorted(p for d in LINTED for p in (ROOT / d).rglob("*.py"))
+def table(results, t_all):
+    print(f"\n{'suite':24} {'result':8} {'seconds':>8}")
+    for name, rc, dt in results:
+        print(f"{name:24} {'pass' if rc == 0 else 'FAIL':8} {dt:8.1f}")
+    print(f"total {time.time() - t_all:.0f} s")
+    return EXIT_OK if all(rc == 0 for _, rc, _ in results) else EXIT_FAIL
 
 
 def cmd_test(args):
@@ -154,6 +144,11 @@ def cmd_test(args):
             f"{'pass' if rc == 0 else 'FAIL':8} {time.time() - t0:8.1f}"
         )
         return EXIT_OK if rc == 0 else EXIT_FAIL
+    # The lint steps first: a few seconds, and every tool checked before the builds.
+    lint.require_tools()
+    results += lint.run_steps()
+    if getattr(args, "lint_only", False):
+        return table(results, t_all)
     vendors = args.vendors.split(",") if args.vendors else ["mpich", "openmpi"]
     adapters = [load_adapter(v) for v in vendors]
     for a in adapters:
@@ -200,13 +195,6 @@ def cmd_test(args):
     print("ordo: mutants", flush=True)
     rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])
     results.append(("mutants", rc, time.time() - t0))
-    # Python lint: Debian's pyflakes3 (installed by install-deps.sh --with-test-tools).
-    t0 = time.time()
-    print("ordo: python lint (pyflakes3)", flush=True)
-    rc = subprocess.call(
-        ["pyflakes3"] + [str(p) for p in python_files()], cwd=str(ROOT)
-    )
-    results.append(("pyflakes3", rc, time.time() - t0))
     t0 = time.time()  # after the builds: the reliability tests run real jobs in them
     py = [
         sys.executable,
@@ -220,8 +208,4 @@ def cmd_test(args):
     print("ordo: python tests", flush=True)
     rc = subprocess.call(py, cwd=str(ROOT))
     results.append(("pytest tools/tests", rc, time.time() - t0))
-    print(f"\n{'suite':24} {'result':8} {'seconds':>8}")
-    for name, rc, dt in results:
-        print(f"{name:24} {'pass' if rc == 0 else 'FAIL':8} {dt:8.1f}")
-    print(f"total {time.time() - t_all:.0f} s")
-    return EXIT_OK if all(rc == 0 for _, rc, _ in results) else EXIT_FAIL
+    return table(results, t_all)
