@@ -26,10 +26,12 @@ def _worst(counts):
 
 
 def _dimensions(spaces, records):
-    """[(name, [values])] in the check's order: from the space it printed, else from the records."""
+    """[(name, [values])] in the check's order: from the space it printed, else from the
+    records."""
     for n in sorted(spaces, key=int):
         return [(d["name"], list(d["values"])) for d in spaces[n]["dimensions"]]
-    names, values = [], collections.defaultdict(list)
+    names: list = []
+    values: collections.defaultdict = collections.defaultdict(list)
     for r in records:
         for k, v in r["dimensions"].items():
             if k not in names:
@@ -40,9 +42,12 @@ def _dimensions(spaces, records):
 
 
 def _listed(spaces, key, order):
-    """{(dim a, dim b): {(value a, value b): {ranks: reason}}} of the spaces' invalid or unavailable pairs,
-    a before b in the dimensions' order (a JSON object's keys may come in any order)."""
-    out = collections.defaultdict(lambda: collections.defaultdict(dict))
+    """{(dim a, dim b): {(value a, value b): {ranks: reason}}} of the spaces' invalid or
+    unavailable pairs, a before b in the dimensions' order (a JSON object's keys may
+    come in any order)."""
+    out: collections.defaultdict = collections.defaultdict(
+        lambda: collections.defaultdict(dict)
+    )
     for n, space in spaces.items():
         for t in space.get(key, []):
             items = sorted(
@@ -56,7 +61,8 @@ def _listed(spaces, key, order):
 
 
 def context(report):
-    """What the template's coverage section shows; None when the run had no crossing check."""
+    """What the template's coverage section shows; None when the run had no crossing
+    check."""
     spaces = report["run"].get("crossing") or {}
     records = [r for r in report["records"] if isinstance(r.get("dimensions"), dict)]
     if not spaces and not records:
@@ -68,10 +74,10 @@ def context(report):
         spaces, "unavailable", order
     )
 
-    cells = collections.defaultdict(collections.Counter)  # (a, b, va, vb) -> outcomes
-    ran_pairs = collections.defaultdict(
-        set
-    )  # ranks -> {(a, b, va, vb)} of cases not skipped
+    # (a, b, va, vb) -> outcomes
+    cells: collections.defaultdict = collections.defaultdict(collections.Counter)
+    # ranks -> {(a, b, va, vb)} of cases not skipped
+    ran_pairs = collections.defaultdict(set)
     cases_at = collections.Counter(r["ranks"] for r in records)
     for r in records:
         d = r["dimensions"]
@@ -82,7 +88,7 @@ def context(report):
                     ran_pairs[r["ranks"]].add((a, b, d[a], d[b]))
 
     matrices, gaps = [], []
-    totals = collections.Counter()
+    totals: collections.Counter = collections.Counter()
     for (a, va_all), (b, vb_all) in itertools.combinations(dims, 2):
         rows = []
         for va in va_all:

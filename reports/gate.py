@@ -42,7 +42,8 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def waiver_problems(waivers, today):
-    """Problems of a waivers list: missing reason, missing or malformed expiry, expired."""
+    """Problems of a waivers list: missing reason, missing or malformed expiry,
+    expired."""
     problems = []
     for i, w in enumerate(waivers):
         wid = w.get("id") or f"#{i}"
@@ -67,8 +68,8 @@ def waiver_problems(waivers, today):
             continue
         if date < today:
             problems.append(
-                f"waiver {wid} expired on {expires}: fix the library, or renew the waiver with a "
-                f"reason (reason: {str(w.get('reason', ''))[:160]})"
+                f"waiver {wid} expired on {expires}: fix the library, or renew the"
+                f" waiver with a reason (reason: {str(w.get('reason', ''))[:160]})"
             )
     return problems
 
@@ -98,6 +99,12 @@ def default_waivers(report, root=res.ROOT):
     return report["waivers"]["waivers"], "the waivers embedded in the new report"
 
 
+def _held_back_by(record):
+    """The waiver that held a skipped case back (--ordo-avoid-known-fatal), or None."""
+    m = waiver_files.AVOIDED.match(record.get("message") or "")
+    return m.group(1) if m else None
+
+
 def _describe(r):
     case = res.case_text(r.get("case"))
     return (
@@ -117,7 +124,8 @@ def rejudge(records, waivers, today, library_version):
     more) is its original outcome again, and the message says why. Returns the
     records and, per waiver that did not apply, why and how many checks."""
     by_id = {w.get("id"): w for w in waivers}
-    out, not_applied = [], {}
+    out: list = []
+    not_applied: dict = {}
     for r in records:
         w = by_id.get(r.get("waiver")) if r["outcome"] == "waived" else None
         if w is None:
@@ -136,7 +144,8 @@ def rejudge(records, waivers, today, library_version):
             w, again, today=today.isoformat(), library_version=library_version
         )
         why = (
-            f"it is for {' or '.join(waiver_files.versions_of(w))}, not {library_version or 'an unknown release'}"
+            f"it is for {' or '.join(waiver_files.versions_of(w))}, not"
+            f" {library_version or 'an unknown release'}"
             if verdict == waiver_files.VERSION
             else f"it expired on {w.get('expires')}"
             if verdict == waiver_files.EXPIRED
@@ -181,8 +190,9 @@ def variants(report):
 
 
 def library(report):
-    """The library a run tested: its vendor (adapter) and release, e.g. ("mpich", "4.0.2");
-    without a release in the version text, the text's first line; release None when unknown.
+    """The library a run tested: its vendor (adapter) and release, e.g. ("mpich",
+    "4.0.2"); without a release in the version text, the text's first line; release None
+    when unknown.
     """
     text = report["run"].get("library_version") or ""
     release = waiver_files.parse_library_version(text) or res.first_line(text) or None
@@ -280,7 +290,10 @@ def compare(
             {
                 "what": "library",
                 "accepted": accept_library,
-                "text": f"the library differs: baseline {_library_text(old_lib)}, new {_library_text(new_lib)}",
+                "text": (
+                    f"the library differs: baseline {_library_text(old_lib)}, new"
+                    f" {_library_text(new_lib)}"
+                ),
             }
         )
     old_ranks, new_ranks = rank_counts(baseline), rank_counts(new)
@@ -290,7 +303,10 @@ def compare(
             {
                 "what": "ranks",
                 "accepted": accept_ranks,
-                "text": f"the rank counts differ: baseline {_span(old_ranks)}, new {_span(new_ranks)}"
+                "text": (
+                    f"the rank counts differ: baseline {_span(old_ranks)}, new"
+                    f" {_span(new_ranks)}"
+                )
                 + (f" ({_span(lost)} dropped)" if lost else ""),
             }
         )
@@ -301,8 +317,10 @@ def compare(
             {
                 "what": "variants",
                 "accepted": accept_variants,
-                "text": f"the variants differ: baseline {', '.join(sorted(old_variants))}, new "
-                f"{', '.join(sorted(new_variants))}"
+                "text": (
+                    f"the variants differ: baseline {', '.join(sorted(old_variants))},"
+                    f" new {', '.join(sorted(new_variants))}"
+                )
                 + (f" ({', '.join(sorted(lost))} dropped)" if lost else ""),
             }
         )
@@ -311,13 +329,15 @@ def compare(
         new["run"].get("library_version") or ""
     ):
         same_release_note = (
-            f"the library's version text differs within the same release ({_library_text(new_lib)}): "
-            f"baseline '{res.first_line(baseline['run'].get('library_version'))[:120]}', new "
-            f"'{res.first_line(new['run'].get('library_version'))[:120]}'"
+            "the library's version text differs within the same release"
+            f" ({_library_text(new_lib)}): baseline"
+            f" '{res.first_line(baseline['run'].get('library_version'))[:120]}', new"
+            f" '{res.first_line(new['run'].get('library_version'))[:120]}'"
         )
 
-    # The baseline's checks compared: with a change of rank counts or variants accepted, those at rank counts or
-    # variants the new run was not asked for are set aside (counted, not compared).
+    # The baseline's checks compared: with a change of rank counts or variants accepted,
+    # those at rank counts or variants the new run was not asked for are set aside
+    # (counted, not compared).
     def in_scope(r):
         if accept_ranks and r.get("ranks") not in new_ranks:
             return False
@@ -330,8 +350,14 @@ def compare(
     set_aside = len(old_all) - len(old)
 
     seen = set()
-    regressions, still_bad, fixed, newly_waived, newly_skipped = [], [], [], [], []
-    lost_to_skip, lost_to_waiver, accepted_waived = [], [], []
+    regressions: list = []
+    still_bad: list = []
+    fixed: list = []
+    newly_waived: list = []
+    newly_skipped: list = []
+    lost_to_skip: list = []
+    lost_to_waiver: list = []
+    accepted_waived: list = []
     arrivals = {"pass": 0, "waived": 0, "skip": 0, "bad": 0}
     arrived_waived, arrived_skipped = [], []
     judged, not_applied = rejudge(new["records"], waivers, today, release)
@@ -375,10 +401,11 @@ def compare(
         counts.append("the new run has no checks")
     elif len(new["records"]) < len(old):
         counts.append(
-            f"the new run has {len(new['records'])} checks, fewer than the baseline's {len(old)}"
+            f"the new run has {len(new['records'])} checks, fewer than the baseline's"
+            f" {len(old)}"
             + (
-                f" (of {len(old_all)}, {set_aside} set aside: rank counts or variants the new run "
-                f"was not asked for)"
+                f" (of {len(old_all)}, {set_aside} set aside: rank counts or variants"
+                " the new run was not asked for)"
                 if set_aside
                 else ""
             )
@@ -387,8 +414,9 @@ def compare(
     problems = list(waiver_problems(waivers, today))
     for row in not_applied:
         problems.append(
-            f"the waiver {row['id']} did not apply to {row['checks']} checks of this run: {row['why']} "
-            f"(library: {res.first_line(new['run'].get('library_version')) or 'unknown'})"
+            f"the waiver {row['id']} did not apply to {row['checks']} checks of this"
+            f" run: {row['why']} (library:"
+            f" {res.first_line(new['run'].get('library_version')) or 'unknown'})"
         )
     known = {w.get("id") for w in waivers}
     unknown = sorted(
@@ -408,9 +436,7 @@ def compare(
         else []
     )
     used = {r.get("waiver") for r, _ in accepted_waived if r["outcome"] == "waived"} | {
-        waiver_files.AVOIDED.match(r.get("message") or "").group(1)
-        for r, _ in accepted_waived
-        if r["outcome"] == "skip"
+        _held_back_by(r) for r, _ in accepted_waived if r["outcome"] == "skip"
     }
     unused_accepts = sorted(accept_waivers - used)
     flags = {
@@ -477,23 +503,27 @@ def _message(r, n=160):
 def format_decision(
     d, baseline_name, new_name, baseline, new, waivers_source, limit=200
 ):
-    """The gate's report: a line per cause of failure (per check, up to the limit), the notes, a summary, and
-    'gate: PASS' or 'gate: FAIL' last."""
+    """The gate's report: a line per cause of failure (per check, up to the limit), the
+    notes, a summary, and 'gate: PASS' or 'gate: FAIL' last."""
     lines = [
-        f"ordo gate: baseline {baseline_name} ({baseline['run']['vendor']}, {len(baseline['records'])} checks)"
-        f" -> new {new_name} ({new['run']['vendor']}, {len(new['records'])} checks); waivers: {waivers_source}"
+        f"ordo gate: baseline {baseline_name} ({baseline['run']['vendor']},"
+        f" {len(baseline['records'])} checks) -> new"
+        f" {new_name} ({new['run']['vendor']}, {len(new['records'])} checks); waivers:"
+        f" {waivers_source}"
     ]
     for c in d["changes"]:
         if not c["accepted"]:
             lines.append(
-                f"{c['what'].upper():<12}{c['text']} (accept it with {ACCEPT_OPTIONS[c['what']]})"
+                f"{c['what'].upper():<12}{c['text']} (accept it with"
+                f" {ACCEPT_OPTIONS[c['what']]})"
             )
     for p in d["counts"]:
         lines.append(f"CHECKS      {p}")
     for r, was in d["regressions"][:limit]:
         lines.append(
-            f"REGRESSION  {_describe(r)} [{r['clause']}, {r['level']}]: {was or 'not in the baseline'} "
-            f"-> {r['outcome']}: {res.first_line(r.get('message'))[:300]}"
+            f"REGRESSION  {_describe(r)} [{r['clause']}, {r['level']}]:"
+            f" {was or 'not in the baseline'} -> {r['outcome']}:"
+            f" {res.first_line(r.get('message'))[:300]}"
             + (f" ({r['_not_waived']})" if r.get("_not_waived") else "")
         )
         replay = res.replay_command(r)
@@ -505,8 +535,7 @@ def format_decision(
         lines,
         "MISSING",
         d["missing"],
-        lambda r: f"{_describe(r)}: {r['outcome']} in the baseline, "
-        "not in the new run",
+        lambda r: f"{_describe(r)}: {r['outcome']} in the baseline, not in the new run",
         limit,
     )
     _listed(
@@ -515,8 +544,8 @@ def format_decision(
         d["lost_to_skip"],
         lambda x: f"{_describe(x[0])}: pass -> skip: {_message(x[0])}"
         + (
-            f" (accept it with --accept-waiver {waiver_files.AVOIDED.match(x[0]['message']).group(1)})"
-            if waiver_files.AVOIDED.match(x[0].get("message") or "")
+            f" (accept it with --accept-waiver {_held_back_by(x[0])})"
+            if _held_back_by(x[0])
             else ""
         ),
         limit,
@@ -525,16 +554,20 @@ def format_decision(
         lines,
         "WAIVED",
         d["lost_to_waiver"],
-        lambda x: f"{_describe(x[0])}: pass -> waived by "
-        f"{x[0].get('waiver')} (accept it with --accept-waiver {x[0].get('waiver')}): {_message(x[0])}",
+        lambda x: (
+            f"{_describe(x[0])}: pass -> waived by {x[0].get('waiver')} (accept it with"
+            f" --accept-waiver {x[0].get('waiver')}): {_message(x[0])}"
+        ),
         limit,
     )
     _listed(
         lines,
         "NOT RUN",
         d["not_run"],
-        lambda x: f"{_describe(x[0])} was not run as a known crash or hang, "
-        f"but {x[2]}: nothing shows it is fine",
+        lambda x: (
+            f"{_describe(x[0])} was not run as a known crash or hang, "
+            f"but {x[2]}: nothing shows it is fine"
+        ),
         limit,
     )
     for p in d["waiver_problems"]:
@@ -555,29 +588,32 @@ def format_decision(
         lines.append(f"note        {d['same_release_note']}")
     if d["set_aside"]:
         lines.append(
-            f"note        {d['set_aside']} checks of the baseline set aside: at rank counts or variants "
-            "the new run was not asked for (accepted)"
+            f"note        {d['set_aside']} checks of the baseline set aside: at rank"
+            " counts or variants the new run was not asked for (accepted)"
         )
     _listed(
         lines,
         "note",
         d["accepted_waived"],
-        lambda x: f"accepted (--accept-waiver): {_describe(x[0])}: "
-        f"pass -> {x[0]['outcome']}: {_message(x[0])}",
+        lambda x: (
+            f"accepted (--accept-waiver): {_describe(x[0])}: "
+            f"pass -> {x[0]['outcome']}: {_message(x[0])}"
+        ),
         limit,
         " accepted",
     )
     for wid in d["unused_accepts"]:
         lines.append(
-            f"note        --accept-waiver {wid}: no check that passed in the baseline is waived or held "
-            "back by it"
+            f"note        --accept-waiver {wid}: no check that passed in the baseline"
+            " is waived or held back by it"
         )
     _listed(
         lines,
         "note",
         d["newly_waived"],
-        lambda x: f"newly waived: {_describe(x[0])}: {x[1]} -> waived "
-        f"({x[0].get('waiver')})",
+        lambda x: (
+            f"newly waived: {_describe(x[0])}: {x[1]} -> waived ({x[0].get('waiver')})"
+        ),
         20,
         " newly waived",
     )
@@ -585,23 +621,21 @@ def format_decision(
         lines,
         "note",
         d["newly_skipped"],
-        lambda x: f"newly skipped: {_describe(x[0])}: {x[1]} -> skip: "
-        f"{_message(x[0])}",
+        lambda x: f"newly skipped: {_describe(x[0])}: {x[1]} -> skip: {_message(x[0])}",
         20,
         " newly skipped",
     )
     a = d["arrivals"]
     if d["new_checks"]:
         lines.append(
-            f"note        {d['new_checks']} new checks (not in the baseline): {a['pass']} pass, "
-            f"{a['waived']} waived, {a['skip']} skip, {a['bad']} bad"
+            f"note        {d['new_checks']} new checks (not in the baseline):"
+            f" {a['pass']} pass, {a['waived']} waived, {a['skip']} skip, {a['bad']} bad"
         )
     _listed(
         lines,
         "note",
         d["arrived_waived"],
-        lambda r: f"new, waived: {_describe(r)} by {r.get('waiver')}: "
-        f"{_message(r)}",
+        lambda r: f"new, waived: {_describe(r)} by {r.get('waiver')}: {_message(r)}",
         limit,
         " new waived checks",
     )
@@ -615,15 +649,16 @@ def format_decision(
     )
     unaccepted = sum(1 for c in d["changes"] if not c["accepted"])
     lines.append(
-        f"summary: {len(d['regressions'])} regressions, {len(d['waiver_problems'])} waiver problems, "
-        f"{len(d['missing'])} missing, {len(d['lost_to_skip'])} pass -> skip, "
-        f"{len(d['lost_to_waiver'])} pass -> waived, {len(d['accepted_waived'])} accepted by --accept-waiver, "
-        f"{len(d['not_run'])} not run without a standing waiver, {unaccepted} run changes "
-        f"({len(d['changes']) - unaccepted} accepted), "
-        f"{len(d['still_bad'])} still failing as in the baseline, {len(d['fixed'])} fixed, "
-        f"{len(d['newly_waived'])} newly waived, {len(d['newly_skipped'])} newly skipped, "
-        f"{d['new_checks']} new checks ({a['pass']} pass, {a['waived']} waived, {a['skip']} skip, "
-        f"{a['bad']} bad)"
+        f"summary: {len(d['regressions'])} regressions,"
+        f" {len(d['waiver_problems'])} waiver problems, {len(d['missing'])} missing,"
+        f" {len(d['lost_to_skip'])} pass -> skip, {len(d['lost_to_waiver'])} pass ->"
+        f" waived, {len(d['accepted_waived'])} accepted by --accept-waiver,"
+        f" {len(d['not_run'])} not run without a standing waiver, {unaccepted} run"
+        f" changes ({len(d['changes']) - unaccepted} accepted),"
+        f" {len(d['still_bad'])} still failing as in the baseline,"
+        f" {len(d['fixed'])} fixed, {len(d['newly_waived'])} newly waived,"
+        f" {len(d['newly_skipped'])} newly skipped, {d['new_checks']} new checks"
+        f" ({a['pass']} pass, {a['waived']} waived, {a['skip']} skip, {a['bad']} bad)"
     )
     lines.append("gate: PASS" if d["passed"] else "gate: FAIL")
     return "\n".join(rec.printable(line) for line in lines)

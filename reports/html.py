@@ -25,7 +25,8 @@ def _environment():
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
-        # type() is str: Markup (already escaped, e.g. an SVG) is passed through untouched.
+        # type() is str: Markup (already escaped, e.g. an SVG) is passed through
+        # untouched.
         finalize=lambda v: rec.printable(v)
         if type(v) is str
         else ("" if v is None else v),
@@ -88,8 +89,9 @@ def _failure_view(n, r, waivers):
 
 
 def _shown(bad):
-    """The failures shown in full: the first of every clause and of every heat-map cell, then the others in
-    journal order, up to MAX_FAILURES_SHOWN; numbered by their place among all failures.
+    """The failures shown in full: the first of every clause and of every heat-map cell,
+    then the others in journal order, up to MAX_FAILURES_SHOWN; numbered by their place
+    among all failures.
     """
     chosen, seen = set(), set()
     for i, r in enumerate(bad):
@@ -114,7 +116,7 @@ def context(report):
     waivers = {w["id"]: w for w in report["waivers"]["waivers"]}
     bad = [r for r in records if r["outcome"] in rec.BAD]
     failures = [_failure_view(i + 1, r, waivers) for i, r in _shown(bad)]
-    first_failure = {}
+    first_failure: dict = {}
     for f in failures:
         r = f["r"]
         first_failure.setdefault(("clause", r["clause"]), f["anchor"])
@@ -122,15 +124,15 @@ def context(report):
             ("cell", r["variant"], r["test"], r["ranks"]), f["anchor"]
         )
     for r in records:
-        if (
-            r["outcome"] == "waived"
-        ):  # a cell without failures links to its waiver instead
+        # a cell without failures links to its waiver instead
+        if r["outcome"] == "waived":
             first_failure.setdefault(
                 ("cell", r["variant"], r["test"], r["ranks"]),
                 "w-" + anchor(r.get("waiver") or "(no waiver id)"),
             )
 
-    # Clause by clause: every clause of the catalogue, checked or not, then any unknown to it.
+    # Clause by clause: every clause of the catalogue, checked or not, then any unknown
+    # to it.
     by_clause = collections.defaultdict(list)
     for r in records:
         by_clause[r["clause"]].append(r)
@@ -155,9 +157,11 @@ def context(report):
                 "section": "-",
                 "section_50": "-",
                 "title": "A check executable died",
-                "paraphrase": "The job crashed or timed out with no case in flight (between cases, before "
-                "its first or after its last), charged to no case; checks it could not reach "
-                "make the run partial.",
+                "paraphrase": (
+                    "The job crashed or timed out with no case in flight (between"
+                    " cases, before its first or after its last), charged to no case;"
+                    " checks it could not reach make the run partial."
+                ),
             }
         clauses.append(
             {
@@ -177,7 +181,8 @@ def context(report):
             }
         )
 
-    # Heat map: variant x check x rank count, coloured by the worst outcome of each cell.
+    # Heat map: variant x check x rank count, coloured by the worst outcome of each
+    # cell.
     ranks = _ranks_of(report)
     cells = collections.defaultdict(list)
     for r in records:
@@ -199,9 +204,8 @@ def context(report):
         rows.append(row)
 
     waived = collections.defaultdict(list)
-    held_back = collections.defaultdict(
-        list
-    )  # cases a crash or timeout waiver held back: not run
+    # cases a crash or timeout waiver held back: not run
+    held_back = collections.defaultdict(list)
     for r in records:
         if r["outcome"] == "waived":
             waived[r.get("waiver") or "(no waiver id)"].append(r)
@@ -276,7 +280,7 @@ def compare_context(reports, names):
                     + ("" if v == "default" else f" [{v}]"),
                 }
             )
-    rows = {}
+    rows: dict = {}
     for ci, col in enumerate(columns):
         mine = [r for r in col["report"]["records"] if r["variant"] == col["variant"]]
         for key, r in res.keyed(

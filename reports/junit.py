@@ -64,9 +64,9 @@ def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
         ).text = message
     else:  # waived (a skip of its own: pass and skip are summarised)
         counts["skipped"] += 1
-        # The waiver's note (expiry, reason, upstream), which waivers.apply appended to the message, is kept
-        # in its first waived check only: the same words in each of thousands of elements (the default MPICH
-        # run) said nothing more.
+        # The waiver's note (expiry, reason, upstream), which waivers.apply appended to
+        # the message, is kept in its first waived check only: the same words in each of
+        # thousands of elements (the default MPICH run) said nothing more.
         wid, text = r.get("waiver"), r.get("message") or ""
         if wid in waivers and wid in noted:
             text = wvr.without_note(text, waivers[wid])
@@ -76,7 +76,8 @@ def _own_case(suite, prefix, ranks, r, counts, waivers, noted):
             "skipped",
             message=_s(f"waived by {wid or 'an unnamed waiver'}: {text}")[:1000],
         )
-    # A waived check's case without its fields at the harness's default (the same case: results.short_replay).
+    # A waived check's case without its fields at the harness's default (the same case:
+    # results.short_replay).
     replay = res.short_replay(r) if r["outcome"] == "waived" else res.replay_command(r)
     if replay:
         ET.SubElement(case, "system-out").text = _s("replay: " + replay)
@@ -87,7 +88,8 @@ def _summary_case(suite, prefix, ranks, key, rows, counts):
     test, clause, level, outcome, reason = key
     seconds = sum(float(r.get("duration_s") or 0.0) for r in rows)
     n = len(rows)
-    what = f"{n} check{'s' if n != 1 else ''} {'passed' if outcome == 'pass' else 'skipped'}"
+    plural = "s" if n != 1 else ""
+    what = f"{n} check{plural} {'passed' if outcome == 'pass' else 'skipped'}"
     case = ET.SubElement(
         suite,
         "testcase",
@@ -119,8 +121,8 @@ def render(report):
         for w in (report.get("waivers") or {}).get("waivers", [])
         if w.get("id")
     }
-    noted = set()  # the waivers whose note a <skipped> message has given
-    groups = {}
+    noted: set = set()  # the waivers whose note a <skipped> message has given
+    groups: dict = {}
     for r in report["records"]:
         family = r["test"].split(".", 1)[0] if r.get("test") else "ordo"
         groups.setdefault((family, r["variant"], r["ranks"]), []).append(r)
@@ -145,7 +147,8 @@ def render(report):
             ],
         )
         # In record order: each summary element where its first check was.
-        summaries, order = {}, []
+        summaries: dict = {}
+        order: list = []
         for r in records:
             if r["outcome"] in OWN_ELEMENT:
                 order.append(("own", r))
@@ -166,11 +169,11 @@ def render(report):
                 counts["time"] += _summary_case(
                     suite, prefix, ranks, item, summaries[item], counts
                 )
-        for key, value in counts.items():
-            suite.set(key, f"{value:.6f}" if key == "time" else str(value))
-            total[key] += value
-    for key, value in total.items():
-        root.set(key, f"{value:.6f}" if key == "time" else str(value))
+        for attr, value in counts.items():
+            suite.set(attr, f"{value:.6f}" if attr == "time" else str(value))
+            total[attr] += value
+    for attr, value in total.items():
+        root.set(attr, f"{value:.6f}" if attr == "time" else str(value))
     ET.indent(root)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -180,8 +183,8 @@ def render(report):
 
 
 def checks_of(root):
-    """The checks a JUnit document of ordo stands for (the "checks" property of each testcase; 1 when it has
-    none, as in a JUnit file of ordo before issue #17)."""
+    """The checks a JUnit document of ordo stands for (the "checks" property of each
+    testcase; 1 when it has none, as in a JUnit file of ordo before issue #17)."""
     n = 0
     for case in root.iter("testcase"):
         value = next(

@@ -29,7 +29,8 @@ def text(value, limit=None):
 
 
 def code(value, limit=None):
-    """An inline code span that holds any text (its fence is longer than any run of backticks in it)."""
+    """An inline code span that holds any text (its fence is longer than any run of
+    backticks in it)."""
     s = " ".join(rec.printable(value).split())
     if limit and len(s) > limit:
         s = s[: limit - 1] + "\u2026"
@@ -48,7 +49,8 @@ def placement_lines(run):
     ):
         return []
     head = (
-        f"Virtual nodes: {run['nodes']}, placement {text(run.get('placement') or 'block')}"
+        f"Virtual nodes: {run['nodes']}, placement"
+        f" {text(run.get('placement') or 'block')}"
         if run.get("nodes")
         else "Nodes as the launcher placed them"
     )
@@ -81,7 +83,7 @@ def binding_lines(summary):
 def clause_lines(report):
     """The clauses this run checked, with their sections of MPI-4.1 and MPI-5.0
     and the MPI version the library claims, folded away in a details block."""
-    by_clause = {}
+    by_clause: dict = {}
     for r in report["records"]:
         by_clause.setdefault(r["clause"], []).append(r)
     catalogue = report["spec"]["clauses"]
@@ -101,7 +103,8 @@ def clause_lines(report):
         )
     if not rows:
         return []
-    # A summary element holds HTML, not Markdown: its text is HTML-escaped, not Markdown-escaped.
+    # A summary element holds HTML, not Markdown: its text is HTML-escaped, not
+    # Markdown-escaped.
     summary = html.escape(
         " ".join(
             rec.printable(
@@ -122,7 +125,8 @@ def clause_lines(report):
 
 
 def system_lines(run):
-    """The system the run ran in (`ordo run --system`): its release and the library's packages."""
+    """The system the run ran in (`ordo run --system`): its release and the library's
+    packages."""
     system = run.get("system")
     if not isinstance(system, dict):
         return []
@@ -145,15 +149,20 @@ def system_lines(run):
 def render(report, report_link="report.html"):
     run, summary = report["run"], report["summary"]
     lines = [
-        f"### ordo: {text(run['vendor'])}: {text(summary.get('headline') or summary['verdict'])}",
+        (
+            f"### ordo: {text(run['vendor'])}:"
+            f" {text(summary.get('headline') or summary['verdict'])}"
+        ),
         "",
     ]
     lib = res.first_line(run.get("library_version")) or "library version unknown"
     ranks = sorted({r["ranks"] for r in report["records"]}) or run.get("ranks", [])
+    commit = (run["git"].get("commit") or "unknown")[:12]
     lines.append(
-        f"{text(lib)} · MPI {text(run.get('mpi_version') or '?')} · ordo {text(run['ordo_version'])} "
-        f"({code((run['git'].get('commit') or 'unknown')[:12])}) · {summary['total']} checks at "
-        f"rank counts {text(', '.join(map(str, ranks)) or 'none')}"
+        f"{text(lib)} · MPI {text(run.get('mpi_version') or '?')} · ordo"
+        f" {text(run['ordo_version'])} ({code(commit)})"
+        f" · {summary['total']} checks at rank counts"
+        f" {text(', '.join(map(str, ranks)) or 'none')}"
     )
     lines += placement_lines(run)
     lines += system_lines(run)
@@ -180,7 +189,8 @@ def render(report, report_link="report.html"):
     for g in summary.get("not_tested", []):
         if g["level"] == "MUST":
             lines.append(
-                f"- {g['status']}: {code(g['clause'])} ({g['untested']} of {g['checks']} checks): "
+                f"- {g['status']}: {code(g['clause'])} ({g['untested']} of"
+                f" {g['checks']} checks): "
                 + text("; ".join(item["reason"] for item in g["reasons"]))
             )
     if summary.get("ordo_own"):
@@ -192,7 +202,8 @@ def render(report, report_link="report.html"):
         )
     for w in report["waivers"].get("not_applied", []):
         lines.append(
-            f"- waiver {code(w['id'])} did not apply to {w['checks']} failing checks: {text(w['why'])}"
+            f"- waiver {code(w['id'])} did not apply to {w['checks']} failing checks:"
+            f" {text(w['why'])}"
         )
     if lines[-1] != "":
         lines.append("")
@@ -201,20 +212,22 @@ def render(report, report_link="report.html"):
     for r in bad[:MAX_FAILURES]:
         case = res.case_text(r.get("case"))
         entry = (
-            f"- **{r['outcome']}** {code(r['test'])} at {r['ranks']} ranks [{code(r['clause'])}, "
-            f"{r['level']}]" + (f" {code(case, 200)}" if case else "") + "\n"
-            f"  {text(r.get('message', ''), MAX_MESSAGE)}"
+            f"- **{r['outcome']}** {code(r['test'])} at {r['ranks']} ranks"
+            f" [{code(r['clause'])}, {r['level']}]"
+            + (f" {code(case, 200)}" if case else "")
+            + f"\n  {text(r.get('message', ''), MAX_MESSAGE)}"
         )
         replay = res.replay_command(r)
         if replay:
             entry += f"\n  replay: {code(replay, 1200)}"
         entries.append(entry)
     failures_at = len(lines)
-    waived = {}
+    waived: dict = {}
     for r in report["records"]:
         if r["outcome"] == "waived":
             waived[r.get("waiver") or "?"] = waived.get(r.get("waiver") or "?", 0) + 1
-    held_back = {}  # cases a crash or timeout waiver held back (not run), per waiver
+    # cases a crash or timeout waiver held back (not run), per waiver
+    held_back: dict = {}
     for r in report["records"]:
         wid = res.known_fatal_waiver(r)
         if wid:
@@ -238,8 +251,10 @@ def render(report, report_link="report.html"):
                 else []
             )
             lines.append(
-                f"- {code(wid)}: {', '.join(uses)}, expires {text(w.get('expires', '?'))}; "
-                f"{text(w.get('reason', 'no reason recorded'), 300)} ({text(w.get('upstream', ''), 200)})"
+                f"- {code(wid)}: {', '.join(uses)}, expires"
+                f" {text(w.get('expires', '?'))}; "
+                f"{text(w.get('reason', 'no reason recorded'), 300)}"
+                f" ({text(w.get('upstream', ''), 200)})"
             )
         lines.append("")
     usage = report["waivers"]
@@ -251,8 +266,8 @@ def render(report, report_link="report.html"):
         lines.append("")
     if usage.get("not_rechecked"):
         lines.append(
-            "Not re-checked in this run (every case of theirs was held back as a known crash or hang, "
-            "so their bug may be fixed): "
+            "Not re-checked in this run (every case of theirs was held back as a known"
+            " crash or hang, so their bug may be fixed): "
             + ", ".join(code(w) for w in usage["not_rechecked"])
         )
         lines.append("")
@@ -266,21 +281,22 @@ def render(report, report_link="report.html"):
     )
     if held:
         lines.append(
-            f"{held} checks not run because the cases of their routine on their communicator kept "
-            f"hanging in this run (each record names the hangs; `ordo run --run-hung-kinds` runs "
-            f"them)."
+            f"{held} checks not run because the cases of their routine on their"
+            " communicator kept hanging in this run (each record names the hangs;"
+            " `ordo run --run-hung-kinds` runs them)."
         )
         lines.append("")
     if skipped - held:
         lines.append(
-            f"{skipped - held} checks skipped (a routine, feature or shape absent); the full report "
-            f"has each reason."
+            f"{skipped - held} checks skipped (a routine, feature or shape absent); the"
+            " full report has each reason."
         )
         lines.append("")
     lines += clause_lines(report)
     lines.append(
-        f"<sub>Full report: {text(report_link)} · {report.get('stored_as') or report['schema']} · generated "
-        f"{text(report['generated']['at'])}</sub>"
+        f"<sub>Full report: {text(report_link)} ·"
+        f" {report.get('stored_as') or report['schema']} · generated"
+        f" {text(report['generated']['at'])}</sub>"
     )
     # The failures go in as far as the comment's size allows.
     budget = MAX_CHARS - len("\n".join(lines)) - 200

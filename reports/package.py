@@ -5,10 +5,14 @@
       report.html summary.md junit.xml.gz report.tap.gz results.json.gz
       STATEMENT.md          a statement template to fill in and sign
       commands.txt          the exact commands of the run
-      adapter/              the vendor adapter used (and its waivers, launch settings, findings)
-      suite/                the run's commit; commit, `git status` and diff of the packaging checkout
-      run/                  the raw output of the run: run.json.gz, journal.jsonl.gz, logs/, gtest/
-      schema/               results-2.schema.json, results-1.schema.json, record-1.schema.json, junit.xsd
+      adapter/              the vendor adapter used (and its waivers, launch settings,
+                            findings)
+      suite/                the run's commit; commit, `git status` and diff of the
+                            packaging checkout
+      run/                  the raw output of the run: run.json.gz, journal.jsonl.gz,
+                            logs/, gtest/
+      schema/               results-2.schema.json, results-1.schema.json,
+                            record-1.schema.json, junit.xsd
       verify.py             re-checks the checksums and the schema
       SHA256SUMS            checksums of every file above
 """
@@ -48,7 +52,8 @@ def _git_bytes(*args):
 
 
 def _adapter_at_run_commit(report, target):
-    """The adapter's folder as it was at the run's commit, when the run used a vendor of this repository."""
+    """The adapter's folder as it was at the run's commit, when the run used a vendor of
+    this repository."""
     run = report["run"]
     commit = run["git"].get("commit") or ""
     adapter = pathlib.Path(run.get("adapter") or "")
@@ -75,7 +80,8 @@ def _adapter_at_run_commit(report, target):
 
 
 def _adapter_files(report):
-    """The adapter used: its whole folder for a vendor of vendors/, else the file and its waivers."""
+    """The adapter used: its whole folder for a vendor of vendors/, else the file and
+    its waivers."""
     path = report["run"].get("adapter")
     if not path or not pathlib.Path(path).is_file():
         candidate = res.ROOT / "vendors" / report["run"]["vendor"] / "adapter.json"
@@ -105,8 +111,14 @@ def _commands(report, out_dir, dest):
         "# The exact commands of this run, as recorded in run/run.json.",
         "",
         "# 1. The suite at the commit of the run:",
-        f"git clone <ordo repository> ordo && cd ordo && git checkout {run['git'].get('commit', 'unknown')}",
-        "# (suite/git-status.txt shows whether the checkout had local changes; suite/git-diff.patch holds them)",
+        (
+            "git clone <ordo repository> ordo && cd ordo && git checkout"
+            f" {run['git'].get('commit', 'unknown')}"
+        ),
+        (
+            "# (suite/git-status.txt shows whether the checkout had local changes;"
+            " suite/git-diff.patch holds them)"
+        ),
         "",
         "# 2. The run:",
         q(run["command"])
@@ -114,9 +126,8 @@ def _commands(report, out_dir, dest):
         else "# (not recorded: the run did not complete)",
     ]
     system = run.get("system")
-    if isinstance(
-        system, dict
-    ):  # where it ran (`ordo run --system NAME`: a root of that Debian release)
+    # where it ran (`ordo run --system NAME`: a root of that Debian release)
+    if isinstance(system, dict):
         lines += [
             "#    on the system "
             + str(system.get("name") or "host")
@@ -131,8 +142,14 @@ def _commands(report, out_dir, dest):
         ]
     lines += [
         "",
-        "# 3. Each check executable was launched at each rank count N with this launcher",
-        "#    (tools/runner/launch.py, job_command, adds the executable and its --ordo-* and --gtest_output arguments):",
+        (
+            "# 3. Each check executable was launched at each rank count N with this"
+            " launcher"
+        ),
+        (
+            "#    (tools/runner/launch.py, job_command, adds the executable and its"
+            " --ordo-* and --gtest_output arguments):"
+        ),
         q(run["launcher"]) if run["launcher"] else "# (not recorded)",
     ]
     if run.get("env"):
@@ -141,7 +158,10 @@ def _commands(report, out_dir, dest):
         ]
     lines += [
         "",
-        f"#    rank counts: {', '.join(map(str, run['ranks']))}; seed: {run.get('seed')}",
+        (
+            f"#    rank counts: {', '.join(map(str, run['ranks']))}; seed:"
+            f" {run.get('seed')}"
+        ),
         "",
         "# 4. This package was made with:",
         q(["./ordo", "package", out_dir, "--dest", dest]),
@@ -149,7 +169,10 @@ def _commands(report, out_dir, dest):
         "# 5. To verify it:",
         "/usr/bin/python3 verify.py",
         "",
-        "# 6. One failing case again (each record of results.json.gz carries its own replay command):",
+        (
+            "# 6. One failing case again (each record of results.json.gz carries its"
+            " own replay command):"
+        ),
         res.with_system(
             "./ordo replay --record run/journal.jsonl.gz:<check id> --vendor "
             + shlex.quote(run["vendor"])
@@ -169,24 +192,37 @@ def _statement(report):
         if res.known_fatal_waiver(r)
     }  # held back
     lines = [
-        "# Conformance statement (template: fill in, sign, and keep as STATEMENT-signed.*)",
+        (
+            "# Conformance statement (template: fill in, sign, and keep as"
+            " STATEMENT-signed.*)"
+        ),
         "",
         "Product (MPI library) and version: ______________________________",
         "",
-        f"The library identifies itself as: `{res.first_line(run.get('library_version')) or 'unknown'}`",
+        (
+            "The library identifies itself as:"
+            f" `{res.first_line(run.get('library_version')) or 'unknown'}`"
+        ),
         f"(MPI version {run.get('mpi_version') or 'unknown'}).",
         "",
         f"Test suite: ordo {run['ordo_version']}, commit `{run['git'].get('commit')}`"
         + (" (modified: see suite/git-diff.patch)" if run["git"].get("dirty") else "")
         + ".",
-        f"Vendor adapter: {run['vendor']} (adapter/). Host: {run['host']} ({run.get('platform', 'platform unknown')}).",
-        f"Rank counts: {', '.join(map(str, run['ranks']))}. Seed: {run.get('seed')}. "
-        f"Run from {run.get('start') or 'unknown'} to {run.get('end') or 'unknown (incomplete run)'}.",
+        (
+            f"Vendor adapter: {run['vendor']} (adapter/). Host:"
+            f" {run['host']} ({run.get('platform', 'platform unknown')})."
+        ),
+        (
+            f"Rank counts: {', '.join(map(str, run['ranks']))}. Seed:"
+            f" {run.get('seed')}. Run from {run.get('start') or 'unknown'} to"
+            f" {run.get('end') or 'unknown (incomplete run)'}."
+        ),
         "",
-        f"Result: **{summary.get('headline') or summary['verdict']}** ({summary['total']} checks). "
+        f"Result: **{summary.get('headline') or summary['verdict']}**"
+        f" ({summary['total']} checks). "
         + "; ".join(
-            f"{level}: {summary['levels'][level]['verdict']} ({summary['levels'][level]['total']})"
-            for level in rec.LEVELS
+            f"{level}: {counts['verdict']} ({counts['total']})"
+            for level, counts in ((lv, summary["levels"][lv]) for lv in rec.LEVELS)
         )
         + ".",
         res.known_fatal_sentence(summary),
@@ -205,15 +241,28 @@ def _statement(report):
         for wid in sorted(w or "?" for w in waivers):
             w = known.get(wid, {})
             lines.append(
-                f"- {wid}: {w.get('reason', '?')} ({w.get('upstream', '?')}), expires {w.get('expires', '?')}"
+                f"- {wid}: {w.get('reason', '?')} ({w.get('upstream', '?')}), expires"
+                f" {w.get('expires', '?')}"
             )
     lines += [
         "",
-        "I declare that the results in this package were produced by the commands in commands.txt, with the",
-        'ordo suite at the commit recorded in run/run.json ("git"), that no check was modified or removed',
-        "for this run, and that the files of this package are those listed in SHA256SUMS (verify.py).",
+        (
+            "I declare that the results in this package were produced by the commands"
+            " in commands.txt, with the"
+        ),
+        (
+            'ordo suite at the commit recorded in run/run.json ("git"), that no check'
+            " was modified or removed"
+        ),
+        (
+            "for this run, and that the files of this package are those listed in"
+            " SHA256SUMS (verify.py)."
+        ),
         "",
-        "Name: ______________________________   Organisation: ______________________________",
+        (
+            "Name: ______________________________   Organisation:"
+            " ______________________________"
+        ),
         "",
         "Role: ______________________________   Date: ______________________________",
         "",
@@ -230,19 +279,23 @@ needed to check it:
 
   report.html     the report (open in any browser; it loads nothing from the network)
   summary.md      a one-page summary
-  junit.xml.gz    the checks as JUnit XML, gzip-compressed (passing checks summarised per check and
-                  clause; every failing, crashed, timed-out and waived check has its own element;
-                  `zcat junit.xml.gz > junit.xml` gives the file CI tools read)
-  report.tap.gz   the checks as TAP version 13, gzip-compressed (waived checks are TODO tests;
-                  `zcat report.tap.gz` shows it)
-  results.json.gz the run report every other file is generated from (gzip-compressed JSON,
-                  schema/results-2.schema.json; `zcat results.json.gz` shows it)
-  STATEMENT.md    a statement template: fill it in, sign it, keep it as STATEMENT-signed.<ext>
+  junit.xml.gz    the checks as JUnit XML, gzip-compressed (passing checks summarised
+                  per check and clause; every failing, crashed, timed-out and waived
+                  check has its own element; `zcat junit.xml.gz > junit.xml` gives the
+                  file CI tools read)
+  report.tap.gz   the checks as TAP version 13, gzip-compressed (waived checks are
+                  TODO tests; `zcat report.tap.gz` shows it)
+  results.json.gz the run report every other file is generated from (gzip-compressed
+                  JSON, schema/results-2.schema.json; `zcat results.json.gz` shows it)
+  STATEMENT.md    a statement template: fill it in, sign it, keep it as
+                  STATEMENT-signed.<ext>
   commands.txt    the exact commands of the run
   adapter/        the vendor adapter the run used (launcher, settings, waivers)
-  suite/          the run's commit; the commit and `git status` of the checkout that made the package
-  run/            the raw output of the run (run.json.gz and journal.jsonl.gz: the run's settings
-                  and its journal compressed with gzip, logs, GoogleTest XML)
+  suite/          the run's commit; the commit and `git status` of the checkout that
+                  made the package
+  run/            the raw output of the run (run.json.gz and journal.jsonl.gz: the
+                  run's settings and its journal compressed with gzip, logs,
+                  GoogleTest XML)
   verify.py       re-checks this package: /usr/bin/python3 verify.py
   SHA256SUMS      checksums of every file (also: sha256sum -c SHA256SUMS)
 
@@ -251,7 +304,8 @@ verify.py needs Debian's python3 and python3-jsonschema only.
 
 
 def _gzip_file(src, dest, keep=False):
-    """dest: src gzip-compressed (reproducibly: no time stamp); src removed unless keep."""
+    """dest: src gzip-compressed (reproducibly: no time stamp); src removed unless
+    keep."""
     with open(src, "rb") as f, open(dest, "wb") as raw:
         with gzip.GzipFile(
             filename=pathlib.Path(src).name,
@@ -280,8 +334,9 @@ def make(out_dir, dest):
     res.dump(report, dest / res.RESULTS_NAME)
     report = res.load(dest / res.RESULTS_NAME)  # validated as read back
     paths = views.write_all(report, dest)
-    # TAP has one line per check (a passing one's names it), JUnit an element with its replay command for every
-    # waived, skipped or failing check: both kept compressed, as the journal is (every byte kept; zcat)
+    # TAP has one line per check (a passing one's names it), JUnit an element with its
+    # replay command for every waived, skipped or failing check: both kept compressed,
+    # as the journal is (every byte kept; zcat)
     for kind in ("tap", "junit"):
         _gzip_file(paths[kind], paths[kind].with_name(paths[kind].name + ".gz"))
     (dest / "schema").mkdir()
@@ -310,10 +365,14 @@ def make(out_dir, dest):
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, target)
         source = (
-            f"adapter/ holds {report['run'].get('adapter')} (with its folder or its waivers) as found when "
-            f"the package was made: the run's commit is not in this repository.\n"
+            f"adapter/ holds {report['run'].get('adapter')} (with its folder or its"
+            " waivers) as found when the package was made: the run's commit is not in"
+            " this repository.\n"
             if files
-            else f"The adapter of this run ({report['run'].get('adapter')}) could not be found.\n"
+            else (
+                f"The adapter of this run ({report['run'].get('adapter')}) could not be"
+                " found.\n"
+            )
         )
     (dest / "adapter" / "SOURCE.txt").write_text(source)
     suite = dest / "suite"
@@ -343,13 +402,11 @@ def make(out_dir, dest):
     ).is_file():  # compressed: it lists the waived checks of each variant again
         _gzip_file(out / "run.json", run_dir / "run.json.gz", keep=True)
     journal = rec.journal_file(out)
-    if (
-        journal is not None and journal.name == rec.COMPRESSED_JOURNAL
-    ):  # a finished run's: as it is
+    # a finished run's: as it is
+    if journal is not None and journal.name == rec.COMPRESSED_JOURNAL:
         shutil.copyfile(journal, run_dir / rec.COMPRESSED_JOURNAL)
-    elif (
-        journal is not None
-    ):  # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
+    # compressed (a default run's journal: 135 MB -> 4 MB), every byte kept
+    elif journal is not None:
         with open(journal, "rb") as src, open(
             run_dir / rec.COMPRESSED_JOURNAL, "wb"
         ) as raw:

@@ -7,8 +7,8 @@ the case's wall time and the case limit derived from earlier cases' wall
 times (case_seconds, case_limit: which cases ran before it in its job, and
 how fast), its sequence number (and a property run's measured seconds), its log file and
 the log's last lines that the record of a dead job quotes (which rank the
-library reports first), any path inside the run's own output folder or its checkout (a string
-holding either is compared with it replaced), the memory addresses a
+library reports first), any path inside the run's own output folder or its checkout (a
+string holding either is compared with it replaced), the memory addresses a
 library prints in its error stacks ("sendbuf=0x55d0..."), which address space
 layout randomisation changes from one run of the same build to the next, and
 the communicator handle such a stack names ("comm=0xc4000032" or
@@ -65,9 +65,8 @@ def comparable(record, folder=None, checkout=None):
         out["property"] = {
             k: v for k, v in out["property"].items() if k not in IGNORED_PROPERTY
         }
-    if isinstance(
-        out.get("job"), dict
-    ):  # a dead job's record: the log lines it quotes, as in its message
+    # a dead job's record: the log lines it quotes, as in its message
+    if isinstance(out.get("job"), dict):
         out["job"] = {k: v for k, v in out["job"].items() if k != "tail"}
     return out
 
@@ -104,14 +103,14 @@ def compare_records(
     ib, db = index(b, folder_b, checkout_b)
     missing = sorted(set(ia) - set(ib), key=str)
     extra = sorted(set(ib) - set(ia), key=str)
-    differences, added = [], {}
+    differences: list = []
+    added: dict = {}
     for k in sorted(set(ia) & set(ib), key=str):
         for field, va, vb in _diff(ia[k], ib[k]):
             top = field.split("/")[0]
             if top in new_fields and top not in ia[k]:
-                added[top] = (
-                    added.get(top, 0) + 1
-                )  # a field the change adds on purpose: counted once per record
+                # a field the change adds on purpose: counted once per record
+                added[top] = added.get(top, 0) + 1
                 continue
             differences.append((k, field, va, vb))
     added = {
@@ -137,8 +136,8 @@ def compare_records(
 
 
 def compare_folders(a, b, new_fields=()):
-    """The records of two output folders, or of the run/ folders of two packages (their journal.jsonl, or
-    journal.jsonl.gz)."""
+    """The records of two output folders, or of the run/ folders of two packages (their
+    journal.jsonl, or journal.jsonl.gz)."""
     a, b = pathlib.Path(a).resolve(), pathlib.Path(b).resolve()
     journals = []
     for d in (a, b):
@@ -160,7 +159,8 @@ def compare_folders(a, b, new_fields=()):
 
 
 def _checkout(folder):
-    """The checkout a run was made from (its adapter is vendors/<name>/adapter.json there), if it says."""
+    """The checkout a run was made from (its adapter is vendors/<name>/adapter.json
+    there), if it says."""
     try:  # a package's run/ folder holds it gzip-compressed
         plain, packed = folder / "run.json", folder / "run.json.gz"
         text = (
@@ -215,8 +215,8 @@ def format_result(result, name_a="A", name_b="B"):
     lines.append(
         "identical records (ignoring "
         + ", ".join(IGNORED)
-        + ", property seconds, quoted log lines, "
-        "memory addresses and communicator handles in messages and the output folders' and checkouts' paths)"
+        + ", property seconds, quoted log lines, memory addresses and communicator"
+        " handles in messages and the output folders' and checkouts' paths)"
         if result["same"]
         else "the records DIFFER"
     )

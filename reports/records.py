@@ -105,9 +105,8 @@ def case_died(
             for k in ("seq", "id", "test", "clause", "level", "case", "routine")
         }
     )
-    if begun.get(
-        "credited_to"
-    ):  # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
+    # ordo's own code was running (Reduce_locals without MPIX_Reduce_locals)
+    if begun.get("credited_to"):
         record["credited_to"] = begun["credited_to"]
     if begun.get("dimensions"):  # a crossing case: its place in the coverage matrix
         record["dimensions"] = begun["dimensions"]
@@ -117,18 +116,19 @@ def case_died(
     ):  # count x type size, the communicator's size: waivers' conditions read them
         if isinstance(begun.get(key), int):
             record[key] = begun[key]
-    if isinstance(
-        begun.get("comm_node_maps"), list
-    ):  # each group's node map (the waivers' comm_node_map)
+    # each group's node map (the waivers' comm_node_map)
+    if isinstance(begun.get("comm_node_maps"), list):
         record["comm_node_maps"] = begun["comm_node_maps"]
     limit = begun.get("case_limit")
-    if isinstance(
-        limit, dict
-    ):  # the derived limit that applied (conformance/harness/case_limits.h)
+    # the derived limit that applied (conformance/harness/case_limits.h)
+    if isinstance(limit, dict):
         record["case_limit"] = limit
     what = "did not finish within the case time limit" if timed_out else "ended the job"
     if timed_out and isinstance(limit, dict):
-        what += f" of {limit.get('seconds', 0):.2f} s ({limit.get('rule')}: {limit.get('why')})"
+        what += (
+            f" of {limit.get('seconds', 0):.2f} s ({limit.get('rule')}:"
+            f" {limit.get('why')})"
+        )
     record["message"] = f"this case {what} (exit code {rc}); last output: {tail}"
     returned = {
         r: n["returned"]
@@ -162,10 +162,13 @@ def case_died(
             {
                 "outcome": "pass",
                 "detect": "reported",
-                "message": f"reported on {len(reported)} of {len(reported) + len(accepted) + len(waiting)} "
-                f"ranks: {returned[reported[0]].get('message', '')}{others} | ranks that never "
-                f"returned from the call (waiting in it for the processes that returned the "
-                f"error; the case was ended {ended}): {names}",
+                "message": (
+                    f"reported on {len(reported)} of"
+                    f" {len(reported) + len(accepted) + len(waiting)} ranks:"
+                    f" {returned[reported[0]].get('message', '')}{others} | ranks that"
+                    " never returned from the call (waiting in it for the processes"
+                    f" that returned the error; the case was ended {ended}): {names}"
+                ),
             }
         )
     return record
@@ -278,9 +281,15 @@ def job_died(
         + (f", {sig}" if sig else "")
         + (", the job's time limit" if timed_out else "")
     )
-    message = f"{name} at {ranks} ranks ended ({how}) outside any case, {_WHERE_TEXT.get(where, where)}, {after}"
+    message = (
+        f"{name} at {ranks} ranks ended ({how}) outside any case,"
+        f" {_WHERE_TEXT.get(where, where)}, {after}"
+    )
     if not_run:
-        message += f"; its cases after case {not_run.get('after_seq')} were not run: {not_run.get('why')}"
+        message += (
+            f"; its cases after case {not_run.get('after_seq')} were not run:"
+            f" {not_run.get('why')}"
+        )
     record.update(
         {
             "seq": None,
@@ -301,7 +310,10 @@ def job_died(
 def gave_up(name, *, ranks, vendor, variant, max_restarts, after_seq=None):
     """The restart budget of a job used up: its cases after after_seq (its
     last recorded case) were not run, and the report is partial."""
-    why = f"gave up after {max_restarts} restarts after crashes or timeouts that no waiver names"
+    why = (
+        f"gave up after {max_restarts} restarts after crashes or timeouts that no"
+        " waiver names"
+    )
     return {
         "schema": SCHEMA,
         "id": f"{name}@{ranks}ranks#gave-up",
@@ -342,8 +354,9 @@ def not_run_reason(record):
         else ""
     )
     return (
-        f"{job.get('executable') or record.get('test')} at {record.get('ranks')} ranks{where}: "
-        f"its cases{after} were not run ({not_run.get('why')})"
+        f"{job.get('executable') or record.get('test')} at"
+        f" {record.get('ranks')} ranks{where}: its cases{after} were not run"
+        f" ({not_run.get('why')})"
     )
 
 
@@ -403,8 +416,9 @@ def property_summary(
             "%Y-%m-%dT%H:%M:%SZ"
         ),
         "message": (
-            f"property run at {ranks} ranks (seed {seed}) ended without its summary after {cases} case "
-            f"records; {bad} crash/timeout/failure records above say why"
+            f"property run at {ranks} ranks (seed {seed}) ended without its summary"
+            f" after {cases} case records; {bad} crash/timeout/failure records above"
+            " say why"
         ),
         "property": {
             "rc_params": None,
@@ -426,7 +440,8 @@ _STRINGS = ("id", "test", "clause", "vendor", "variant", "message")
 
 
 def _normalize(record, n, vendor):
-    """Fills what a runner's record of a dead job may lack, so that it reads like a harness record."""
+    """Fills what a runner's record of a dead job may lack, so that it reads like a
+    harness record."""
     defaults = {
         "id": f"journal-line-{n}",
         "test": "unknown",
@@ -443,7 +458,8 @@ def _normalize(record, n, vendor):
 
 
 def quick_problem(record):
-    """What a reader needs of a record before the schema sees it (the schema is slower)."""
+    """What a reader needs of a record before the schema sees it (the schema is
+    slower)."""
     if not isinstance(record, dict):
         return "not an object"
     for key in _STRINGS:
@@ -465,9 +481,10 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def journal_file(folder):
-    """The journal of an output folder or of a package's run/ folder: journal.jsonl while the run can go on
-    (or resume), journal.jsonl.gz once it has ended (runner/journal.py compress_journal) and in a package;
-    None when there is neither."""
+    """The journal of an output folder or of a package's run/ folder: journal.jsonl
+    while the run can go on (or resume), journal.jsonl.gz once it has ended
+    (runner/journal.py compress_journal) and in a package; None when there is
+    neither."""
     for name in JOURNAL_NAMES:
         if (pathlib.Path(folder) / name).is_file():
             return pathlib.Path(folder) / name
@@ -537,16 +554,18 @@ def validator():
         doc = schema()
         cls = jsonschema.validators.validator_for(doc)
         cls.check_schema(doc)
-        # Its references name it by its $id (urn:ordo:schema:record:1#/$defs/...), resolved here, never fetched.
+        # Its references name it by its $id (urn:ordo:schema:record:1#/$defs/...),
+        # resolved here, never fetched.
         _validator = with_store(cls, doc, resolver_store())
     return _validator
 
 
 def with_store(cls, doc, store):
-    """A validator of class cls for doc whose references to the schemas of store ({$id: schema}) are resolved
-    from store, never fetched: through the `referencing` registry where jsonschema has one (4.18 on, Debian 13;
-    its deprecated RefResolver there resolves urn: references to the empty URL and fails), else RefResolver
-    (Debian 12's 4.10)."""
+    """A validator of class cls for doc whose references to the schemas of store ({$id:
+    schema}) are resolved from store, never fetched: through the `referencing` registry
+    where jsonschema has one (4.18 on, Debian 13; its deprecated RefResolver there
+    resolves urn: references to the empty URL and fails), else RefResolver (Debian 12's
+    4.10)."""
     import jsonschema
 
     try:
@@ -562,7 +581,8 @@ def with_store(cls, doc, store):
 
 
 def schema_errors(record):
-    """Readable violations of the record schema ("case/count: -1 is less than the minimum of 0")."""
+    """Readable violations of the record schema ("case/count: -1 is less than the
+    minimum of 0")."""
     errors = sorted(
         validator().iter_errors(record), key=lambda e: list(e.absolute_path)
     )

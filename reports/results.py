@@ -2,9 +2,9 @@
 
 An output folder of `ordo run` holds run.json (provenance, written at the end
 of the run) and journal.jsonl (one record per check, appended as each check
-completes; journal.jsonl.gz once the run has ended). results.json joins them with the clause catalogue (spec/) and the
-waivers the run was judged with, and adds the verdicts derived from the
-records, so that every view can be generated from this one file.
+completes; journal.jsonl.gz once the run has ended). results.json joins them with the
+clause catalogue (spec/) and the waivers the run was judged with, and adds the verdicts
+derived from the records, so that every view can be generated from this one file.
 
 A report built while a run is under way, or after it was interrupted, or of a
 run a job of which ended with cases not run (records.not_run_reason), says so:
@@ -24,8 +24,9 @@ from . import deps, records as rec, waivers
 from .records import BAD, LEVELS, printable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# Version 2 (written): version 1 with each distinct case stored once, gzip-compressed (results.json.gz);
-# version 1 (results.json, plain JSON, every record whole) is still read. load() reads either.
+# Version 2 (written): version 1 with each distinct case stored once, gzip-compressed
+# (results.json.gz); version 1 (results.json, plain JSON, every record whole) is still
+# read. load() reads either.
 SCHEMA_ID = "ordo.results/2"
 SCHEMA_V1 = "ordo.results/1"
 SCHEMA_DIR = pathlib.Path(__file__).resolve().parent / "schema"
@@ -49,7 +50,8 @@ def first_line(text):
 
 
 def case_text(case):
-    """The case parameters as one line, e.g. op=MPI_SUM datatype=MPI_INT count=17 root=0 comm=world."""
+    """The case parameters as one line, e.g. op=MPI_SUM datatype=MPI_INT count=17 root=0
+    comm=world."""
     if not case:
         return ""
     order = (
@@ -86,46 +88,51 @@ def case_text(case):
 
 
 def replay_command(record):
-    """The command that runs the record's case again (or its whole job, for a job that died)."""
+    """The command that runs the record's case again (or its whole job, for a job that
+    died)."""
     if record.get("replay"):
         return record["replay"]
-    if record.get(
-        "case"
-    ):  # a case that ended its job: the runner records it without a replay command
+    # a case that ended its job: the runner records it without a replay command
+    if record.get("case"):
         case = json.dumps(record["case"], separators=(",", ":"))
-        level = (
-            " --level DETECT" if record.get("level") == "DETECT" else ""
-        )  # an erroneous call
+        # an erroneous call
+        level = " --level DETECT" if record.get("level") == "DETECT" else ""
         variant = record.get("variant") or "default"
-        variant = (
-            "" if variant == "default" else f" --variant {shlex.quote(variant)}"
-        )  # its algorithm's settings
+        # its algorithm's settings
+        variant = "" if variant == "default" else f" --variant {shlex.quote(variant)}"
         return (
-            f"./ordo replay --vendor {shlex.quote(record.get('vendor', 'mpich'))} --ranks {record.get('ranks')}"
-            f"{variant}{level} --case {shlex.quote(case)}"
+            "./ordo replay --vendor"
+            f" {shlex.quote(record.get('vendor', 'mpich'))} --ranks"
+            f" {record.get('ranks')}{variant}{level} --case {shlex.quote(case)}"
         )
     if record.get("clause") == "harness.job":
         variant = record.get("variant") or "default"
         variant = "" if variant == "default" else f" --variants {shlex.quote(variant)}"
-        # A job of several families (ordo_sweep_checks) is run again as the run ran it: every family.
+        # A job of several families (ordo_sweep_checks) is run again as the run ran it:
+        # every family.
         what = (
             ""
             if record.get("test") == "ordo_sweep_checks"
             else f" --filter {record.get('test')}"
         )
-        return f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks {record.get('ranks')}{variant}{what}"
+        return (
+            f"./ordo run --vendor {record.get('vendor', 'mpich')} --ranks"
+            f" {record.get('ranks')}{variant}{what}"
+        )
     return ""
 
 
 def system_name(run):
-    """The system a run ran in (`ordo run --system NAME`), or None on the host (or a run from before systems)."""
+    """The system a run ran in (`ordo run --system NAME`), or None on the host (or a run
+    from before systems)."""
     name = ((run or {}).get("system") or {}).get("name")
     return name if name and name != "host" else None
 
 
 def with_system(command, name):
-    """A replay command of ordo that runs in the system NAME: `--system NAME` after `./ordo replay` or
-    `./ordo run`, unless it names one already (the harness adds it inside a root)."""
+    """A replay command of ordo that runs in the system NAME: `--system NAME` after
+    `./ordo replay` or `./ordo run`, unless it names one already (the harness adds it
+    inside a root)."""
     if not command or not name or " --system " in command:
         return command
     for head in ("./ordo replay", "./ordo run"):
@@ -134,9 +141,10 @@ def with_system(command, name):
     return command
 
 
-# The case fields whose value the harness takes when the case's JSON leaves them out (the initialisers of
-# struct Case, reference/include/ordo/reference/case.h; Case::from_json starts from them), and which
-# short_replay leaves out when they hold it. tools/tests/test_reports.py reads them back from case.h.
+# The case fields whose value the harness takes when the case's JSON leaves them out
+# (the initialisers of struct Case, reference/include/ordo/reference/case.h;
+# Case::from_json starts from them), and which short_replay leaves out when they hold
+# it. tools/tests/test_reports.py reads them back from case.h.
 CASE_DEFAULTS = {
     "root_datatype": "",
     "recvcounts": [],
@@ -157,20 +165,21 @@ CASE_DEFAULTS = {
 
 
 def short_case(case):
-    """The case without the fields at the harness's default (CASE_DEFAULTS): the same case to the harness."""
+    """The case without the fields at the harness's default (CASE_DEFAULTS): the same
+    case to the harness."""
     return {
         k: v
         for k, v in case.items()
         if k not in CASE_DEFAULTS
-        or type(v) is not type(CASE_DEFAULTS[k])
-        or v != CASE_DEFAULTS[k]
+        or (type(v), v) != (type(CASE_DEFAULTS[k]), CASE_DEFAULTS[k])
     }
 
 
 def short_replay(record):
-    """replay_command(record), its --case JSON without the fields at the harness's default (short_case): the
-    same case run again, in about a third of the characters (the TAP and JUnit views give it for each of
-    thousands of waived checks). Any other command (one whose --case is not the record's case) is whole.
+    """replay_command(record), its --case JSON without the fields at the harness's
+    default (short_case): the same case run again, in about a third of the characters
+    (the TAP and JUnit views give it for each of thousands of waived checks). Any other
+    command (one whose --case is not the record's case) is whole.
     """
     replay, case = replay_command(record), record.get("case")
     if not replay or not isinstance(case, dict):
@@ -198,8 +207,10 @@ def record_key(record):
 
 
 def keyed(records, key=record_key):
-    """Records by key; a key seen again (the same case run twice) gets its occurrence number."""
-    out, seen = {}, {}
+    """Records by key; a key seen again (the same case run twice) gets its occurrence
+    number."""
+    out: dict = {}
+    seen: dict = {}
     for r in records:
         k = key(r)
         n = seen.get(k, 0)
@@ -214,8 +225,8 @@ _validators = {}
 
 
 def _validator(part=None, schema_id=SCHEMA_V1):
-    """The validator of a results schema (by default version 1's: the records whole, as every reader sees them
-    and as build() checks them); part: one of its $defs."""
+    """The validator of a results schema (by default version 1's: the records whole, as
+    every reader sees them and as build() checks them); part: one of its $defs."""
     if (part, schema_id) not in _validators:
         jsonschema = deps.require("jsonschema")
         schema = json.loads(SCHEMA_PATHS[schema_id].read_text())
@@ -227,7 +238,8 @@ def _validator(part=None, schema_id=SCHEMA_V1):
             }
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
-        # The records' schema (record-1.schema.json) is resolved from this folder, never fetched.
+        # The records' schema (record-1.schema.json) is resolved from this folder, never
+        # fetched.
         _validators[(part, schema_id)] = rec.with_store(
             cls, schema, rec.resolver_store()
         )
@@ -235,8 +247,9 @@ def _validator(part=None, schema_id=SCHEMA_V1):
 
 
 def schema_errors(document, part=None, schema_id=None):
-    """Readable schema violations ("records/3/outcome: 'maybe' is not one of ..."), first ones first.
-    schema_id: the document's own version (default: version 1, the records whole)."""
+    """Readable schema violations ("records/3/outcome: 'maybe' is not one of ..."),
+    first ones first. schema_id: the document's own version (default: version 1, the
+    records whole)."""
     validator = _validator(part, schema_id or SCHEMA_V1)
     errors = sorted(
         validator.iter_errors(document), key=lambda e: list(e.absolute_path)
@@ -261,15 +274,21 @@ REPLAY_SLOT = "{case}"
 
 
 def compact_case(case):
-    """A case's JSON as the harness writes it into a replay command: keys in order, no spaces."""
+    """A case's JSON as the harness writes it into a replay command: keys in order, no
+    spaces."""
     return json.dumps(case, separators=(",", ":"), ensure_ascii=False)
 
 
 def encode(report):
-    """The stored form of a report (schema version 2): each distinct case once in "cases", each distinct
-    replay command template once in "replays"; a record names them by index. Lossless: a replay command
-    that its template would not give back exactly is kept as it is."""
-    cases, case_index, replays, replay_index, stored = [], {}, [], {}, []
+    """The stored form of a report (schema version 2): each distinct case once in
+    "cases", each distinct replay command template once in "replays"; a record names
+    them by index. Lossless: a replay command that its template would not give back
+    exactly is kept as it is."""
+    cases: list = []
+    case_index: dict = {}
+    replays: list = []
+    replay_index: dict = {}
+    stored: list = []
     for r in report["records"]:
         r = dict(r)
         case = r.get("case")
@@ -304,12 +323,12 @@ def encode(report):
 
 
 def decode(doc):
-    """The records of a stored report whole again: the form every reader and view works on, which is a
-    report of version 1 (one of version 1 is returned as it is)."""
+    """The records of a stored report whole again: the form every reader and view works
+    on, which is a report of version 1 (one of version 1 is returned as it is)."""
     if doc.get("schema") == SCHEMA_V1:
         return doc
     cases, replays = doc["cases"], doc["replays"]
-    texts = {}
+    texts: dict = {}
     records = []
     for r in doc["records"]:
         if "case_ref" in r:
@@ -338,13 +357,14 @@ def _check_refs(doc, what):
     for i, r in enumerate(doc["records"]):
         if r.get("case_ref", -1) >= n_cases or r.get("replay_ref", -1) >= n_replays:
             raise ReportError(
-                f"{what}: records/{i} refers to a case or replay command the report does not hold"
+                f"{what}: records/{i} refers to a case or replay command the report"
+                " does not hold"
             )
 
 
 def read_document(path):
-    """The JSON document of a report file, plain or gzip-compressed (recognised by its first bytes, whatever
-    its name)."""
+    """The JSON document of a report file, plain or gzip-compressed (recognised by its
+    first bytes, whatever its name)."""
     path = pathlib.Path(path)
     try:
         with open(path, "rb") as f:
@@ -359,7 +379,8 @@ def read_document(path):
 
 
 def dump(report, path):
-    """Writes a report in its stored form (version 2, gzip) to path, atomically; returns the path."""
+    """Writes a report in its stored form (version 2, gzip) to path, atomically; returns
+    the path."""
     return _dump(report, path)[0]
 
 
@@ -367,13 +388,16 @@ def _dump(report, path):
     """dump(), and the bytes it compressed into the file."""
     path = pathlib.Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    # Keys in their order: a case's keys in the harness's, which its replay command's JSON follows.
+    # Keys in their order: a case's keys in the harness's, which its replay command's
+    # JSON follows.
     text = json.dumps(encode(report), separators=(",", ":"), ensure_ascii=False)
     try:
         with open(tmp, "wb") as raw:
-            # mtime 0: the same report gives the same bytes (a package's checksums do not depend on the hour).
+            # mtime 0: the same report gives the same bytes (a package's checksums do
+            # not depend on the hour).
             data = text.encode("utf-8") + b"\n"
-            # Level 9: about 8% smaller than level 6 for a default run (4.2 against 4.6 MB), 0.7 s more.
+            # Level 9: about 8% smaller than level 6 for a default run (4.2 against 4.6
+            # MB), 0.7 s more.
             with gzip.GzipFile(
                 filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0
             ) as f:
@@ -386,7 +410,8 @@ def _dump(report, path):
 
 
 def results_file(folder):
-    """The report of an output folder: results.json.gz, else a version-1 results.json; None when neither."""
+    """The report of an output folder: results.json.gz, else a version-1 results.json;
+    None when neither."""
     folder = pathlib.Path(folder)
     for name in (RESULTS_NAME, RESULTS_NAME_V1):
         if (folder / name).is_file():
@@ -398,7 +423,7 @@ def results_file(folder):
 
 
 def count(records):
-    counts = {}
+    counts: dict = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     return counts
@@ -413,8 +438,9 @@ def detect_counts(records):
 
 
 def known_fatal_waiver(record):
-    """The waiver that held a case back (a crash or timeout waiver names it, and the run did not give
-    --run-known-fatal): the id its skip names (reports/waivers.py AVOIDED); None for any other record.
+    """The waiver that held a case back (a crash or timeout waiver names it, and the run
+    did not give --run-known-fatal): the id its skip names (reports/waivers.py AVOIDED);
+    None for any other record.
     """
     if record.get("outcome") != "skip":
         return None
@@ -423,8 +449,9 @@ def known_fatal_waiver(record):
 
 
 def level_verdict(level, counts, known_fatal=0):
-    """A level's (or a clause's) verdict from its outcome counts; known_fatal: how many of its skips are
-    cases a crash or timeout waiver held back, which count as that waiver's use (pass with waivers).
+    """A level's (or a clause's) verdict from its outcome counts; known_fatal: how many
+    of its skips are cases a crash or timeout waiver held back, which count as that
+    waiver's use (pass with waivers).
     """
     total = sum(counts.values())
     if total == 0:
@@ -434,7 +461,9 @@ def level_verdict(level, counts, known_fatal=0):
     if any(counts.get(o) for o in BAD):
         return "fail"
     if not total - counts.get("skip", 0):
-        return "not checked"  # every check was skipped (or held back): nothing at this level ran
+        return (  # every check was skipped (or held back): nothing at this level ran
+            "not checked"
+        )
     if counts.get("waived") or known_fatal:
         return "pass with waivers"
     return "pass"
@@ -472,7 +501,7 @@ def not_tested(records):
     """Clauses of the judged levels that the library's checks did not (fully) exercise:
     'not tested' when every check was skipped or ran ordo's own code, 'partly tested'
     when the library lacks a feature some of them needed; with the reasons."""
-    by_clause = {}
+    by_clause: dict = {}
     for r in records:
         if r["level"] == "INFO":
             continue
@@ -483,7 +512,10 @@ def not_tested(records):
         row["checks"] += 1
         if not credited_to_library(r):
             row["ordo"] += 1
-            why = "the library has no MPIX_Reduce_locals: ordo's portable implementation ran"
+            why = (
+                "the library has no MPIX_Reduce_locals: ordo's portable"
+                " implementation ran"
+            )
             row["reasons"][why] = row["reasons"].get(why, 0) + 1
         elif r["outcome"] == "skip":
             row["skipped"] += 1
@@ -504,7 +536,9 @@ def not_tested(records):
         elif gaps:
             status = "partly tested"
         else:
-            continue  # some cases need another rank count or shape: the clause is exercised elsewhere
+            # Some cases need another rank count or shape: the clause is exercised
+            # elsewhere.
+            continue
         reasons = sorted(row["reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
         out.append(
             {
@@ -520,9 +554,10 @@ def not_tested(records):
 
 
 def headline(verdict, gaps, summary=None):
-    """The verdict at MUST (qualified "at MUST" when another level has findings), then per level what went
-    wrong or was waived (findings(): "SHOULD: 2 failing; DETECT: 1 failing, 3 waived"), ordo's own code's
-    failures, and for MUST what was not tested and why."""
+    """The verdict at MUST (qualified "at MUST" when another level has findings), then
+    per level what went wrong or was waived (findings(): "SHOULD: 2 failing; DETECT: 1
+    failing, 3 waived"), ordo's own code's failures, and for MUST what was not tested
+    and why."""
     parts = [verdict]
     if summary is not None:
         found = summary.get("findings", {})
@@ -556,7 +591,8 @@ def headline(verdict, gaps, summary=None):
             n = len(rows)
             reasons = merge_amounts(reasons)
             parts.append(
-                f"{n} MUST clause{'s' if n != 1 else ''} {status}: {', '.join(reasons) or 'see the clauses'}"
+                f"{n} MUST clause{'s' if n != 1 else ''} {status}:"
+                f" {', '.join(reasons) or 'see the clauses'}"
             )
     return "; ".join(parts)
 
@@ -568,7 +604,8 @@ def merge_amounts(reasons):
     """Reasons that differ only in one amount of memory (what a huge case
     needs per process, one per routine) said once, with the range of them:
     'needs about 6.3-8.0 GiB per process'. Order of first appearance."""
-    groups, order = {}, []
+    groups: dict = {}
+    order: list = []
     for reason in reasons:
         numbers = _AMOUNT.findall(reason)
         key = _AMOUNT.sub("#", reason) if len(numbers) == 1 else reason
@@ -608,7 +645,7 @@ def binding_of(record):
 def by_binding(records):
     """Outcome counts per binding of the records that ran a case, in BINDINGS
     order (a binding no record used is left out)."""
-    groups = {}
+    groups: dict = {}
     for r in records:
         b = binding_of(r)
         if b is not None:
@@ -625,9 +662,10 @@ FAILING_WORD = "failing"
 
 
 def findings(summary):
-    """THE rule of a run's outcome, stated by its headline and followed by `ordo run`'s exit code (1 when
-    this is not empty): the checks that went wrong (fail, crash, timeout, corrupt; not a waived one) at each
-    level of the library's checks, and in ordo's own code ("ordo"), as {where: count}, only those with any.
+    """THE rule of a run's outcome, stated by its headline and followed by `ordo run`'s
+    exit code (1 when this is not empty): the checks that went wrong (fail, crash,
+    timeout, corrupt; not a waived one) at each level of the library's checks, and in
+    ordo's own code ("ordo"), as {where: count}, only those with any.
     """
     out = {}
     for level in LEVELS:
@@ -641,7 +679,8 @@ def findings(summary):
 
 
 def _level_phrase(lv, bad):
-    """What went wrong at a level, or was waived: "2 failing, 3 waived, 1 not run (known crash or hang)"."""
+    """What went wrong at a level, or was waived: "2 failing, 3 waived, 1 not run (known
+    crash or hang)"."""
     parts = []
     if bad:
         parts.append(f"{bad} {FAILING_WORD}")
@@ -663,7 +702,9 @@ def must_verdict(levels, partial, records):
     if not records:
         return "nothing checked"
     if not ran:
-        return "nothing checked at MUST"  # e.g. --filter detect: no MUST check ran, nothing to be conformant to
+        return (  # e.g. --filter detect: no MUST check ran, nothing to be conformant to
+            "nothing checked at MUST"
+        )
     if must["verdict"] == "pass with waivers":
         return "conformant with waivers"
     return "conformant"
@@ -687,7 +728,8 @@ def summarize(records, partial, run=None):
         }
         if held:
             levels[level]["known_fatal"] = held
-    # DETECT: how often the library reported the erroneous use, and how often it accepted it.
+    # DETECT: how often the library reported the erroneous use, and how often it
+    # accepted it.
     levels["DETECT"]["detect"] = detect_counts(library)
     verdict = must_verdict(levels, partial, records)
     gaps = not_tested(records)
@@ -706,9 +748,11 @@ def summarize(records, partial, run=None):
             "total": len(own),
             "outcomes": count(own),
             "clauses": sorted({r["clause"] for r in own}),
-            "note": "these checks ran ordo's portable implementation (over the library's "
-            "MPI_Reduce_local) because the library has none of its own; they test "
-            "ordo, and are not counted in the library's verdict",
+            "note": (
+                "these checks ran ordo's portable implementation (over the library's "
+                "MPI_Reduce_local) because the library has none of its own; they test "
+                "ordo, and are not counted in the library's verdict"
+            ),
         }
     summary["findings"] = findings(summary)
     summary["headline"] = headline(verdict, gaps, summary)
@@ -716,9 +760,10 @@ def summarize(records, partial, run=None):
 
 
 def known_fatal_ran(run, records):
-    """Did the run run the cases that a crash or timeout waiver names (`ordo run --run-known-fatal`)? From
-    its settings (run.json); a run from before the option ran them; without settings, False when a record
-    says a case was held back, else None (unknown)."""
+    """Did the run run the cases that a crash or timeout waiver names (`ordo run
+    --run-known-fatal`)? From its settings (run.json); a run from before the option ran
+    them; without settings, False when a record says a case was held back, else None
+    (unknown)."""
     settings = (run or {}).get("settings")
     if isinstance(settings, dict):
         return bool(settings.get("run_known_fatal", True))
@@ -729,7 +774,7 @@ def known_fatal_ran(run, records):
 
 def known_fatal_summary(records, run):
     """Whether known-fatal cases ran, and how many this run held back, per waiver."""
-    by_waiver = {}
+    by_waiver: dict = {}
     for r in records:
         wid = known_fatal_waiver(r)
         if wid:
@@ -742,22 +787,27 @@ def known_fatal_summary(records, run):
 
 
 def known_fatal_sentence(summary):
-    """One line for the views: whether this run ran the cases a crash or timeout waiver names."""
+    """One line for the views: whether this run ran the cases a crash or timeout waiver
+    names."""
     kf = summary.get("known_fatal") or {}
     n = kf.get("not_run", 0)
     if kf.get("ran"):
         return (
-            "Known crashes and hangs were run in this run (--run-known-fatal): a waiver whose bug is fixed "
-            "shows as stale."
+            "Known crashes and hangs were run in this run (--run-known-fatal): a waiver"
+            " whose bug is fixed shows as stale."
         )
     if kf.get("ran") is False:
         return (
-            f"Known crashes and hangs were not run in this run: {n} case{'s' if n != 1 else ''} that a crash "
-            f"or timeout waiver names {'were' if n != 1 else 'was'} held back (each a skip naming its waiver, "
-            f"counted as that waiver's use); ordo run --run-known-fatal runs them, so that a fixed bug turns "
-            f"its waiver stale."
+            "Known crashes and hangs were not run in this run:"
+            f" {n} case{'s' if n != 1 else ''} that a crash or timeout waiver names"
+            f" {'were' if n != 1 else 'was'} held back (each a skip naming its waiver,"
+            " counted as that waiver's use); ordo run --run-known-fatal runs them, so"
+            " that a fixed bug turns its waiver stale."
         )
-    return "Whether known crashes and hangs were run in this run is not recorded (no run settings)."
+    return (
+        "Whether known crashes and hangs were run in this run is not recorded (no run"
+        " settings)."
+    )
 
 
 # ---- building --------------------------------------------------------------------
@@ -843,8 +893,9 @@ def _git(*args):
 
 
 def _catalogue(commit, used):
-    """The clause catalogue: this checkout's spec/clauses.json (slugs are stable, and the newest paraphrase
-    is the best); a slug the records use that it no longer has is taken from the file at the run's commit.
+    """The clause catalogue: this checkout's spec/clauses.json (slugs are stable, and
+    the newest paraphrase is the best); a slug the records use that it no longer has is
+    taken from the file at the run's commit.
     """
     here = ROOT / "spec" / "clauses.json"
     spec = _load_json(here, "the clause catalogue")
@@ -873,9 +924,10 @@ CITED = (
 
 
 def citations(info):
-    """A clause's sections in the standards it is cited from: {"MPI-4.1": ..., "MPI-5.0": ...}, and
-    MPI-5.0's heading and the reason it has no section where the catalogue states them. A catalogue
-    older than the MPI-5.0 citations gives "not cited" for MPI-5.0."""
+    """A clause's sections in the standards it is cited from: {"MPI-4.1": ...,
+    "MPI-5.0": ...}, and MPI-5.0's heading and the reason it has no section where the
+    catalogue states them. A catalogue older than the MPI-5.0 citations gives "not
+    cited" for MPI-5.0."""
     s50 = info.get("section_50") or (
         "none" if info.get("no_section_50") else "not cited"
     )
@@ -959,8 +1011,9 @@ def _judged_waivers(run, records):
             ranks=run.get("ranks") or [],
         )
     )
-    # A waiver whose only uses in this run are cases it held back (a known crash or hang, not run) is not
-    # stale, and not confirmed either: its bug was not re-checked (`ordo run --run-known-fatal` does).
+    # A waiver whose only uses in this run are cases it held back (a known crash or
+    # hang, not run) is not stale, and not confirmed either: its bug was not re-checked
+    # (`ordo run --run-known-fatal` does).
     used = found.get("used", {})
     found["not_rechecked"] = sorted(
         w for w in found.get("avoided", {}) if w not in used
@@ -969,13 +1022,14 @@ def _judged_waivers(run, records):
 
 
 def build(out_dir):
-    """results.json's content for an output folder (run.json + its journal: journal.jsonl, or
-    journal.jsonl.gz once the run has ended), validated."""
+    """results.json's content for an output folder (run.json + its journal:
+    journal.jsonl, or journal.jsonl.gz once the run has ended), validated."""
     out = pathlib.Path(out_dir)
     journal = rec.journal_file(out)
     if journal is None:
         raise ReportError(
-            f"{out} holds no journal.jsonl (nor journal.jsonl.gz): not an output folder of `ordo run`"
+            f"{out} holds no journal.jsonl (nor journal.jsonl.gz): not an output folder"
+            " of `ordo run`"
         )
     reasons, notes = [], []
     run_path = out / "run.json"
@@ -1000,15 +1054,16 @@ def build(out_dir):
     else:
         run = _run_from_records(records)
         reasons.append(
-            "no run.json: the run was interrupted or is still under way (provenance unknown)"
+            "no run.json: the run was interrupted or is still under way (provenance"
+            " unknown)"
         )
-    # One schema pass over the report in its stored form (version 2: each distinct case checked once); a
-    # record it rejects (or whose case it rejects) becomes a corrupt record, and the report is assembled and
-    # checked again.
+    # One schema pass over the report in its stored form (version 2: each distinct case
+    # checked once); a record it rejects (or whose case it rejects) becomes a corrupt
+    # record, and the report is assembled and checked again.
     results = _assemble(out, journal, run, records, reasons, corrupt, notes)
     stored = encode(results)
-    rejected = {}
-    by_case = None
+    rejected: dict = {}
+    by_case: dict | None = None
     errors = list(_validator(schema_id=SCHEMA_ID).iter_errors(stored))
     for e in errors:
         path = list(e.absolute_path)
@@ -1036,9 +1091,8 @@ def build(out_dir):
             out, journal, run, records, reasons, corrupt + len(rejected), notes
         )
         stored = encode(results)
-    if (
-        rejected or errors
-    ):  # a clean first pass is the whole check (the schema pass is most of a build's time)
+    # A clean first pass is the whole check (the schema pass is most of a build's time).
+    if rejected or errors:
         validate(stored, f"the report built from {out}", schema_id=SCHEMA_ID)
     return results
 
@@ -1051,15 +1105,16 @@ def _assemble(out, journal, run, records, reasons, corrupt, notes):
     expected = run.get("summary")
     if isinstance(expected, dict) and sum(expected.values()) != len(records):
         reasons.append(
-            f"run.json counts {sum(expected.values())} checks, the journal holds {len(records)}"
+            f"run.json counts {sum(expected.values())} checks, the journal holds"
+            f" {len(records)}"
         )
-    # A job that ended with cases not run (its restart budget used up, or its launches dying before their
-    # first case): the run did not check what it was asked to.
+    # A job that ended with cases not run (its restart budget used up, or its launches
+    # dying before their first case): the run did not check what it was asked to.
     reasons += [why for why in map(rec.not_run_reason, records) if why]
     system = system_name(run)
-    if (
-        system
-    ):  # every replay command runs in the run's system (the runner's own records name none)
+    # Every replay command runs in the run's system (the runner's own records name
+    # none).
+    if system:
         for r in records:
             replay = replay_command(r)
             if replay:
@@ -1069,7 +1124,8 @@ def _assemble(out, journal, run, records, reasons, corrupt, notes):
     )
     partial = bool(reasons)
     results = {
-        "schema": SCHEMA_V1,  # the whole form every reader works on; dump() stores it as version 2
+        # The whole form every reader works on; dump() stores it as version 2.
+        "schema": SCHEMA_V1,
         "generated": {
             "by": f"ordo {_version()} reports",
             "at": _now(),
@@ -1096,27 +1152,27 @@ def _now():
 
 
 def write(out_dir, dest=None):
-    """Builds the report of an output folder into results.json.gz there (or at dest), validated when built,
-    and read back (the bytes written, or else validated again). A version-1 results.json beside it, which the new report replaces, is removed (the journal
-    it was built from is untouched)."""
+    """Builds the report of an output folder into results.json.gz there (or at dest),
+    validated when built, and read back (the bytes written, or else validated again). A
+    version-1 results.json beside it, which the new report replaces, is removed (the
+    journal it was built from is untouched)."""
     t0 = time.time()
     results = build(out_dir)
-    results["generated"]["seconds"] = round(
-        time.time() - t0, 3
-    )  # the build's own time (ordo bench)
+    # the build's own time (ordo bench)
+    results["generated"]["seconds"] = round(time.time() - t0, 3)
     path = pathlib.Path(dest) if dest else pathlib.Path(out_dir) / RESULTS_NAME
     path, data = _dump(results, path)
     old = path.with_name(RESULTS_NAME_V1)
-    if (
-        path.name == RESULTS_NAME and old.is_file()
-    ):  # the folder's report of an earlier ordo, now replaced
+    # the folder's report of an earlier ordo, now replaced
+    if path.name == RESULTS_NAME and old.is_file():
         try:
             old.unlink()
         except OSError:
             pass
-    # Read back: the file must hold exactly the bytes written, the document build() validated (its stored form,
-    # encoded alike, with the build's seconds added); then the schema pass is not made a second time (it is
-    # most of a report's time). Any other content is read as any report is, validated.
+    # Read back: the file must hold exactly the bytes written, the document build()
+    # validated (its stored form, encoded alike, with the build's seconds added); then
+    # the schema pass is not made a second time (it is most of a report's time). Any
+    # other content is read as any report is, validated.
     try:
         with open(path, "rb") as f:
             held = gzip.decompress(f.read())
@@ -1130,10 +1186,11 @@ def write(out_dir, dest=None):
 
 
 def load(path):
-    """THE reader of a report, for every reader of reports/ and tools/ (views, compare, gate, package, bench):
-    results.json.gz (version 2) or results.json (version 1), a file or an output folder holding one, plain or
-    gzip-compressed; validated against the schema of its version, and returned with its records whole (each
-    with its case and replay command), whatever the version."""
+    """THE reader of a report, for every reader of reports/ and tools/ (views, compare,
+    gate, package, bench): results.json.gz (version 2) or results.json (version 1), a
+    file or an output folder holding one, plain or gzip-compressed; validated against
+    the schema of its version, and returned with its records whole (each with its case
+    and replay command), whatever the version."""
     path = pathlib.Path(path)
     if path.is_dir():
         found = results_file(path)
@@ -1159,14 +1216,15 @@ def load(path):
 
 
 def obtain(path):
-    """A report from a results file, or from an output folder (rebuilt when its journal is there)."""
+    """A report from a results file, or from an output folder (rebuilt when its journal
+    is there)."""
     p = pathlib.Path(path)
     if p.is_dir() and rec.journal_file(p) is not None:
         return build(p)
     if p.is_dir() and results_file(p) is None:
         raise ReportError(
-            f"{p} holds neither a journal (journal.jsonl, journal.jsonl.gz) nor {RESULTS_NAME} "
-            f"(nor {RESULTS_NAME_V1})"
+            f"{p} holds neither a journal (journal.jsonl, journal.jsonl.gz) nor"
+            f" {RESULTS_NAME} (nor {RESULTS_NAME_V1})"
         )
     if not p.exists():
         raise ReportError(f"{p} does not exist")

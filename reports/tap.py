@@ -7,8 +7,9 @@ One test line per check, in the report's order, after the plan `1..N`:
     pass                       ok N - \#<k>
     skip                       ok N - \#<k> <case> # SKIP <reason>
     waived                     not ok N - \#<k> <case> # TODO waived by <waiver id>
-                               (a YAML block gives clause, level, message, replay command
-                               with the case's fields at the harness's default left out)
+                               (a YAML block gives clause, level, message, replay
+                               command with the case's fields at the harness's default
+                               left out)
     fail, crash, timeout,      not ok N - <id> [<ranks> ranks] <case>
     corrupt                    (a YAML block gives outcome, clause, level,
                                message and the replay command)
@@ -70,7 +71,8 @@ def _yaml(fields):
 
 
 def description(r, case=True):
-    """<id> [<ranks> ranks, variant <v>] <case>; without the case when case is False (a passing check)."""
+    """<id> [<ranks> ranks, variant <v>] <case>; without the case when case is False (a
+    passing check)."""
     variant = (
         "" if r.get("variant", "default") == "default" else f", variant {r['variant']}"
     )
@@ -80,13 +82,15 @@ def description(r, case=True):
 
 
 def numbered(check_id):
-    """(<test>, <k>) of an id <test>#<k>, or (check_id, None) when it has no numbered suffix."""
+    """(<test>, <k>) of an id <test>#<k>, or (check_id, None) when it has no numbered
+    suffix."""
     test, sep, k = check_id.rpartition("#")
     return (test, k) if sep and test and k.isdigit() else (check_id, None)
 
 
 def group_comment(r, test):
-    """The comment line over a run of passing, skipped or waived checks of one test, rank count and variant."""
+    """The comment line over a run of passing, skipped or waived checks of one test,
+    rank count and variant."""
     return "# " + description({**r, "id": test}, case=False)
 
 
@@ -100,35 +104,38 @@ def render(report):
     lines = [
         "TAP version 13",
         f"1..{len(report['records'])}",
-        f"# ordo {_line(run['vendor'])}: {_line(res.first_line(run.get('library_version')))}",
-        f"# verdict: {_line(report['summary'].get('headline') or report['summary']['verdict'])}",
+        (
+            f"# ordo {_line(run['vendor'])}:"
+            f" {_line(res.first_line(run.get('library_version')))}"
+        ),
+        "# verdict: "
+        + _line(report["summary"].get("headline") or report["summary"]["verdict"]),
     ]
     if report.get("partial"):
         lines.append(
             f"# PARTIAL run: {_line('; '.join(report.get('partial_reasons') or []))}"
         )
     lines.append(
-        "# a passing, skipped or waived check's line starts with its number k under '# <test> [<ranks>]': "
-        "its id is <test>#k; a passing check's case and message are in results.json.gz"
+        "# a passing, skipped or waived check's line starts with its number k under '#"
+        " <test> [<ranks>]': its id is <test>#k; a passing check's case and message are"
+        " in results.json.gz"
     )
-    group, waivers_given = (
-        None,
-        set(),
-    )  # the comment line the numbered lines below it belong to
+    # group: the comment line the numbered lines below it belong to
+    group, waivers_given = None, set()
     for n, r in enumerate(report["records"], 1):
         outcome = r["outcome"]
         test, k = numbered(r["id"])
         if outcome in FAILED or k is None:
-            group = None  # a line with the whole id: the next numbered line opens its group again
+            # A line with the whole id: the next numbered line opens its group again.
+            group = None
             head = f"{n} - {description(r, case=outcome != 'pass')}"
         else:
             comment = group_comment(r, test)
             if comment != group:
                 lines.append(comment)
                 group = comment
-            head = f"{n} - " + _text(
-                f"#{k} {res.case_text(r.get('case')) if outcome != 'pass' else ''}".strip()
-            )
+            case = res.case_text(r.get("case")) if outcome != "pass" else ""
+            head = f"{n} - " + _text(f"#{k} {case}".strip())
         if outcome == "pass":
             lines.append(f"ok {head}")
         elif outcome == "skip":
@@ -142,9 +149,10 @@ def render(report):
             )
             first = wid not in waivers_given
             waivers_given.add(wid)
-            # Its outcome is the directive's, its rank count and variant its line's; the waiver's reason,
-            # upstream and expiry are in the first block of the waiver, and the note they make at the end of
-            # each message (waivers.apply) is left out.
+            # Its outcome is the directive's, its rank count and variant its line's; the
+            # waiver's reason, upstream and expiry are in the first block of the waiver,
+            # and the note they make at the end of each message (waivers.apply) is left
+            # out.
             message = wvr.without_note(r.get("message"), w) if w else r.get("message")
             lines += _yaml(
                 {

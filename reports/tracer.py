@@ -6,12 +6,14 @@ the record's "tracer" list (one item per failing rank whose message names it,
 conformance/harness/executor.cpp, tracer_item), e.g.
 
     {"kind": "swapped", "invec": [2, 3], "inoutvec": [0, 1], "why": "operands swapped",
-     "expected": [0, 3], "element": 0, "group": null, "rank": 1, "size": 4, "on_rank": 1}
+     "expected": [0, 3], "element": 0, "group": null, "rank": 1, "size": 4,
+     "on_rank": 1}
     {"kind": "wrong_cover", "covers": [0, 2], "expected": [0, 3], ...}
 
-and in words in the message:
+and in words in the message (each one line there):
 
-    tracer: first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1 (operands swapped)
+    tracer: first wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1
+        (operands swapped)
     tracer: covers ranks 0..2 instead of ranks 0..3
 
 from_record() reads the data (parse() reads the words, for journals written
@@ -83,7 +85,8 @@ def from_record(record):
     data = record.get("tracer")
     if not isinstance(data, list):
         return parse(record.get("message", ""))
-    found, seen = [], set()
+    found: list = []
+    seen: set = set()
     for t in data:
         kind = t.get("kind")
         if kind in _COMBINE_KINDS:
@@ -112,7 +115,8 @@ def parse(message):
     """The tracer explanations in a failure message: a list of dicts, one per
     distinct explanation (the reading of journals written before the record's
     "tracer" field)."""
-    found, seen = [], set()
+    found: list = []
+    seen: set = set()
     for part in (message or "").split(" | "):
         m_rank = _ON_RANK.search(part)
         m_where = _WHERE.search(part)
@@ -136,9 +140,8 @@ def parse(message):
             }
         item["on_rank"] = int(m_rank.group(1)) if m_rank else None
         item["size"] = size
-        if _drawable(
-            item
-        ):  # else ranks that cannot be (a corrupted cell): nothing to draw
+        # else ranks that cannot be (a corrupted cell): nothing to draw
+        if _drawable(item):
             _add(found, seen, item)
     return found
 
@@ -168,8 +171,9 @@ def svg(item):
     height = 170 if item["kind"] == "wrong-combine" else 110
     left = (width - leaves * (cell + gap) + gap) / 2  # the leaves are centred
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="tracer" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(describe(item))}">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="tracer" width="{width}"'
+        f' height="{height}" viewBox="0 0 {width} {height}" role="img"'
+        f' aria-label="{html.escape(describe(item))}">'
     ]
 
     def x_of(rank):
@@ -199,12 +203,12 @@ def svg(item):
     leaf_y = height - cell - 8
     for rank in range(leaves):
         parts.append(
-            f'<rect x="{x_of(rank)}" y="{leaf_y}" width="{cell}" height="{cell}" rx="3" '
-            f'fill="{colour(rank)}"/>'
+            f'<rect x="{x_of(rank)}" y="{leaf_y}" width="{cell}" height="{cell}" rx="3"'
+            f' fill="{colour(rank)}"/>'
         )
         parts.append(
-            f'<text x="{x_of(rank) + cell / 2}" y="{leaf_y + cell / 2 + 4}" text-anchor="middle" '
-            f'font-size="11" fill="#17202a">{rank}</text>'
+            f'<text x="{x_of(rank) + cell / 2}" y="{leaf_y + cell / 2 + 4}"'
+            f' text-anchor="middle" font-size="11" fill="#17202a">{rank}</text>'
         )
     if item["kind"] == "wrong-combine":
         node_x, node_y = width / 2, 22
@@ -215,52 +219,57 @@ def svg(item):
         lower_first = item["invec"][0] <= item["inoutvec"][0]
         for side, (label, r, fill) in enumerate(boxes):
             cx = centre(r)
-            # The operand holding the lower ranks sits on the left, whichever side of the combine it was given.
+            # The operand holding the lower ranks sits on the left, whichever side of
+            # the combine it was given.
             on_left = (side == 0) == lower_first
             bx = width * (0.27 if on_left else 0.73) - 60
             by = 78
-            # The node's first edge goes to invec, drawn from the node's left; a swap makes the edges cross.
+            # The node's first edge goes to invec, drawn from the node's left; a swap
+            # makes the edges cross.
             start_x = node_x - 10 if side == 0 else node_x + 10
             parts.append(
-                f'<line x1="{start_x}" y1="{node_y + 10}" x2="{bx + 60}" y2="{by}" stroke="{fill}" '
-                f'stroke-width="2"/>'
+                f'<line x1="{start_x}" y1="{node_y + 10}" x2="{bx + 60}" y2="{by}"'
+                f' stroke="{fill}" stroke-width="2"/>'
             )
             parts.append(
-                f'<rect x="{bx}" y="{by}" width="120" height="34" rx="4" fill="#ffffff" '
-                f'stroke="{fill}" stroke-width="2"/>'
+                f'<rect x="{bx}" y="{by}" width="120" height="34" rx="4" fill="#ffffff"'
+                f' stroke="{fill}" stroke-width="2"/>'
             )
             parts.append(
-                f'<text x="{bx + 60}" y="{by + 14}" text-anchor="middle" font-size="11">'
-                f"{html.escape(label)}</text>"
+                f'<text x="{bx + 60}" y="{by + 14}" text-anchor="middle"'
+                f' font-size="11">{html.escape(label)}</text>'
             )
             parts.append(
-                f'<text x="{bx + 60}" y="{by + 28}" text-anchor="middle" font-size="11" '
-                f'font-weight="bold">{html.escape(_text(r))}</text>'
+                f'<text x="{bx + 60}" y="{by + 28}" text-anchor="middle" font-size="11"'
+                f' font-weight="bold">{html.escape(_text(r))}</text>'
             )
             parts.append(
-                f'<line x1="{bx + 60}" y1="{by + 34}" x2="{cx}" y2="{leaf_y - 2}" stroke="{fill}" '
-                f'stroke-dasharray="3,2"/>'
+                f'<line x1="{bx + 60}" y1="{by + 34}" x2="{cx}" y2="{leaf_y - 2}"'
+                f' stroke="{fill}" stroke-dasharray="3,2"/>'
             )
         parts.append(
-            f'<circle cx="{node_x}" cy="{node_y}" r="12" fill="#fdedec" stroke="#c0392b" '
-            f'stroke-width="2"/>'
+            f'<circle cx="{node_x}" cy="{node_y}" r="12" fill="#fdedec"'
+            ' stroke="#c0392b" stroke-width="2"/>'
         )
         parts.append(
-            f'<text x="{node_x}" y="{node_y + 5}" text-anchor="middle" font-size="14">&#8728;</text>'
+            f'<text x="{node_x}" y="{node_y + 5}" text-anchor="middle"'
+            ' font-size="14">&#8728;</text>'
         )
         parts.append(
-            f'<text x="{node_x + 18}" y="{node_y + 4}" font-size="11" fill="#c0392b">first wrong '
-            f'combine: {html.escape(item["why"])}</text>'
+            f'<text x="{node_x + 18}" y="{node_y + 4}" font-size="11"'
+            f' fill="#c0392b">first wrong combine: {html.escape(item["why"])}</text>'
         )
     else:
         parts.append(
-            f'<text x="{margin}" y="40" font-size="12">result covers '
-            f'<tspan font-weight="bold">{html.escape(_text(item["got"]))}</tspan>, expected '
-            f'<tspan font-weight="bold">{html.escape(_text(item["want"]))}</tspan></text>'
+            f'<text x="{margin}" y="40" font-size="12">result covers <tspan'
+            f' font-weight="bold">{html.escape(_text(item["got"]))}</tspan>, expected'
+            " <tspan"
+            f' font-weight="bold">{html.escape(_text(item["want"]))}</tspan></text>'
         )
         parts.append(
-            f'<text x="{margin}" y="62" font-size="11" fill="#566573">green: included and expected; '
-            f"red: included but not expected; pink: expected but missing</text>"
+            f'<text x="{margin}" y="62" font-size="11" fill="#566573">green: included'
+            " and expected; red: included but not expected; pink: expected but"
+            " missing</text>"
         )
     parts.append("</svg>")
     return "".join(parts)

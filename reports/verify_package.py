@@ -8,8 +8,8 @@ other file was added (a signed statement may be added as STATEMENT-signed.*),
 that the report (results.json.gz, gzip-compressed, or a results.json of
 version 1) follows the JSON Schema of its version shipped in schema/, that its
 summary agrees with its records and every case it refers to is there, and that
-junit.xml.gz (or junit.xml) and the journal (run/journal.jsonl.gz or run/journal.jsonl) count
-the same checks.
+junit.xml.gz (or junit.xml) and the journal (run/journal.jsonl.gz or run/journal.jsonl)
+count the same checks.
 Exit codes: 0 verified, 1 the package does not verify, 2 cannot run (a
 Debian package is missing, or the folder is not a package).
 This script stands alone: it needs only Debian's python3 and python3-jsonschema.
@@ -82,20 +82,22 @@ def check_results(pkg, problems):
         import jsonschema
     except ImportError:
         print(
-            "verify: the python module 'jsonschema' is missing: install it with: "
-            "sudo apt-get install -y python3-jsonschema",
+            (
+                "verify: the python module 'jsonschema' is missing: install it with: "
+                "sudo apt-get install -y python3-jsonschema"
+            ),
             file=sys.stderr,
         )
         sys.exit(2)
     name = next((n for n in REPORTS if (pkg / n).is_file()), REPORTS[0])
     try:
         results = json.loads(read_maybe_gzip(pkg / name))
-        schema_file = SCHEMAS.get(
-            results.get("schema") if isinstance(results, dict) else None
-        )
+        schema_id = results.get("schema") if isinstance(results, dict) else None
+        schema_file = SCHEMAS.get(schema_id) if isinstance(schema_id, str) else None
         if schema_file is None:
             problems.append(
-                f"{name} is not an ordo report of a schema this verifier knows ({', '.join(SCHEMAS)})"
+                f"{name} is not an ordo report of a schema this verifier knows"
+                f" ({', '.join(SCHEMAS)})"
             )
             return None
         schema = json.loads((pkg / "schema" / schema_file).read_text())
@@ -105,7 +107,9 @@ def check_results(pkg, problems):
         return None
     # The records' schema is the package's own copy, found by its $id (never fetched).
     cls = jsonschema.validators.validator_for(schema)
-    try:  # jsonschema 4.18 on (Debian 13): its registry (RefResolver there fails on the urn: $id)
+    # jsonschema 4.18 on (Debian 13): its registry (RefResolver there fails on the urn:
+    # $id).
+    try:
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
 
@@ -124,10 +128,10 @@ def check_results(pkg, problems):
             ),
         )
     errors = sorted(validator.iter_errors(results), key=lambda e: list(e.absolute_path))
-    for e in errors[:5]:
+    for err in errors[:5]:
         problems.append(
-            f"{name} does not follow its schema: {'/'.join(map(str, e.absolute_path))}: "
-            f"{e.message[:200]}"
+            f"{name} does not follow its schema:"
+            f" {'/'.join(map(str, err.absolute_path))}: {err.message[:200]}"
         )
     if errors:
         return None
@@ -139,9 +143,10 @@ def check_results(pkg, problems):
         for r in records
     ):
         problems.append(
-            f"{name}: a record refers to a case or replay command the report does not hold"
+            f"{name}: a record refers to a case or replay command the report does not"
+            " hold"
         )
-    counts = {}
+    counts: dict = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     if (
@@ -156,7 +161,8 @@ def check_results(pkg, problems):
             lines = [line for line in text.splitlines() if line.strip()]
             if len(lines) != len(records):
                 problems.append(
-                    f"{journal.relative_to(pkg)} holds {len(lines)} records, {name} {len(records)}"
+                    f"{journal.relative_to(pkg)} holds {len(lines)} records,"
+                    f" {name} {len(records)}"
                 )
         except (OSError, EOFError, gzip.BadGzipFile) as e:
             problems.append(f"cannot read {journal.relative_to(pkg)}: {e}")
@@ -164,13 +170,15 @@ def check_results(pkg, problems):
     if junit is not None:
         try:
             root = ET.fromstring(read_maybe_gzip(junit))
-            # Passing checks are summarised: a testcase stands for its "checks" property (1 without it).
+            # Passing checks are summarised: a testcase stands for its "checks" property
+            # (1 without it).
             checks = 0
             for case in root.iter("testcase"):
                 checks += int(
                     next(
                         (
-                            p.get("value")
+                            # no value: a problem (int("")), not a crash
+                            p.get("value", "")
                             for p in case.iter("property")
                             if p.get("name") == "checks"
                         ),
@@ -195,7 +203,7 @@ def main(argv):
     if not (pkg / MANIFEST).is_file():
         print(f"verify: {pkg} is not an ordo package (no {MANIFEST})", file=sys.stderr)
         return 2
-    problems = []
+    problems: list = []
     n = check_files(pkg, problems)
     results = check_results(pkg, problems)
     for p in problems:
@@ -206,8 +214,9 @@ def main(argv):
     s = results["summary"]
     bad = sum(s["outcomes"].get(o, 0) for o in BAD)
     print(
-        f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows {results['schema']}: "
-        f"{results['run']['vendor']}, {s['total']} checks, {bad} failing, verdict '{s.get('headline') or s['verdict']}'"
+        f"verify: OK: {n} files match {MANIFEST}; {results['_name']} follows"
+        f" {results['schema']}: {results['run']['vendor']}, {s['total']} checks,"
+        f" {bad} failing, verdict '{s.get('headline') or s['verdict']}'"
         + (" (PARTIAL run)" if results["partial"] else "")
     )
     return 0

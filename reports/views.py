@@ -12,7 +12,8 @@ VIEW_FILES = {
 
 
 def write_all(report, dest):
-    """report.html, summary.md, junit.xml and report.tap in dest; returns their paths by kind."""
+    """report.html, summary.md, junit.xml and report.tap in dest; returns their paths by
+    kind."""
     dest = pathlib.Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     content = {
@@ -33,7 +34,8 @@ def write_all(report, dest):
 
 
 def write_for_output_folder(out_dir):
-    """results.json (built from run.json + journal.jsonl) and every view, in the output folder."""
+    """results.json (built from run.json + journal.jsonl) and every view, in the output
+    folder."""
     report, path = results.write(out_dir)
     paths = write_all(report, out_dir)
     return report, dict(results=path, **paths)

@@ -6,7 +6,8 @@ was seen in. Both matchers follow the same rules, and both must pass the
 shared vectors in vendors/waiver-vectors.json; the rules are written down in
 vendors/README.md ("Waivers").
 
-    load(path)            the waivers of a file, validated by vendors/waivers.schema.json
+    load(path)            the waivers of a file, validated by
+                          vendors/waivers.schema.json
     locate(adapter)       the waivers file of an adapter (its "waivers" key)
     match(w, record, ...) "waived" | "no-match" | "expired" | "version"
     apply(record, ws,...) the record, waived by the first waiver that applies
@@ -120,7 +121,8 @@ def glob(pattern, text):
 def _glob_tokens(p):
     """The pattern as tokens: "*", "?", (negated, [(low, high)...]) for a set,
     or a one-character string for a literal."""
-    tokens, i = [], 0
+    tokens: list[str | tuple] = []
+    i = 0
     while i < len(p):
         c = p[i]
         if c == "*":
@@ -158,7 +160,8 @@ def _glob_set(pattern, i):
     negated = j < len(pattern) and pattern[j] in "!^"
     if negated:
         j += 1
-    items, first = [], True
+    items: list = []
+    first = True
     while j < len(pattern):
         c = pattern[j]
         if c == "]" and not first:
@@ -351,7 +354,8 @@ def covers(waiver, record, *, signature=True):
         and not signature_matches(waiver.get("signature"), record)
     ):
         return False
-    # A prediction (signature=False) has no message yet: neither the signature nor a message condition is read.
+    # A prediction (signature=False) has no message yet: neither the signature nor a
+    # message condition is read.
     if (
         signature
         and "message" in waiver
@@ -420,8 +424,9 @@ def apply(record, waivers, *, today, library_version):
             ) + f" | the waiver {w.get('id')} expired on {w.get('expires')}"
             continue
         if verdict == VERSION:
-            record["message"] = (record.get("message") or "") + (
-                f" | the waiver {w.get('id')} is for {' or '.join(versions_of(w))}, "
+            record["message"] = (
+                (record.get("message") or "")
+                + f" | the waiver {w.get('id')} is for {' or '.join(versions_of(w))}, "
                 f"not {library_version or 'an unknown release'}"
             )
             continue
@@ -434,12 +439,16 @@ def apply(record, waivers, *, today, library_version):
 
 def waiver_note(waiver):
     """The note apply() appends to a waived record's message."""
-    return f" | waived until {waiver.get('expires')}: {waiver.get('reason')} ({waiver.get('upstream')})"
+    return (
+        f" | waived until {waiver.get('expires')}:"
+        f" {waiver.get('reason')} ({waiver.get('upstream')})"
+    )
 
 
 def without_note(message, waiver):
-    """A waived record's message without the note its waiver appended (the message whole when it does not
-    end with that note: a view that leaves the note out gives the waiver's fields itself).
+    """A waived record's message without the note its waiver appended (the message whole
+    when it does not end with that note: a view that leaves the note out gives the
+    waiver's fields itself).
     """
     message, note = message or "", waiver_note(waiver)
     return message[: -len(note)] if message.endswith(note) else message
@@ -451,9 +460,8 @@ def without_note(message, waiver):
 def _schema_errors(document):
     try:
         import jsonschema
-    except (
-        ImportError
-    ):  # the runner checks its Python packages at start (reports/deps.py)
+    # the runner checks its Python packages at start (reports/deps.py)
+    except ImportError:
         return []
     schema = json.loads(SCHEMA_PATH.read_text())
     validator = jsonschema.Draft202012Validator(schema)
@@ -471,11 +479,11 @@ def load_document(path, *, validate=True):
     if validate:
         errors = _schema_errors(document)
         if errors:
-            e = errors[0]
-            where = "/".join(str(p) for p in e.absolute_path) or "(top)"
+            first = errors[0]
+            where = "/".join(str(p) for p in first.absolute_path) or "(top)"
             raise WaiverFileError(
                 f"the waivers file {path} does not follow vendors/waivers.schema.json "
-                f"at {where}: {e.message}"
+                f"at {where}: {first.message}"
             )
     return document
 
@@ -550,8 +558,9 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
     could have met them (stale), those it could not have met (out of scope),
     and those that named failing checks but did not apply (another release,
     expired)."""
-    used = {}
-    avoided = {}  # cases not run because a crash or timeout waiver names them (skips)
+    used: dict = {}
+    # cases not run because a crash or timeout waiver names them (skips)
+    avoided: dict = {}
     for r in records:
         if r.get("outcome") == "waived" and r.get("waiver"):
             used[r["waiver"]] = used.get(r["waiver"], 0) + 1
@@ -559,7 +568,7 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
             m = AVOIDED.match(r.get("message") or "")
             if m:
                 avoided[m.group(1)] = avoided.get(m.group(1), 0) + 1
-    not_applied = {}
+    not_applied: dict = {}
     for r in records:
         if r.get("outcome") not in ("fail", "crash", "timeout"):
             continue
@@ -567,7 +576,8 @@ def usage(records, waivers, *, today, library_version, variants=None, ranks=None
             verdict = match(w, r, today=today, library_version=library_version)
             if verdict in (VERSION, EXPIRED):
                 why = (
-                    f"it is for {' or '.join(versions_of(w))}, not {library_version or 'an unknown release'}"
+                    f"it is for {' or '.join(versions_of(w))}, not"
+                    f" {library_version or 'an unknown release'}"
                     if verdict == VERSION
                     else f"it expired on {w.get('expires')}"
                 )

@@ -2,17 +2,23 @@
 
     the reference fold's throughput      (runs build/<vendor>/reference/ordo_fold_bench)
     the reference's plan per process     (runs build/<vendor>/reference/ordo_plan_bench)
-    property cases per second            (bench/results/property_throughput.json, written by
-                                          bench/property_throughput/run.py)
-    the default run's wall time          (run.json of `ordo run` output folders, per rank count)
-    the mutant vendor's detection times  (mutants.json of an `ordo mutants` output folder)
-    the report's size and time           (--reports OUT ...: the report and package of each run built
-                                          afresh in a scratch folder, against the files the folder holds)
-    a hanging library against a clean one (--hangs CLEAN HANGING: two runs of the same checks, the second
-                                          against a library that hangs in a family of cases; issue #17)
-    the algorithm sweeps                 (--sweeps OUT ...: `ordo run --variants all` folders: launches, and
-                                          where the seconds went: launch and start-up, the library's calls,
-                                          the reference and the harness; issue #17)
+    property cases per second            (bench/results/property_throughput.json,
+                                          written by bench/property_throughput/run.py)
+    the default run's wall time          (run.json of `ordo run` output folders, per
+                                          rank count)
+    the mutant vendor's detection times  (mutants.json of an `ordo mutants` output
+                                          folder)
+    the report's size and time           (--reports OUT ...: the report and package
+                                          of each run built afresh in a scratch
+                                          folder, against the files the folder holds)
+    a hanging library against a clean one (--hangs CLEAN HANGING: two runs of the
+                                          same checks, the second against a library
+                                          that hangs in a family of cases; issue #17)
+    the algorithm sweeps                 (--sweeps OUT ...: `ordo run --variants all`
+                                          folders: launches, and where the seconds
+                                          went: launch and start-up, the library's
+                                          calls, the reference and the harness;
+                                          issue #17)
 
 Nothing here is timed by a test: the figures are measurements, printed and
 written to bench/results/suite.json (or --json PATH).
@@ -42,7 +48,10 @@ def add_arguments(p):
         nargs="*",
         default=[],
         metavar="OUT",
-        help="output folders of default `ordo run`s (one per library) for the wall-time rows",
+        help=(
+            "output folders of default `ordo run`s (one per library) for the wall-time"
+            " rows"
+        ),
     )
     p.add_argument(
         "--mutants",
@@ -63,35 +72,43 @@ def add_arguments(p):
         "--hangs",
         nargs=2,
         metavar=("CLEAN", "HANGING"),
-        help="output folders of two runs of the same checks, the second against a library that hangs "
-        "in a family of cases: wall times, timeouts and the limits that applied",
+        help=(
+            "output folders of two runs of the same checks, the second against a"
+            " library that hangs in a family of cases: wall times, timeouts and the"
+            " limits that applied"
+        ),
     )
     p.add_argument(
         "--sweeps",
         nargs="*",
         default=[],
         metavar="OUT",
-        help="output folders of variant sweeps (`ordo run --variants ...`): launches, seconds, and where "
-        "they went",
+        help=(
+            "output folders of variant sweeps (`ordo run --variants ...`): launches,"
+            " seconds, and where they went"
+        ),
     )
     p.add_argument(
         "--reports",
         nargs="*",
         default=[],
         metavar="OUT",
-        help="output folders of `ordo run` whose report and package are built again in a scratch "
-        "folder: bytes and seconds, against the report files the folder holds (issue #17)",
+        help=(
+            "output folders of `ordo run` whose report and package are built again in a"
+            " scratch folder: bytes and seconds, against the report files the folder"
+            " holds (issue #17)"
+        ),
     )
 
 
 def bench_output(vendor, target, what):
-    """Builds (when missing) and runs one of the reference's benchmarks in the vendor's build; its stdout."""
+    """Builds (when missing) and runs one of the reference's benchmarks in the vendor's
+    build; its stdout."""
     adapter = load_adapter(vendor)
     bdir = build_dir_for(adapter)
     exe = bdir / "reference" / target
-    if (
-        not exe.exists()
-    ):  # a build without ORDO_EXTRAS (`ordo test`'s own) has none: turned on here
+    # a build without ORDO_EXTRAS (`ordo test`'s own) has none: turned on here
+    if not exe.exists():
         build(adapter, reference_tests=False, quiet=True, extras=True)
         if not exe.exists():
             raise OrdoError(f"the {what} benchmark did not build in {bdir}", EXIT_INFRA)
@@ -119,8 +136,9 @@ def fold_rows(vendor):
 
 
 def plan_rows(vendor):
-    """The reference's plan of one process per case kind (reference/bench/plan_bench.cpp): microseconds per
-    plan at 2, 4 and 8 processes; every process of a job computes its own each case (issue #17).
+    """The reference's plan of one process per case kind
+    (reference/bench/plan_bench.cpp): microseconds per plan at 2, 4 and 8 processes;
+    every process of a job computes its own each case (issue #17).
     """
     rows = []
     for line in bench_output(vendor, "ordo_plan_bench", "plan").splitlines()[1:]:
@@ -189,10 +207,11 @@ def _bytes(path):
 
 
 def report_rows(folders):
-    """Per output folder: the sizes of the report files it holds (as an earlier ordo wrote them: the "before"
-    of a folder copied from an old run), then the report, its views and a package built again by this ordo in a
-    scratch folder, with the seconds each took. The folder itself is not written to. The report it holds is
-    read through reports/results.load (version 1 or 2) to count its records."""
+    """Per output folder: the sizes of the report files it holds (as an earlier ordo
+    wrote them: the "before" of a folder copied from an old run), then the report, its
+    views and a package built again by this ordo in a scratch folder, with the seconds
+    each took. The folder itself is not written to. The report it holds is read through
+    reports/results.load (version 1 or 2) to count its records."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from reports import package, results, views
@@ -201,13 +220,12 @@ def report_rows(folders):
     rows = []
     for d in folders:
         d = pathlib.Path(d)
-        journal = journal_file(
-            d
-        )  # journal.jsonl, or journal.jsonl.gz once the run has ended
+        # journal.jsonl, or journal.jsonl.gz once the run has ended
+        journal = journal_file(d)
         if journal is None:
             raise OrdoError(
-                f"{d} holds no journal.jsonl (nor journal.jsonl.gz): give output folders of `ordo run` "
-                f"to --reports"
+                f"{d} holds no journal.jsonl (nor journal.jsonl.gz): give output"
+                " folders of `ordo run` to --reports"
             )
         held = results.results_file(d)
         row = {
@@ -236,7 +254,8 @@ def report_rows(folders):
                 t0, c0 = time.time(), time.process_time()
                 report, path = results.write(d, tmp / results.RESULTS_NAME)
                 paths = views.write_all(report, tmp)
-                # wall and CPU seconds (on a machine shared with builds the wall time says little alone)
+                # wall and CPU seconds (on a machine shared with builds the wall time
+                # says little alone)
                 row["report_seconds"] = round(time.time() - t0, 1)
                 row["report_cpu_seconds"] = round(time.process_time() - c0, 1)
                 row.update(
@@ -263,8 +282,9 @@ def report_rows(folders):
 
 
 def hang_row(folders):
-    """Two runs of the same checks, clean and hanging: their wall times (run.json), the timeouts of the second
-    with the rule of the limit that ended each, and whether every other check kept its outcome.
+    """Two runs of the same checks, clean and hanging: their wall times (run.json), the
+    timeouts of the second with the rule of the limit that ended each, and whether every
+    other check kept its outcome.
     """
     if not folders:
         return None
@@ -285,7 +305,8 @@ def hang_row(folders):
             for r in recs
         }
         timeouts = [r for r in recs if r.get("outcome") == "timeout"]
-        # Cases the harness held back because their routine on their communicator kept hanging (skips).
+        # Cases the harness held back because their routine on their communicator kept
+        # hanging (skips).
         held[label] = {
             (r.get("variant"), r.get("ranks"), r.get("id"))
             for r in recs
@@ -300,7 +321,8 @@ def hang_row(folders):
             "run": str(d),
             "env": (run.get("settings") or {}).get("env"),
             "ranks": run.get("ranks"),
-            # the rank counts' wall time less their waits for the MPI lock (run.json lock_wait_s)
+            # the rank counts' wall time less their waits for the MPI lock (run.json
+            # lock_wait_s)
             "seconds": round(
                 sum(
                     x["seconds"] - (x.get("lock_wait_s") or 0)
@@ -333,15 +355,18 @@ def hang_row(folders):
 
 
 def sweep_rows(folders):
-    """Per sweep folder: its launches and seconds, and where the seconds of its variant jobs went.
+    """Per sweep folder: its launches and seconds, and where the seconds of its variant
+    jobs went.
 
-    A job's seconds (progress.jsonl, from its launch to its end, relaunches after a crash or a hang included)
-    split into: the cases (each record's case_seconds: the whole case on rank 0, from its in-flight note to its
-    record), of which the library's calls (duration_s: the call under test, up to its completion) and the rest
-    (the reference's plan, buffers, checking, the verdict across ranks, the journal); and everything outside
-    the cases ("launch and start-up": the launcher, MPI_Init and MPI_Finalize, the communicator zoo, a test's
-    own set-up such as the crossing check's covering array, and the cases a variant does not select, which
-    are only generated). The default variant's jobs are counted apart."""
+    A job's seconds (progress.jsonl, from its launch to its end, relaunches after a
+    crash or a hang included) split into: the cases (each record's case_seconds: the
+    whole case on rank 0, from its in-flight note to its record), of which the library's
+    calls (duration_s: the call under test, up to its completion) and the rest (the
+    reference's plan, buffers, checking, the verdict across ranks, the journal); and
+    everything outside the cases ("launch and start-up": the launcher, MPI_Init and
+    MPI_Finalize, the communicator zoo, a test's own set-up such as the crossing check's
+    covering array, and the cases a variant does not select, which are only generated).
+    The default variant's jobs are counted apart."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from reports.records import journal_file, read_journal
@@ -352,7 +377,8 @@ def sweep_rows(folders):
         run = read_json(d / "run.json", "a run file")
         if run is None:
             raise OrdoError(
-                f"{d} holds no run.json: give output folders of `ordo run --variants ...` to --sweeps"
+                f"{d} holds no run.json: give output folders of `ordo run --variants"
+                " ...` to --sweeps"
             )
         events = [
             json.loads(line)
@@ -362,7 +388,8 @@ def sweep_rows(folders):
         starts = {
             e["job"]: e.get("offset") for e in events if e.get("event") == "start"
         }
-        # (survey/ and seen/ events say what a family has or ran: no launch of their own)
+        # (survey/ and seen/ events say what a family has or ran: no launch of their
+        # own)
         done = [
             e
             for e in events
@@ -379,9 +406,8 @@ def sweep_rows(folders):
         for r in records:
             v = by_variant.setdefault(r.get("variant") or "default", [0, 0.0, 0.0, 0])
             v[0] += 1
-            if (
-                r.get("case_seconds") is not None
-            ):  # a record of an ordo from before the case limits has none
+            # a record of an ordo from before the case limits has none
+            if r.get("case_seconds") is not None:
                 v[1] += float(r["case_seconds"])
                 v[2] += float(r.get("duration_s") or 0)
                 v[3] += 1
@@ -391,11 +417,12 @@ def sweep_rows(folders):
         calls = sum(v[2] for k, v in by_variant.items() if k != "default")
         checks = sum(v[0] for k, v in by_variant.items() if k != "default")
         timed = sum(v[3] for k, v in by_variant.items() if k != "default")
-        # The split needs each case's wall time (case_seconds; the runner's own records of a crashed or hung
-        # case have none): at least 99% of the records, and the calls within their cases (an older ordo's
-        # records measured them otherwise).
+        # The split needs each case's wall time (case_seconds; the runner's own records
+        # of a crashed or hung case have none): at least 99% of the records, and the
+        # calls within their cases (an older ordo's records measured them otherwise).
         split = checks > 0 and timed >= 0.99 * checks and calls <= cases
-        # An unfinished run (interrupted, resumed, or stopped before its report): its jobs' figures, no wall time.
+        # An unfinished run (interrupted, resumed, or stopped before its report): its
+        # jobs' figures, no wall time.
         start = datetime.datetime.fromisoformat(run["start"])
         end = datetime.datetime.fromisoformat(run["end"]) if run.get("end") else None
         rows.append(
@@ -404,7 +431,10 @@ def sweep_rows(folders):
                 "library": run.get("vendor"),
                 "ranks": run.get("ranks"),
                 "variants": len([v for v in by_variant if v != "default"]),
-                "launch_scheme": "one launch per variant and rank count (ordo_sweep_checks) + own launches"
+                "launch_scheme": (
+                    "one launch per variant and rank count (ordo_sweep_checks) + own"
+                    " launches"
+                )
                 if any(e.get("executable") == "ordo_sweep_checks" for e in sweep)
                 else "one launch per family",
                 "finished": end is not None,
@@ -457,9 +487,10 @@ def process_split(jobs):
     # counted apart, as hidden, and its wall time from its go on.
     cold = [launch for launch in normal if not launch.get("standby")]
     ahead = [launch for launch in normal if launch.get("standby")]
-    total = lambda key, of=normal: sum(
-        float(launch["phases"].get(key) or 0) for launch in of
-    )  # noqa: E731
+
+    def total(key, of=normal):
+        return sum(float(launch["phases"].get(key) or 0) for launch in of)
+
     before_go = sum(
         float(launch["phases"].get(k) or 0)
         for launch in ahead
@@ -501,7 +532,8 @@ def process_split(jobs):
             k: round(v, 1) for k, v in sorted(phases.items(), key=lambda kv: -kv[1])
         },
         "tests_outside_case_phases_seconds": round(tests - sum(phases.values()), 1),
-        # each launch names its 8 tests with the most such seconds: the sum over launches, the largest
+        # each launch names its 8 tests with the most such seconds: the sum over
+        # launches, the largest
         "outside_case_phases_by_test": {
             k: round(v, 1)
             for k, v in sorted(outside.items(), key=lambda kv: -kv[1])[:10]
@@ -560,39 +592,45 @@ def run(args):
     print("reference fold (element-combines per second, best of several)")
     for r in table["fold"]:
         print(
-            f"  {r['op']:10} {r['datatype']:14} p={r['p']:<3} count={r['count']:<9} {r['combines_per_s']:12.3e}"
+            f"  {r['op']:10} {r['datatype']:14} p={r['p']:<3} count={r['count']:<9}"
+            f" {r['combines_per_s']:12.3e}"
         )
     print(
-        "reference plan of one process per case (us, median; every process of a job makes its own)"
+        "reference plan of one process per case (us, median; every process of a job"
+        " makes its own)"
     )
     for r in table["plan"]:
         u = r["us_per_plan"]
         print(
-            f"  {r['routine']:20} {r['op']:16} {r['datatype']:26} {r['count']:>6}  p=2 {u['2']:9.1f}  "
-            f"p=4 {u['4']:9.1f}  p=8 {u['8']:9.1f}"
+            f"  {r['routine']:20} {r['op']:16} {r['datatype']:26} {r['count']:>6}  p=2"
+            f" {u['2']:9.1f}  p=4 {u['4']:9.1f}  p=8 {u['8']:9.1f}"
         )
     print("property cases per second against the bare collectives")
     if prop is None:
         print(
-            "  not measured here: /usr/bin/python3 bench/property_throughput/run.py writes bench/results/property_throughput.json"
+            "  not measured here: /usr/bin/python3 bench/property_throughput/run.py"
+            " writes bench/results/property_throughput.json"
         )
     else:
         print(
-            f"  {'library':9} {'ranks':>5} {'cases':>6} {'cases/s':>9} {'bare us/case':>13} "
-            f"{'harness us/case':>16} {'ratio':>7}"
+            f"  {'library':9} {'ranks':>5} {'cases':>6} {'cases/s':>9}"
+            f" {'bare us/case':>13} {'harness us/case':>16} {'ratio':>7}"
         )
         for r in prop.get("rows", prop.get("table", [])):
             print(
-                f"  {r.get('library', '?'):9} {r.get('ranks', 0):>5} {r.get('cases', 0):>6} "
-                f"{r.get('cases_per_s', 0):>9.1f} {r.get('bare_us_per_case', 0):>13.1f} "
-                f"{r.get('harness_us_per_case', 0):>16.1f} {r.get('overhead_ratio') or 0:>7.2f}"
+                f"  {r.get('library', '?'):9} {r.get('ranks', 0):>5}"
+                f" {r.get('cases', 0):>6} {r.get('cases_per_s', 0):>9.1f}"
+                f" {r.get('bare_us_per_case', 0):>13.1f}"
+                f" {r.get('harness_us_per_case', 0):>16.1f}"
+                f" {r.get('overhead_ratio') or 0:>7.2f}"
             )
     print("default run, wall time per rank count")
     if not table["runs"]:
         print("  no runs given (--runs OUT ...)")
     for r in table["runs"]:
         print(
-            f"  {r['library']:10} {r['ranks']:>2} ranks {r['seconds']:8.1f} s  {r['checks']:6d} checks"
+            f"  {r['library']:10} {r['ranks']:>2} ranks {r['seconds']:8.1f} s "
+            f" {r['checks']:6d} checks"
         )
     for lib in sorted({r["library"] for r in table["runs"]}):
         total = sum(r["seconds"] for r in table["runs"] if r["library"] == lib)
@@ -605,10 +643,12 @@ def run(args):
         print("  no `ordo mutants` output found")
     for r in table["mutants"]:
         print(
-            f"  {r['mutant']:32} {'detected' if r['detected'] else 'MISSED':9} {r['seconds'] or 0:7.2f} s  {r['by']}"
+            f"  {r['mutant']:32} {'detected' if r['detected'] else 'MISSED':9}"
+            f" {r['seconds'] or 0:7.2f} s  {r['by']}"
         )
     print(
-        "report and package sizes (MB), held in the folder -> written by this ordo, and seconds"
+        "report and package sizes (MB), held in the folder -> written by this ordo, and"
+        " seconds"
     )
     if not table["reports"]:
         print("  no runs given (--reports OUT ...)")
@@ -616,14 +656,17 @@ def run(args):
     for r in table["reports"]:
         h, w = r["held"], r["written"]
         print(
-            f"  {r['library']:8} {r['records']:6d} records  {h['results'] or '-'} {mb(h['results_bytes'])} -> "
-            f"{w['results']} {mb(w['results_bytes'])};  junit.xml {mb(h['junit_bytes'])} -> {mb(w['junit_bytes'])};"
-            f"  report.html {mb(w['html_bytes'])};  package {mb(w['package_bytes'])};  "
-            f"report {r['report_seconds']} s ({r['report_cpu_seconds']} s CPU), package {r['package_seconds']} s "
-            f"({r['package_cpu_seconds']} s CPU)"
+            f"  {r['library']:8} {r['records']:6d} records "
+            f" {h['results'] or '-'} {mb(h['results_bytes'])} ->"
+            f" {w['results']} {mb(w['results_bytes'])};  junit.xml"
+            f" {mb(h['junit_bytes'])} -> {mb(w['junit_bytes'])};  report.html"
+            f" {mb(w['html_bytes'])};  package {mb(w['package_bytes'])};  report"
+            f" {r['report_seconds']} s ({r['report_cpu_seconds']} s CPU), package"
+            f" {r['package_seconds']} s ({r['package_cpu_seconds']} s CPU)"
         )
     print(
-        "a library that hangs in a family of cases against a clean run of the same checks"
+        "a library that hangs in a family of cases against a clean run of the same"
+        " checks"
     )
     h = table["hangs"]
     if not h:
@@ -632,21 +675,22 @@ def run(args):
         for label in ("clean", "hanging"):
             r = h[label]
             print(
-                f"  {label:8} {r['seconds']:8.1f} s  {r['records']:6d} checks  {r['timeouts']:4d} timeouts "
-                f"(limits {r['timeout_seconds']} s in all; rules {r['timeout_rules']}), "
-                f"{r.get('held_back', 0)} held back  {r['env']}"
+                f"  {label:8} {r['seconds']:8.1f} s  {r['records']:6d} checks "
+                f" {r['timeouts']:4d} timeouts (limits {r['timeout_seconds']} s in all;"
+                f" rules {r['timeout_rules']}), {r.get('held_back', 0)} held back "
+                f" {r['env']}"
             )
         print(
-            f"  hanging / clean = {h['ratio']}; same checks: {h['same_checks']}; every other check's outcome "
-            f"unchanged: {h['others_unchanged']}"
+            f"  hanging / clean = {h['ratio']}; same checks: {h['same_checks']}; every"
+            f" other check's outcome unchanged: {h['others_unchanged']}"
         )
     print("algorithm sweeps: launches, and where the variant jobs' seconds went")
     if not table["sweeps"]:
         print("  no sweeps given (--sweeps OUT ...)")
     for r in table["sweeps"]:
         print(
-            f"  {r['library']:8} {r['variants']:3d} variants, ranks {','.join(map(str, r['ranks']))}: "
-            f"{r['launch_scheme']}"
+            f"  {r['library']:8} {r['variants']:3d} variants, ranks"
+            f" {','.join(map(str, r['ranks']))}: {r['launch_scheme']}"
         )
         wall = (
             f"{r['wall_seconds']:8.1f} s"
@@ -654,42 +698,49 @@ def run(args):
             else "(unfinished run: no wall time)"
         )
         print(
-            f"           wall {wall} (default variant {r['default_seconds']} s); variant jobs "
-            f"{r['variant_jobs']} ({r['surveys']} surveys), {r['variant_seconds']} s, {r['checks']} checks"
+            f"           wall {wall} (default variant {r['default_seconds']} s);"
+            f" variant jobs {r['variant_jobs']} ({r['surveys']} surveys),"
+            f" {r['variant_seconds']} s, {r['checks']} checks"
         )
         if r["cases_seconds"] is None:
             print(
-                f"           no split: {r['checks_with_case_seconds']} of {r['checks']} records carry case_seconds, "
-                f"or their timings are an older ordo's"
+                f"           no split: {r['checks_with_case_seconds']} of"
+                f" {r['checks']} records carry case_seconds, or their timings are an"
+                " older ordo's"
             )
         else:
             print(
-                f"           launch and start-up {r['launch_and_startup_seconds']} s; cases {r['cases_seconds']} s: "
-                f"library calls {r['calls_seconds']} s, reference and harness {r['reference_and_harness_seconds']} s"
+                f"           launch and start-up {r['launch_and_startup_seconds']} s;"
+                f" cases {r['cases_seconds']} s: library calls {r['calls_seconds']} s,"
+                f" reference and harness {r['reference_and_harness_seconds']} s"
             )
         p = r.get("processes")
         if p:
             print(
-                f"           by the processes' own account: {p['launches']} launches, {p['seconds']} s = launcher "
-                f"{p['launcher_seconds']} + MPI_Init {p['mpi_init_seconds']} + ordo start-up {p['startup_seconds']} "
-                f"+ tests {p['tests_seconds']} + MPI_Finalize {p['finalize_seconds']} + {p['launches_died']} launches "
-                f"that died {p['died_seconds']}"
+                f"           by the processes' own account: {p['launches']} launches,"
+                f" {p['seconds']} s = launcher {p['launcher_seconds']} + MPI_Init"
+                f" {p['mpi_init_seconds']} + ordo start-up {p['startup_seconds']} +"
+                f" tests {p['tests_seconds']} + MPI_Finalize {p['finalize_seconds']} +"
+                f" {p['launches_died']} launches that died {p['died_seconds']}"
             )
             if p.get("standby_launches"):
                 print(
-                    f"           {p['standby_launches']} of the launches were standby launches (made ready beside "
-                    f"another after a death): their MPI_Init and start-up, {p['standby_hidden_seconds']} s, hidden"
+                    f"           {p['standby_launches']} of the launches were standby"
+                    " launches (made ready beside another after a death): their"
+                    f" MPI_Init and start-up, {p['standby_hidden_seconds']} s, hidden"
                 )
             ec = p.get("expect_cache_rank0") or {}
             if any(ec.values()):
                 print(
-                    f"           expected-result cache (rank 0): {ec['hits']} results matched a kept digest, "
-                    f"{ec['mismatches']} judged against the full plan, {ec['kept']} digests kept"
+                    f"           expected-result cache (rank 0): {ec['hits']} results"
+                    f" matched a kept digest, {ec['mismatches']} judged against the"
+                    f" full plan, {ec['kept']} digests kept"
                 )
             print(
                 "           the tests: "
                 + ", ".join(f"{k} {v}" for k, v in p["case_phases_seconds"].items())
-                + f", outside the cases' phases {p['tests_outside_case_phases_seconds']}"
+                + ", outside the cases' phases"
+                f" {p['tests_outside_case_phases_seconds']}"
             )
             if p.get("outside_case_phases_by_test"):
                 print(

@@ -7,8 +7,9 @@
 #   tools/install-deps.sh --check    list what is missing, exit 2 if anything is
 #   tools/install-deps.sh --with-test-tools   also what `./ordo test` needs
 #                                    beyond a run: chromium (the HTML report
-#                                    tested in a headless browser), clang-format
-#                                    and pyflakes3 (its format and lint steps),
+#                                    tested in a headless browser), clang-format,
+#                                    black, flake8, mypy and shellcheck (its
+#                                    format and lint steps),
 #                                    perl (TAP::Parser reads the TAP view),
 #                                    python3-yaml (the CI templates are parsed)
 #   tools/install-deps.sh --with-slurm   also Slurm and munge (slurmd slurmctld
@@ -44,7 +45,7 @@ no_recommends=()
 for arg in "$@"; do
   case "$arg" in
     --check) check_only=1 ;;
-    --with-test-tools) packages+=(chromium clang-format pyflakes3 perl python3-yaml) ;;
+    --with-test-tools) packages+=(chromium clang-format black flake8 mypy shellcheck perl python3-yaml) ;;
     --with-slurm) no_recommends+=(slurmd slurmctld slurm-client munge) ;;
   esac
 done

@@ -38,23 +38,25 @@ def citation_errors(clauses):
             continue
         if not _text(c.get("section")):
             errors.append(
-                f"spec/clauses.json: clause '{slug}' cites no MPI-4.1 section (\"section\")"
+                f"spec/clauses.json: clause '{slug}' cites no MPI-4.1 section"
+                ' ("section")'
             )
         if _text(c.get("no_section_50")):
             continue
         if "no_section_50" in c:
             errors.append(
-                f"spec/clauses.json: clause '{slug}' has an empty \"no_section_50\" reason"
+                f"spec/clauses.json: clause '{slug}' has an empty \"no_section_50\""
+                " reason"
             )
         elif not _text(c.get("section_50")):
             errors.append(
-                f"spec/clauses.json: clause '{slug}' cites no MPI-5.0 section (\"section_50\") "
-                f'and gives no reason ("no_section_50")'
+                f"spec/clauses.json: clause '{slug}' cites no MPI-5.0 section"
+                ' ("section_50") and gives no reason ("no_section_50")'
             )
         elif not _text(c.get("title_50")):
             errors.append(
-                f"spec/clauses.json: clause '{slug}' cites MPI-5.0 {c['section_50']} without its "
-                f'heading ("title_50")'
+                f"spec/clauses.json: clause '{slug}' cites MPI-5.0"
+                f" {c['section_50']} without its heading (\"title_50\")"
             )
     return errors
 

@@ -24,10 +24,8 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from runner import (
-    ROOT,
-    protocol,
-)  # noqa: E402  (first: it puts the reports package on the path)
+# (first: it puts the reports package on the path)
+from runner import ROOT, protocol  # noqa: E402
 from reports.records import BAD as DETECTING, read_journal  # noqa: E402
 from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402
 from runner.arguments import parse_ranks  # noqa: E402
@@ -68,7 +66,9 @@ def library_mutants(bdir):
     if out.returncode != 0:
         raise OrdoError(f"{exe} failed: {out.stderr.strip()}", EXIT_INFRA)
     return {
-        l.strip() for l in out.stdout.splitlines() if l.strip() and l.strip() != "none"
+        line.strip()
+        for line in out.stdout.splitlines()
+        if line.strip() and line.strip() != "none"
     }
 
 
@@ -124,7 +124,8 @@ class Runner:
         self.job_timeout, self.case_timeout, self.seed = job_timeout, case_timeout, seed
 
     def job(self, mutant, exe, n, extra=()):
-        """Runs one check executable at n ranks with one mutant: (records, rc, seconds, log, journal)."""
+        """Runs one check executable at n ranks with one mutant: (records, rc, seconds,
+        log, journal)."""
         tag = mutant or "baseline"
         d = self.out / tag
         (d / "logs").mkdir(parents=True, exist_ok=True)
@@ -196,8 +197,11 @@ def cmd_mutants(args):
     listed = {m["name"] for m in load_catalogue()}
     if known != listed:
         raise OrdoError(
-            "vendors/mutants/mutants.json and the mutant library disagree: "
-            f"only in the list: {sorted(listed - known)}, only in the library: {sorted(known - listed)}",
+            (
+                "vendors/mutants/mutants.json and the mutant library disagree: only in"
+                f" the list: {sorted(listed - known)}, only in the library:"
+                f" {sorted(known - listed)}"
+            ),
             EXIT_INFRA,
         )
     executables = check_executables(bdir)
@@ -226,13 +230,16 @@ def cmd_mutants(args):
             if bad:
                 false_alarms.append(dict(bad, ranks=n))
                 print(
-                    f"  [{n} ranks] {pathlib.Path(exe).name}: FAILS WITHOUT A MUTANT: {bad['check']}: "
-                    f"{bad['message'][:200]}",
+                    (
+                        f"  [{n} ranks] {pathlib.Path(exe).name}: FAILS WITHOUT A"
+                        f" MUTANT: {bad['check']}: {bad['message'][:200]}"
+                    ),
                     flush=True,
                 )
     t_base = time.time() - t_all
+    baseline = f"{len(false_alarms)} failing jobs" if false_alarms else "clean"
     print(
-        f"  baseline: {'clean' if not false_alarms else f'{len(false_alarms)} failing jobs'} in {t_base:.0f} s",
+        f"  baseline: {baseline} in {t_base:.0f} s",
         flush=True,
     )
 
@@ -283,13 +290,15 @@ def cmd_mutants(args):
     print_table(rows)
     detected = sum(r["detected"] for r in rows)
     print(
-        f"{len(rows)} mutants: {detected} detected, {len(rows) - detected} escaped; baseline "
-        f"{'clean' if not false_alarms else 'NOT clean'} ({t_base:.0f} s); total {total:.0f} s"
+        f"{len(rows)} mutants: {detected} detected, {len(rows) - detected} escaped;"
+        f" baseline {'clean' if not false_alarms else 'NOT clean'} ({t_base:.0f} s);"
+        f" total {total:.0f} s"
     )
     for r in rows:
         if not r["detected"]:
             print(
-                f"  escaped: {r['name']}: a check of clause {r['clause']} that exercises it would catch it"
+                f"  escaped: {r['name']}: a check of clause {r['clause']} that"
+                " exercises it would catch it"
             )
     report = {
         "schema": "ordo.mutant-run/1",
@@ -313,7 +322,8 @@ def cmd_mutants(args):
 def print_table(rows):
     w = max(len(r["name"]) for r in rows)
     print(
-        f"\n{'mutant':{w}}  {'category':26} {'detected':8}  {'time':>7}  first check that caught it"
+        f"\n{'mutant':{w}}  {'category':26} {'detected':8}  {'time':>7}  first check"
+        " that caught it"
     )
     for r in rows:
         c = r["caught_by"]
@@ -321,8 +331,8 @@ def print_table(rows):
             f"{c['check']} @{c['ranks']} ranks" if c else f"- (clause {r['clause']})"
         )
         print(
-            f"{r['name']:{w}}  {r['category']:26} {'yes' if r['detected'] else 'NO':8}  "
-            f"{r['seconds']:6.1f}s  {caught}"
+            f"{r['name']:{w}}  {r['category']:26} {'yes' if r['detected'] else 'NO':8} "
+            f" {r['seconds']:6.1f}s  {caught}"
         )
 
 

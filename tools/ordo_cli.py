@@ -268,6 +268,11 @@ def build_parser():
         "reference-mpich",
     )
     t.set_defaults(func=cmd_test)
+    t.add_argument(
+        "--lint-only",
+        action="store_true",
+        help="only the lint steps: black, flake8, mypy and shellcheck",
+    )
 
     rp = sub.add_parser("replay", help="run one case again")
     rp.add_argument(

@@ -123,8 +123,8 @@ def main(argv=None):
                 f"--configs '{args.configs}': each is LIBRARY:plain or LIBRARY:settings"
             )
         print(
-            "# microseconds per call (max over ranks); Allreduce/Reduce/Scan/Reduce_scatter_block on 1 and "
-            "1024 MPI_INT"
+            "# microseconds per call (max over ranks);"
+            " Allreduce/Reduce/Scan/Reduce_scatter_block on 1 and 1024 MPI_INT"
         )
         print(
             f"{'library':8} {'launch':8} {'ranks':>5} "

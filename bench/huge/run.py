@@ -36,11 +36,12 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
-from runner.adapters import (
+# (as ./ordo uses them)
+from runner.adapters import (  # noqa: E402
     launch_env,
     launcher_prefix,
     load_adapter,
-)  # noqa: E402  (as ./ordo uses them)
+)
 from runner import build  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 from reports import waivers as waiver_files  # noqa: E402
@@ -85,7 +86,8 @@ def measure(adapter, bdir, ranks, routine, tmp):
     exe = bdir / "conformance" / "huge" / "ordo_check_huge"
     if not exe.is_file():
         raise SystemExit(
-            f"run.py: {exe} is not built (./ordo run --vendor {adapter['name']} builds it)"
+            f"run.py: {exe} is not built (./ordo run --vendor"
+            f" {adapter['name']} builds it)"
         )
     journal = tmp / f"{adapter['name']}-{routine}.jsonl"
     waivers = waiver_files.locate(adapter)
@@ -103,9 +105,8 @@ def measure(adapter, bdir, ranks, routine, tmp):
         adapter, prefix, ranks, "/usr/bin/time", timeout=900, flags=timed
     )
     t0 = time.time()
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True
-    )  # the ranks' env: in the launcher's flags
+    # the ranks' env: in the launcher's flags
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.time() - t0
     rss = [int(m) for m in re.findall(RSS_MARK + r" (\d+)", proc.stderr + proc.stdout)]
     recs = (
@@ -227,12 +228,19 @@ def main(argv=None):
         "libraries": versions,
         "ranks": args.ranks,
         "definitions": {
-            "send bytes": "the bytes of one process's send buffer in the call (the datatype "
-            "contiguous(262144,MPI_INT), 1 MiB per element)",
+            "send bytes": (
+                "the bytes of one process's send buffer in the call (the datatype "
+                "contiguous(262144,MPI_INT), 1 MiB per element)"
+            ),
             "call s": "the seconds of the call under test (the journal's duration_s)",
-            "job s": "the job's wall time: launch, filling the buffers from the reference a range at a "
-            "time, the call, and the judgement of every byte against the reference",
-            "peak RSS": "each process's maximum resident set size (/usr/bin/time %M), whole job",
+            "job s": (
+                "the job's wall time: launch, filling the buffers from the reference a"
+                " range at a time, the call, and the judgement of every byte against"
+                " the reference"
+            ),
+            "peak RSS": (
+                "each process's maximum resident set size (/usr/bin/time %M), whole job"
+            ),
         },
         "columns": list(COLUMNS),
         "table": text.splitlines(),

@@ -30,9 +30,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from reports.results import (
-    load as load_results,
-)  # noqa: E402  (the one reader of results.json)
+# (the one reader of results.json)
+from reports.results import load as load_results  # noqa: E402
 
 FAMILIES = (
     "crossing,in_place,intercomm,noncommutative,minloc_maxloc,buffers,determinism"
@@ -42,7 +41,8 @@ OUTCOMES = ("pass", "fail", "crash", "timeout", "waived", "skip")
 
 
 def has_report(out):
-    """A finished run: its report (results.json.gz, or the version-1 results.json) is there."""
+    """A finished run: its report (results.json.gz, or the version-1 results.json) is
+    there."""
     return (out / "results.json.gz").exists() or (out / "results.json").exists()
 
 
@@ -162,7 +162,8 @@ def main():
                     continue
                 if out.exists():
                     sys.exit(
-                        f"placements: {out} holds an unfinished run: `./ordo run --resume {out}` or remove it"
+                        f"placements: {out} holds an unfinished run: `./ordo run"
+                        f" --resume {out}` or remove it"
                     )
                 print(
                     f"placements: {vendor} --nodes {nodes} --placement {placement} ...",
@@ -171,14 +172,16 @@ def main():
                 rc = run_one(vendor, int(nodes), placement, args.ranks, out)
                 if not has_report(out):
                     sys.exit(
-                        f"placements: {vendor} {cfg} ended {rc} without a report (log: {out}.log)"
+                        f"placements: {vendor} {cfg} ended {rc} without a report (log:"
+                        f" {out}.log)"
                     )
             rows += rows_of(vendor, int(nodes), placement, out)
     print(table(rows))
     for r in rows:
         for what, n in sorted(r["failed_tests"].items()):
             print(
-                f"  {r['vendor']} {r['nodes']}:{r['placement']} {r['ranks']} ranks: {n} x {what}"
+                f"  {r['vendor']} {r['nodes']}:{r['placement']} {r['ranks']} ranks:"
+                f" {n} x {what}"
             )
     if missing:
         print("placements: not run yet: " + ", ".join(missing))

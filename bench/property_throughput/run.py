@@ -28,11 +28,12 @@ for the slowest rank included), the journal, and what is outside the cases
 Known library findings are waived for every test here (the vendor's waivers
 with their test names widened), so that the figures measure throughput and
 not shrinking, and the cases a crash or timeout waiver names are not run
-(--ordo-avoid-known-fatal: a job that dies would end the RapidCheck run). The table is printed and written, with the date, the host and
-the library versions, to bench/results/property_throughput.json. Builds in
-<build-root>/<vendor> (./ordo's layout; ORDO_BUILD_ROOT) must exist: build
-them with `./ordo test` or `cmake --build <dir> --target ordo_property_bench`.
-Every launch runs under `flock /tmp/ordo-mpi.lock timeout 300`.
+(--ordo-avoid-known-fatal: a job that dies would end the RapidCheck run). The table is
+printed and written, with the date, the host and the library versions, to
+bench/results/property_throughput.json. Builds in <build-root>/<vendor> (./ordo's
+layout; ORDO_BUILD_ROOT) must exist: build them with `./ordo test` or `cmake --build
+<dir> --target ordo_property_bench`. Every launch runs under `flock /tmp/ordo-mpi.lock
+timeout 300`.
 """
 import argparse
 import datetime
@@ -46,11 +47,12 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from runner.adapters import (
+# (as ./ordo uses them)
+from runner.adapters import (  # noqa: E402
     launch_env,
     launcher_prefix,
     load_adapter,
-)  # noqa: E402  (as ./ordo uses them)
+)
 from runner import build  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 from reports import waivers as waiver_files  # noqa: E402
@@ -89,7 +91,8 @@ def measure(adapter, bdir, n, cases, seed, tmp):
     exe = bdir / "bench" / "property_throughput" / "ordo_property_bench"
     if not exe.is_file():
         raise SystemExit(
-            f"run.py: {exe} is not built (cmake --build {bdir} --target ordo_property_bench)"
+            f"run.py: {exe} is not built (cmake --build {bdir} --target"
+            " ordo_property_bench)"
         )
     journal = tmp / f"{adapter['name']}-{n}.jsonl"
     flags = ordo_flags(
@@ -254,15 +257,23 @@ def main(argv=None):
         "cases_per_run": args.cases,
         "goal": "harness us/case <= 2 x bare us/case",
         "definitions": {
-            "timed cases": "the generated cases that passed at level MUST (an erroneous or failing call "
-            "is not repeated alone: it may leave a rank waiting)",
-            "bare_us_per_case": "sum over the timed cases of the slowest rank's median time in the call "
-            "alone, per timed case",
-            "harness_us_per_case": "the timed cases' wall time in the property (plus an equal share of "
-            "the time outside the cases: generation, RapidCheck), per timed case, "
-            "minus bare_us_per_case",
-            "phase_table": "rank 0's time per generated case in each harness phase "
-            "(ordo::harness::Phase; verdict includes waiting for the slowest rank)",
+            "timed cases": (
+                "the generated cases that passed at level MUST (an erroneous or failing"
+                " call is not repeated alone: it may leave a rank waiting)"
+            ),
+            "bare_us_per_case": (
+                "sum over the timed cases of the slowest rank's median time in the call"
+                " alone, per timed case"
+            ),
+            "harness_us_per_case": (
+                "the timed cases' wall time in the property (plus an equal share of "
+                "the time outside the cases: generation, RapidCheck), per timed case, "
+                "minus bare_us_per_case"
+            ),
+            "phase_table": (
+                "rank 0's time per generated case in each harness phase "
+                "(ordo::harness::Phase; verdict includes waiting for the slowest rank)"
+            ),
             "overhead_ratio": "harness_us_per_case / bare_us_per_case",
         },
         "columns": list(COLUMNS) + ["seed"],

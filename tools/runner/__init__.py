@@ -2,12 +2,16 @@
 (tools/ordo_cli.py). One module per concern:
 
     errors       OrdoError and the exit codes
-    adapters     an MPI library's adapter: tools, templates, launch environment, launcher
+    adapters     an MPI library's adapter: tools, templates, launch environment,
+                 launcher
     arguments    rank lists and KEY=VALUE values of the command line
     build        cmake configure and build; the library's version; the suite's git state
-    launch       THE command line of a job (timeout, launcher, ranks, executable, --ordo-* flags)
-    protocol     the files a job leaves beside its journal, and which case a dead job is charged to
-    journal      appending to a journal, its offsets, a cut last line (records: reports/records.py)
+    launch       THE command line of a job (timeout, launcher, ranks, executable,
+                 --ordo-* flags)
+    protocol     the files a job leaves beside its journal, and which case a dead job is
+                 charged to
+    journal      appending to a journal, its offsets, a cut last line (records:
+                 reports/records.py)
     job          one executable at one rank count, resumed after crashes and timeouts
     waivers      the waivers a job is judged with (matching: reports/waivers.py)
     variants     the library's algorithm variants (`--variants`)
@@ -19,9 +23,11 @@
     ctest_job    `ordo job` (CTest's command for one executable)
     replay       `ordo replay`
     selftest     `ordo test`
+    lint         its lint steps: black, flake8, mypy, shellcheck
     info         `ordo list`, `ordo doctor`
     reporting    `ordo report`, `compare`, `gate`, `package` (over reports/)
-    findings     `ordo findings`: the reproducers of vendors/*/findings/ and a bug report for each
+    findings     `ordo findings`: the reproducers of vendors/*/findings/ and a bug
+                 report for each
 
 The runner imports reports/ (records, waivers); reports/ never imports the runner.
 """

@@ -25,8 +25,9 @@ def load_adapter(name_or_path):
             path = candidate
         else:
             raise OrdoError(
-                f"unknown vendor '{name_or_path}': choose one of "
-                f"{', '.join(known_vendors())}, or give an adapter file (--vendor path/to/adapter.json)"
+                f"unknown vendor '{name_or_path}': choose one of"
+                f" {', '.join(known_vendors())}, or give an adapter file (--vendor"
+                " path/to/adapter.json)"
             )
     try:
         adapter = json.loads(path.read_text())
@@ -74,7 +75,8 @@ def require_tools(adapter):
 
 def build_dir_for(adapter, sanitize=False):
     # ORDO_BUILD_ROOT moves the build directories (default: build/ in the checkout).
-    # The sanitizer build of a library (ORDO_SANITIZE, `ordo run --sanitize`) has its own: <vendor>-sanitize.
+    # The sanitizer build of a library (ORDO_SANITIZE, `ordo run --sanitize`) has its
+    # own: <vendor>-sanitize.
     name = adapter["name"] + ("-sanitize" if sanitize else "")
     return (
         pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build")).resolve() / name
@@ -85,7 +87,8 @@ SANITIZER_SUPPRESSIONS = ROOT / "tools" / "sanitizers"
 
 
 def is_sanitize_build(build):
-    """Whether the build folder was configured with ORDO_SANITIZE=ON (cmake/OrdoSanitize.cmake)."""
+    """Whether the build folder was configured with ORDO_SANITIZE=ON
+    (cmake/OrdoSanitize.cmake)."""
     try:
         return "ORDO_SANITIZE:BOOL=ON" in (
             pathlib.Path(build) / "CMakeCache.txt"
@@ -95,7 +98,8 @@ def is_sanitize_build(build):
 
 
 def asan_runtime():
-    """The AddressSanitizer runtime the compiler links (libasan.so.N), for LD_PRELOAD."""
+    """The AddressSanitizer runtime the compiler links (libasan.so.N), for
+    LD_PRELOAD."""
     import subprocess
 
     try:
@@ -163,8 +167,8 @@ def expand(value, build):
     for name in re.findall(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}", value):
         if name not in os.environ:
             raise OrdoError(
-                f"the adapter needs the environment variable {name} (see vendors/README.md): "
-                f"set it, e.g. export {name}=..."
+                f"the adapter needs the environment variable {name} (see"
+                f" vendors/README.md): set it, e.g. export {name}=..."
             )
         value = value.replace("{env:" + name + "}", os.environ[name])
     return value
@@ -238,7 +242,7 @@ def launch_env(adapter, build, user_env, plain_launch, sanitize=None):
     joined by join_env: a list-valued variable gets the adapter's entries and
     the user's. sanitize: a sanitizer build (its runtime options added,
     sanitize_env); None: whatever the build folder was configured as."""
-    env = {}
+    env: dict = {}
     for _, layer in adapter_layers(adapter, plain_launch) + [("", user_env)]:
         env, _ = join_env(env, {k: expand(v, build) for k, v in layer.items()})
     if sanitize is None:
@@ -340,8 +344,9 @@ def with_launcher(adapter, name_or_path):
             path = candidate
         else:
             raise OrdoError(
-                f"unknown launcher '{name_or_path}': choose one of {', '.join(known_launchers())} "
-                f"(vendors/launchers/), or give a launcher file (--launcher path/to/launcher.json)"
+                f"unknown launcher '{name_or_path}': choose one of"
+                f" {', '.join(known_launchers())} (vendors/launchers/), or give a"
+                " launcher file (--launcher path/to/launcher.json)"
             )
     try:
         fragment = json.loads(path.read_text())
@@ -367,7 +372,7 @@ def with_launcher(adapter, name_or_path):
         where = "/".join(map(str, errors[0].path)) or "the file"
         raise OrdoError(
             f"malformed launcher file {path}: {where}: {errors[0].message} "
-            f'(see vendors/README.md, "Launcher templates")'
+            '(see vendors/README.md, "Launcher templates")'
         )
     replaced = dict(adapter)
     replaced["launcher"] = fragment["launcher"]
@@ -389,11 +394,13 @@ def require_launcher(adapter):
     command = adapter["launcher"]["command"]
     if shutil.which(command) is None:
         hint = (
-            " (Debian: sudo apt-get install -y slurm-client; a cluster's srun comes with its Slurm)"
+            " (Debian: sudo apt-get install -y slurm-client; a cluster's srun comes"
+            " with its Slurm)"
             if pathlib.Path(command).name == "srun"
             else ""
         )
         raise OrdoError(
-            f"the launcher {command} of {adapter.get('_launcher_template', 'the adapter')} is not "
-            f"found on PATH{hint}"
+            f"the launcher {command} of"
+            f" {adapter.get('_launcher_template', 'the adapter')} is not found on"
+            f" PATH{hint}"
         )

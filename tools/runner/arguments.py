@@ -6,7 +6,7 @@ DEFAULT_RANKS = "1-8"
 
 
 def parse_ranks(text):
-    ranks = []
+    ranks: list = []
     try:
         for part in text.split(","):
             part = part.strip()

@@ -42,9 +42,8 @@ def build(
     bdir.mkdir(parents=True, exist_ok=True)
     log = bdir / "ordo-build.log"
     user_env = user_env or {}
-    if (
-        not plain_launch
-    ):  # the last probes' outcome, so that a build that probes the same configures once
+    # the last probes' outcome, so that a build that probes the same configures once
+    if not plain_launch:
         adapter["_probed"] = {**read_probes(bdir), **(adapter.get("_probed") or {})}
 
     def configure(env):
@@ -57,17 +56,18 @@ def build(
             str(bdir),
             f"-DMPI_C_COMPILER={shutil.which(adapter['compilers'].get('c', '')) or ''}",
             f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
-            # The Fortran layer (conformance/harness/fortran/) is built with the library's own wrapper, if any.
-            f"-DORDO_FORTRAN_WRAPPER={shutil.which(adapter['compilers'].get('fortran', '')) or ''}",
+            # The Fortran layer (conformance/harness/fortran/) is built with the
+            # library's own wrapper, if any.
+            "-DORDO_FORTRAN_WRAPPER="
+            + (shutil.which(adapter["compilers"].get("fortran", "")) or ""),
             f"-DMPIEXEC_EXECUTABLE={prefix[0]}",
             f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
             f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
             f"-DORDO_VENDOR={adapter['name']}",
             f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}",
         ]
-        if (
-            reference_tests or not (bdir / "CMakeCache.txt").exists()
-        ):  # `ordo run` keeps a test build's setting
+        # `ordo run` keeps a test build's setting
+        if reference_tests or not (bdir / "CMakeCache.txt").exists():
             cmd.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
         if extras is not None:
             cmd.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
@@ -82,7 +82,10 @@ def build(
 
     if not quiet:
         print(
-            f"ordo: building against {adapter['name']} in {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}",
+            (
+                f"ordo: building against {adapter['name']} in"
+                f" {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}"
+            ),
             flush=True,
         )
     t0 = time.time()
@@ -99,7 +102,8 @@ def build(
     if not plain_launch and probe_launch_settings(
         adapter, bdir, user_env, sanitize, quiet
     ):
-        # A probe's outcome changed the launch (CTest's entries name it): configured again, nothing rebuilt.
+        # A probe's outcome changed the launch (CTest's entries name it): configured
+        # again, nothing rebuilt.
         env = launch_env(adapter, bdir, user_env, plain_launch, sanitize)
         prefix, ok = configure(env)
         if not ok:
@@ -151,7 +155,10 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
                 }
                 if not quiet:
                     print(
-                        f"ordo: launch setting {name} not applied: its preparation failed ({failed})",
+                        (
+                            f"ordo: launch setting {name} not applied: its preparation"
+                            f" failed ({failed})"
+                        ),
                         flush=True,
                     )
                 continue
@@ -171,7 +178,7 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
         ok = all(
             r["without"] is not None and r["without"] == r["with"] for r in results
         )
-        entry = {"applied": ok}
+        entry: dict[str, object] = {"applied": ok}
         if results:
             entry.update(results[0])  # the first probe's, where one is all there is
         if len(results) > 1:
@@ -184,8 +191,11 @@ def probe_launch_settings(adapter, bdir, user_env, sanitize, quiet=False):
                 r for r in results if r["without"] is None or r["without"] != r["with"]
             )
             print(
-                f"ordo: launch setting {name} not applied: its probe saw {short(bad['without'])!r} without it and "
-                f"{short(bad['with'])!r} with it ({bad['why']})",
+                (
+                    f"ordo: launch setting {name} not applied: its probe saw"
+                    f" {short(bad['without'])!r} without it and"
+                    f" {short(bad['with'])!r} with it ({bad['why']})"
+                ),
                 flush=True,
             )
     adapter["_probed"] = probed

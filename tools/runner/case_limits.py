@@ -39,9 +39,8 @@ def kind_of(record):
     if not case:
         return record.get("test")
     kind = record.get("routine") or record.get("test")
-    op, datatype = str(case.get("op") or "MPI_"), str(
-        case.get("datatype") or "MPI_"
-    )  # every case has both
+    # every case has both
+    op, datatype = str(case.get("op") or "MPI_"), str(case.get("datatype") or "MPI_")
     if not op.startswith("MPI_"):
         kind += " with a user op"
     if not datatype.startswith("MPI_"):
@@ -59,16 +58,19 @@ def hang_key(record):
     ):
         return None
     inter = str(case.get("comm") or "").startswith("inter")
-    return f"{record['routine']} on {'intercommunicators' if inter else 'communicators'} of " f"{record['comm_size']} processes" + (
-        ", count 0" if case.get("count") == 0 else ""
-    ) + (
-        ", erroneous calls" if record.get("level") == "DETECT" else ""
+    return (
+        f"{record['routine']} on"
+        f" {'intercommunicators' if inter else 'communicators'} of"
+        f" {record['comm_size']} processes"
+        + (", count 0" if case.get("count") == 0 else "")
+        + (", erroneous calls" if record.get("level") == "DETECT" else "")
     )
 
 
 def call_key(record):
-    """The case's call key (case_limits.h, call_key): its routine in any form (the blocking form's MPI name)
-    with its count and, for MPI_Reduce, its root, on any communicator; None for a case-less check.
+    """The case's call key (case_limits.h, call_key): its routine in any form (the
+    blocking form's MPI name) with its count and, for MPI_Reduce, its root, on any
+    communicator; None for a case-less check.
     """
     case = record.get("case")
     if (
@@ -114,13 +116,11 @@ class CaseStats:
         self.journal = journal
         self.hold_back = hold_back  # False: --run-hung-kinds, no streaks handed on
         self.offset = 0
-        self.finished = (
-            {}
-        )  # (ranks, variant, kind) -> [slowest seconds, its work, count]
+        # (ranks, variant, kind) -> [slowest seconds, its work, count]
+        self.finished = {}
         self.hung = {}  # (ranks, variant, kind) -> count
-        self.streaks = (
-            {}
-        )  # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
+        # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
+        self.streaks = {}
 
     def update(self):
         try:
@@ -138,9 +138,8 @@ class CaseStats:
         if not isinstance(ranks, int) or not kind:
             return
         variant = r.get("variant") or "default"
-        for hkey in keys_of(
-            r
-        ):  # its hang key and its call key, each with its own streak
+        # its hang key and its call key, each with its own streak
+        for hkey in keys_of(r):
             skey = (variant, hkey)
             if hung(r):
                 streak = self.streaks.setdefault(
@@ -152,9 +151,9 @@ class CaseStats:
                     last=f"{r.get('id') or '?'} at {ranks} ranks",
                 )
             elif held_back(r):
-                # Held back by the streak of the key its message names (the harness counted it there); a case
-                # of the threads check's phase not run because another of the phase's cases was held back names
-                # that case's key.
+                # Held back by the streak of the key its message names (the harness
+                # counted it there); a case of the threads check's phase not run because
+                # another of the phase's cases was held back names that case's key.
                 if skey in self.streaks and f"cases of {hkey} that ran" in (
                     r.get("message") or ""
                 ):
@@ -168,7 +167,8 @@ class CaseStats:
             isinstance(r.get("case_seconds"), (int, float))
             and r.get("outcome") != "skip"
         ):
-            # [slowest seconds, that case's work (the harness's case_limit.work; 0: not known), count]
+            # [slowest seconds, that case's work (the harness's case_limit.work; 0: not
+            # known), count]
             row = self.finished.setdefault(
                 (ranks, r.get("variant") or "default", kind), [0.0, 0.0, 0]
             )
@@ -216,8 +216,8 @@ class CaseStats:
             "kinds": kinds,
             "hang_streaks": streaks,
         }
-        # The slowest case at the most ranks below these that has one: the limit of a rank count's first
-        # cases (rule "fewer"), before any of its own finished.
+        # The slowest case at the most ranks below these that has one: the limit of a
+        # rank count's first cases (rule "fewer"), before any of its own finished.
         own = {(n, k): row for (n, v, k), row in self.finished.items() if v == variant}
         fewer = [n for (n, _kind) in own if n < ranks]
         if fewer:

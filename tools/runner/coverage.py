@@ -8,7 +8,7 @@ def coverage_table(records):
     """Checks per clause of spec/clauses.json, generated from a run's records;
     clauses without any check are listed too."""
     spec = json.loads((ROOT / "spec" / "clauses.json").read_text())["clauses"]
-    rows = {}
+    rows: dict = {}
     for r in records:
         slug = r.get("clause") or "?"
         row = rows.setdefault(slug, {"levels": set(), "outcomes": {}})
@@ -19,8 +19,9 @@ def coverage_table(records):
         row = rows.get(slug, {"levels": set(), "outcomes": {}})
         n = sum(row["outcomes"].values())
         section = spec.get(slug, {}).get("section", "?")
+        levels = ",".join(sorted(row["levels"])) or "-"
         lines.append(
-            f"{slug:40} {section[:14]:14} {','.join(sorted(row['levels'])) or '-':12} {n:>7}  "
+            f"{slug:40} {section[:14]:14} {levels:12} {n:>7}  "
             + (
                 ", ".join(f"{v} {o}" for o, v in sorted(row["outcomes"].items()))
                 or "no checks"

@@ -58,6 +58,7 @@ def cmd_job(args):
     )
     for r in bad[:20]:
         print(
-            f"  {r.get('outcome')}: {r.get('id')} [{r.get('clause')}, {r.get('level')}] {(r.get('message') or '')[:400]}"
+            f"  {r.get('outcome')}: {r.get('id')} [{r.get('clause')}, {r.get('level')}]"
+            f" {(r.get('message') or '')[:400]}"
         )
     return EXIT_FAIL if bad else EXIT_OK

@@ -39,7 +39,8 @@ TEST_RE = re.compile(
     re.M,
 )
 CLAUSE_RE = re.compile(r'ORDO_CLAUSE\(\s*"([^"]+)"\s*,\s*(\w+)\s*\)')
-# A section of the standard a reproducer's header cites: "MPI-4.1 Section 6.10.2", "MPI-4.1 6.11.2".
+# A section of the standard a reproducer's header cites: "MPI-4.1 Section 6.10.2",
+# "MPI-4.1 6.11.2".
 CITED_RE = re.compile(r"MPI-(\d\.\d),?\s+(?:Sections?\s+)?(\d+(?:\.\d+)+)")
 TITLE_LIMIT = 140  # characters of the header's first sentence in the title
 OUTPUT_LIMIT = 6000  # characters of a run's output kept in the report (its end)
@@ -55,7 +56,8 @@ def _read_json(path):
 
 
 def vendor_waivers(vendor_dir):
-    """The waivers of a vendor folder (its waivers.json: {"waivers": [...]} or a list); [] when none."""
+    """The waivers of a vendor folder (its waivers.json: {"waivers": [...]} or a list);
+    [] when none."""
     doc = _read_json(pathlib.Path(vendor_dir) / "waivers.json")
     items = doc.get("waivers") if isinstance(doc, dict) else doc
     return [w for w in items or [] if isinstance(w, dict)]
@@ -86,7 +88,8 @@ def is_reported(upstream):
 
 
 def find_all(root=ROOT):
-    """Every finding: {"id", "vendor", "path" (relative to root), "waivers"}, by vendor then ID."""
+    """Every finding: {"id", "vendor", "path" (relative to root), "waivers"}, by vendor
+    then ID."""
     out = []
     for vendor_dir in sorted((root / "vendors").glob("*/")):
         folder = vendor_dir / "findings"
@@ -163,12 +166,14 @@ def header_commands(text):
     if current:
         logical.append(current.strip())
     compiles = [
-        l for l in logical if re.search(r"\bmpi(cc|fort)\S*\s+\S+\.(c|f90)\b", l)
+        line
+        for line in logical
+        if re.search(r"\bmpi(cc|fort)\S*\s+\S+\.(c|f90)\b", line)
     ]
     launches = [
-        l
-        for l in logical
-        if re.search(r"(mpiexec\S*\s.*|^|&&\s*)\./(repro|a\.out)\b", l)
+        line
+        for line in logical
+        if re.search(r"(mpiexec\S*\s.*|^|&&\s*)\./(repro|a\.out)\b", line)
     ]
     return compiles, launches
 
@@ -184,7 +189,9 @@ def launch_plan(text):
     if launches:
         line = launches[0]
         at = re.search(r"\./(repro|a\.out)\b", line)
-        # What follows the program up to a gap of two spaces (the header's own remark) are its arguments.
+        assert at, line  # a launch line names the program (launches above)
+        # What follows the program up to a gap of two spaces (the header's own remark)
+        # are its arguments.
         before, after = line[: at.start()], re.split(r"\s{2,}", line[at.end() :])[0]
         n = re.findall(r"(?:^|\s)-(?:n|np)\s+(\d+)", before)
         ranks = int(n[-1]) if n else (2 if "mpiexec" in before else 1)
@@ -312,7 +319,7 @@ def _first_line(cmd, timeout=30):
 
 def package_versions(packages):
     """{package: version} from dpkg-query (absent packages left out)."""
-    out = {}
+    out: dict = {}
     if not shutil.which("dpkg-query") or not packages:
         return out
     try:
@@ -338,7 +345,8 @@ def package_versions(packages):
 
 
 def library_release(adapter):
-    """The installed library's release, from the adapter's version command; None when it cannot tell."""
+    """The installed library's release, from the adapter's version command; None when it
+    cannot tell."""
     v = adapter.get("version") or {}
     if not v.get("command") or not shutil.which(v["command"][0]):
         return None
@@ -402,7 +410,10 @@ def variants_for(adapter, finding):
     try:
         known = variants_mod.discover(adapter)
     except variants_mod.VariantError as e:
-        note = f"the library's algorithms could not be listed ({e}); only the adapter's static variants are shown"
+        note = (
+            f"the library's algorithms could not be listed ({e}); only the adapter's"
+            " static variants are shown"
+        )
         try:
             known = variants_mod.finish(adapter, [])
         except variants_mod.VariantError:
@@ -463,12 +474,14 @@ def build_and_run(adapter, finding, variant, ranks, args, flags, timeout):
     wrapper = wrapper_of(adapter, src)
     if not wrapper or not shutil.which(wrapper):
         raise OrdoError(
-            f"{wrapper or 'a compiler wrapper'} not found: the {adapter['name']} library is not "
-            f"installed (install it with: sudo apt-get install -y {' '.join(adapter.get('packages', []))})"
+            f"{wrapper or 'a compiler wrapper'} not found: the"
+            f" {adapter['name']} library is not installed (install it with: sudo"
+            f" apt-get install -y {' '.join(adapter.get('packages', []))})"
         )
     if not shutil.which(adapter["launcher"]["command"]):
         raise OrdoError(
-            f"{adapter['launcher']['command']} not found: the {adapter['name']} library is not installed"
+            f"{adapter['launcher']['command']} not found: the {adapter['name']} library"
+            " is not installed"
         )
     work = pathlib.Path(tempfile.mkdtemp(prefix=f"ordo-finding-{finding['id']}-"))
     try:
@@ -530,9 +543,8 @@ def title_of(finding, head, adapter, release):
         r"^(Findings?|Reproducer)\b(\s*\([^()]*\))?\s*:\s*", "", text, flags=re.I
     )
     m = re.search(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](\s|$)", text)
-    first = re.sub(
-        r"\s+\([^()]*\)", "", text[: m.start()] if m else text
-    )  # the first sentence, without asides
+    # the first sentence, without asides
+    first = re.sub(r"\s+\([^()]*\)", "", text[: m.start()] if m else text)
     if len(first) > TITLE_LIMIT:
         first = first[:TITLE_LIMIT].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
     library = (
@@ -574,9 +586,12 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
     wrapper = wrapper_of(adapter, src)
     lines = [f"# {title_of(finding, head, adapter, release)}", ""]
     lines += [
-        f"- **Library**: {adapter.get('description') or adapter['name']}; "
-        f"release{'s' if len(named) > 1 else ''} with the fault: {', '.join(named) or 'not named by a waiver'}"
-        f"; installed here: {installed or 'unknown (the version command gave nothing)'}",
+        (
+            f"- **Library**: {adapter.get('description') or adapter['name']};"
+            f" release{'s' if len(named) > 1 else ''} with the fault:"
+            f" {', '.join(named) or 'not named by a waiver'}; installed here:"
+            f" {installed or 'unknown (the version command gave nothing)'}"
+        ),
         f"- **Platform**: {facts['os']}; {facts['kernel']}; {facts['compiler']}",
         "- **Packages**: "
         + (
@@ -590,7 +605,10 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
                 str(w.get("upstream")) for w in waivers if w.get("upstream")
             )
         ),
-        f"- **Found by**: ordo (finding `{finding['id']}`, reproducer `{finding['path']}`)",
+        (
+            f"- **Found by**: ordo (finding `{finding['id']}`, reproducer"
+            f" `{finding['path']}`)"
+        ),
         "",
     ]
     reasons = list(dict.fromkeys(str(w["reason"]) for w in waivers if w.get("reason")))
@@ -608,9 +626,14 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
     show = [_display([wrapper, src.name, "-o", "repro"] + flags)]
     show.append(_display(launch_words(adapter, variant, ranks, args)))
     lines += [_fence("\n".join(show), "sh"), ""]
+    of_variant = (
+        ", with the variables of the variant " + variant["name"] if variant else ""
+    )
     lines.append(
-        f"(the library's own wrapper and launcher{', with the variables of the variant ' + variant['name'] if variant else ''}; "
-        f"{ranks} process{'es' if ranks != 1 else ''} and the arguments of the reproducer's first launch line)"
+        "(the library's own wrapper and"
+        f" launcher{of_variant};"
+        f" {ranks} process{'es' if ranks != 1 else ''} and the arguments of the"
+        " reproducer's first launch line)"
     )
     compiles, launches = header_commands(head)
     if launches:
@@ -627,7 +650,7 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
         "The reproducer's own account (its header):",
         "",
     ]
-    lines += ["> " + l if l.strip() else ">" for l in head.splitlines()] + [""]
+    lines += ["> " + line if line.strip() else ">" for line in head.splitlines()] + [""]
     kinds = list(dict.fromkeys(o for w in waivers for o in outcomes(w)))
     if kinds:
         lines += [
@@ -700,13 +723,15 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
                 lines.append("  - (no variant of the installed library has that name)")
         if any(not w.get("variant") for w in waivers):
             lines.append(
-                "- and the library's own choice of algorithm (a waiver names no variant)"
+                "- and the library's own choice of algorithm (a waiver names no"
+                " variant)"
             )
         if variant_note:
             lines.append(f"- note: {variant_note}")
     else:
         lines.append(
-            "- the library's own choice of algorithm (no waiver names an algorithm variant)"
+            "- the library's own choice of algorithm (no waiver names an algorithm"
+            " variant)"
         )
     cases = [
         w.get("case")
@@ -748,7 +773,7 @@ def cmd_findings(args):
         todo = sum(status(f) != "reported" for f in found)
         print(
             f"{len(found)} findings, {todo} not (or not wholly) reported upstream: "
-            f"`./ordo findings --report ID` writes the report"
+            "`./ordo findings --report ID` writes the report"
         )
         return EXIT_OK
     match = [f for f in found if f["id"] == args.report]
@@ -758,7 +783,8 @@ def cmd_findings(args):
         )
     if len(match) > 1:
         raise OrdoError(
-            f"finding '{args.report}' is in several vendors ({', '.join(f['vendor'] for f in match)})"
+            f"finding '{args.report}' is in several vendors"
+            f" ({', '.join(f['vendor'] for f in match)})"
         )
     text = report(
         match[0], run=args.run, timeout=args.timeout, chosen_variant=args.variant

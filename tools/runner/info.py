@@ -13,15 +13,15 @@ def cmd_list(args):
     if args.what == "vendors":
         for v in known_vendors():
             a = load_adapter(v)
-            print(
-                f"{v:18} {'tested here' if a.get('tested_here') else 'not tested here':16} {a.get('description', '')}"
-            )
+            tested = "tested here" if a.get("tested_here") else "not tested here"
+            print(f"{v:18} {tested:16} {a.get('description', '')}")
     elif args.what == "clauses":
         spec = json.loads((ROOT / "spec" / "clauses.json").read_text())
         for slug, c in sorted(spec["clauses"].items()):
             s50 = c.get("section_50") or "-"
             print(
-                f"{slug:40} MPI-4.1 §{c['section']:12} MPI-5.0 §{s50:12} {c['paraphrase']}"
+                f"{slug:40} MPI-4.1 §{c['section']:12} MPI-5.0"
+                f" §{s50:12} {c['paraphrase']}"
             )
     elif args.what == "variants":
         adapter = load_adapter(args.vendor)
@@ -32,7 +32,8 @@ def cmd_list(args):
         for v in [variants_mod.DEFAULT] + found:
             targets = (
                 ", ".join(
-                    f"{t.get('routine')}/{'+'.join(t.get('modes') or ['*'])}/{t.get('comm', 'any')}"
+                    f"{t.get('routine')}/{'+'.join(t.get('modes') or ['*'])}/"
+                    f"{t.get('comm', 'any')}"
                     for t in v.get("targets") or []
                 )
                 or "every case"

@@ -41,9 +41,8 @@ class Standby:
 
     def __init__(self, cmd, log, go):
         self.log, self.go_path, self.started = log, go, time.time()
-        self.ready = go.with_name(
-            go.name + ".ready"
-        )  # written by its rank 0 when it waits (harness.h, await_go)
+        # written by its rank 0 when it waits (harness.h, await_go)
+        self.ready = go.with_name(go.name + ".ready")
         go.unlink(missing_ok=True)
         self.ready.unlink(missing_ok=True)
         self.f = open(log, "w")
@@ -170,11 +169,12 @@ def run_job(
     logdir.mkdir(parents=True, exist_ok=True)
     attempt = 0
     launches = []
-    unexplained = 0  # restarts after a crash or timeout no waiver names: these count against max_restarts
+    # Restarts after a crash or timeout no waiver names: these count against
+    # max_restarts.
+    unexplained = 0
     before_first = 0  # launches in a row that died before their first case
-    first_record = journal_offset(
-        journal
-    )  # seqs count per executable: look at this job's only
+    # seqs count per executable: look at this job's only
+    first_record = journal_offset(journal)
     done = protocol.marker(journal, protocol.DONE)
     dead = {"ranks": n, "vendor": adapter["name"], "variant": variant}
     extra = dict(extra_fields or {})
@@ -183,7 +183,8 @@ def run_job(
     standby = None
 
     def xml(index):  # each launch's GoogleTest XML
-        return f"--gtest_output=xml:{out / 'gtest' / f'{variant}-{name}-{n}ranks-{index}.xml'}"
+        path = out / "gtest" / f"{variant}-{name}-{n}ranks-{index}.xml"
+        return f"--gtest_output=xml:{path}"
 
     with holding(lock):
         try:
@@ -197,9 +198,8 @@ def run_job(
                 cmd = base + [xml(index)]
                 if before_launch:
                     before_launch()
-                if standby is not None and not standby.usable(
-                    limit
-                ):  # not ready, dead, or waited too long
+                # not ready, dead, or waited too long
+                if standby is not None and not standby.usable(limit):
                     standby.quit()
                     standby = None
                 t0 = time.time()
@@ -218,9 +218,8 @@ def run_job(
                     )
                 if on_start:
                     on_start(proc.pid)
-                if (
-                    index > 0
-                ):  # a resumption: the next one, if any, is made ready beside it
+                # a resumption: the next one, if any, is made ready beside it
+                if index > 0:
                     nxt = index + 1
                     standby = Standby(
                         base + [xml(nxt)],
@@ -229,9 +228,8 @@ def run_job(
                     )
                 rc = proc.wait()
                 if rc not in (0, 1):
-                    gone(
-                        proc.pid
-                    )  # a job ended by a signal: none of its processes outlives it
+                    # a job ended by a signal: none of its processes outlives it
+                    gone(proc.pid)
                 if launch is not None:
                     launch.close()
                 else:
@@ -254,8 +252,11 @@ def run_job(
                     # ordo could not write its own records (a full disk): nothing is
                     # charged to the case in flight; the run stops and resumes there.
                     raise OrdoError(
-                        f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks); make room (or fix the "
-                        f"folder), then `./ordo run --resume {out}` finishes the run",
+                        (
+                            f"{failed.removeprefix('ordo: ')} (in {name} at {n} ranks);"
+                            " make room (or fix the folder), then `./ordo run --resume"
+                            f" {out}` finishes the run"
+                        ),
                         EXIT_INFRA,
                     )
                 after = protocol.restart_after(journal)
@@ -277,7 +278,8 @@ def run_job(
                 }
                 case, recorded = protocol.charged_case(journal, first_record)
                 if case and not recorded:
-                    # A DETECT case that timed out: which ranks' calls had returned, and how.
+                    # A DETECT case that timed out: which ranks' calls had returned, and
+                    # how.
                     notes = (
                         protocol.ranks_in_case(journal, case.get("seq"))
                         if case.get("level") == "DETECT"
@@ -291,7 +293,8 @@ def run_job(
                     before_first = 0
                 else:
                     # No case in flight: the job's own record, never charged to the case
-                    # before (that case finished; a waiver of it cannot waive this death).
+                    # before (that case finished; a waiver of it cannot waive this
+                    # death).
                     last = protocol.last_finished(journal, first_record)
                     where = (
                         records.AFTER_LAST_CASE
@@ -300,7 +303,8 @@ def run_job(
                         if case
                         else records.BEFORE_FIRST_CASE
                     )
-                    # A combined job's family of that case, by the tests its logs list; else the executable's.
+                    # A combined job's family of that case, by the tests its logs list;
+                    # else the executable's.
                     family = (
                         protocol.family_of(
                             sorted(logdir.glob(f"{name}-{n}ranks*.log")),
@@ -334,8 +338,8 @@ def run_job(
                         before_first += 1
                         if before_first >= 2:
                             why = (
-                                f"its launches {index - 1} and {index} both ended before their first case "
-                                f"(resumed after case {skip})"
+                                f"its launches {index - 1} and {index} both ended"
+                                f" before their first case (resumed after case {skip})"
                             )
                             append_record(
                                 journal,
@@ -359,11 +363,11 @@ def run_job(
                 attempt += 1
                 # A crash or timeout a waiver names is a known fault and costs its one
                 # case; so does a further hang of a kind that already hung (its short
-                # limit, rule "hung") or of a key whose last case hung (rules "again" and "probe": the
-                # harness holds back the cases of such a key, runner/case_limits.py,
-                # so their number grows with the logarithm of the family's). Only the
-                # others use up the restart budget (each restart resumes after a
-                # recorded case, so the loop ends either way).
+                # limit, rule "hung") or of a key whose last case hung (rules "again"
+                # and "probe": the harness holds back the cases of such a key,
+                # runner/case_limits.py, so their number grows with the logarithm of the
+                # family's). Only the others use up the restart budget (each restart
+                # resumes after a recorded case, so the loop ends either way).
                 hung_again = record.get("outcome") == "timeout" and (
                     record.get("case_limit") or {}
                 ).get("rule") in ("hung", "probe", "again")

@@ -30,15 +30,18 @@ def append_line(path, line):
             os.fsync(f.fileno())
     except OSError as e:
         raise OrdoError(
-            f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
-            f"`./ordo run --resume {pathlib.Path(path).parent}` finishes the run",
+            (
+                f"cannot write {path}: {e.strerror}; make room (or fix the folder),"
+                f" then `./ordo run --resume {pathlib.Path(path).parent}` finishes"
+                " the run"
+            ),
             EXIT_INFRA,
         )
 
 
 def summarize(records):
     """{outcome: count}."""
-    counts = {}
+    counts: dict = {}
     for r in records:
         counts[r.get("outcome", "?")] = counts.get(r.get("outcome", "?"), 0) + 1
     return counts
@@ -97,7 +100,10 @@ def compress_journal(journal):
         except OSError:
             pass
         print(
-            f"ordo: the journal is kept uncompressed ({journal}): cannot write {packed.name}: {e.strerror}",
+            (
+                f"ordo: the journal is kept uncompressed ({journal}): cannot write"
+                f" {packed.name}: {e.strerror}"
+            ),
             flush=True,
         )
         return journal

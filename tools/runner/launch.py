@@ -1,7 +1,8 @@
 """THE command line of a job: every launch of a check, property, survey,
 replay or benchmark executable is built here.
 
-    timeout -k 5 T  <launcher and its flags>  <np flag> N  <executable>  --ordo-... flags
+    timeout -k 5 T  <launcher and its flags>  <np flag> N  <executable>
+        --ordo-... flags
 """
 import contextlib
 import fcntl
@@ -102,7 +103,8 @@ def outer_timeout(cmd, seconds):
 
 def ordo_flags(**settings):
     """--ordo-<name>=<value> for each setting that is not None, in the given
-    order (journal=..., case_timeout=... -> --ordo-journal=..., --ordo-case-timeout=...).
+    order (journal=..., case_timeout=... -> --ordo-journal=...,
+    --ordo-case-timeout=...).
     """
     return [
         f"--ordo-{key.replace('_', '-')}={value}"
@@ -117,8 +119,7 @@ def die_with_parent():
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(
-            1, signal.SIGTERM
-        )  # PR_SET_PDEATHSIG
+        # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
     except (OSError, AttributeError):
         pass

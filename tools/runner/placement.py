@@ -69,14 +69,15 @@ def check_spec(placement, nodes):
     if placement in NAMED:
         if placement == "first-alone" and nodes is not None and nodes < 2:
             raise PlacementError(
-                "--placement first-alone needs --nodes 2 or more (rank 0 alone on one node)"
+                "--placement first-alone needs --nodes 2 or more (rank 0 alone on one"
+                " node)"
             )
         return
     m = re.fullmatch(r"sizes:(\d+(?:,\d+)*)", placement or "")
     if not m:
         raise PlacementError(
-            f"--placement '{placement}' is not block, cyclic, first-alone or sizes:A,B,... "
-            f"(ranks per node, e.g. sizes:1,3)"
+            f"--placement '{placement}' is not block, cyclic, first-alone or"
+            " sizes:A,B,... (ranks per node, e.g. sizes:1,3)"
         )
     sizes = [int(x) for x in m.group(1).split(",")]
     if min(sizes) < 1:
@@ -102,8 +103,8 @@ def node_of_rank(placement, nodes, ranks):
         return [k for k, s in enumerate(sizes) for _ in range(s)]
     if ranks < nodes:
         raise PlacementError(
-            f"--nodes {nodes} at {ranks} ranks: more nodes than ranks (every node holds at "
-            f"least one rank); give --ranks {nodes} or more"
+            f"--nodes {nodes} at {ranks} ranks: more nodes than ranks (every node holds"
+            f" at least one rank); give --ranks {nodes} or more"
         )
     if placement == "block":
         return _blocks(ranks, nodes)
@@ -113,8 +114,9 @@ def node_of_rank(placement, nodes, ranks):
 
 
 def groups(node_of):
-    """The node map: the world ranks of each node, nodes in the order of their lowest rank."""
-    by_node = {}
+    """The node map: the world ranks of each node, nodes in the order of their lowest
+    rank."""
+    by_node: dict = {}
     for r, k in enumerate(node_of):
         by_node.setdefault(k, []).append(r)
     return sorted(by_node.values(), key=lambda g: g[0])
@@ -143,18 +145,21 @@ def refusal(adapter, placement):
     vn = adapter.get("virtual_nodes")
     if not vn:
         return (
-            f"the {adapter['name']} adapter has no virtual_nodes section: it cannot make the library see "
-            f"several nodes on this machine (vendors/README.md, 'Virtual nodes')"
+            f"the {adapter['name']} adapter has no virtual_nodes section: it cannot"
+            " make the library see several nodes on this machine (vendors/README.md,"
+            " 'Virtual nodes')"
         )
     can = sorted({p for m in vn.get("methods", []) for p in m.get("placements", [])})
     return (
-        f"{adapter['name']} cannot place ranks as --placement {placement}: its adapter's methods express "
-        f"{', '.join(can)} (vendors/{adapter['name']}/adapter.json, virtual_nodes)"
+        f"{adapter['name']} cannot place ranks as --placement {placement}: its"
+        " adapter's methods express"
+        f" {', '.join(can)} (vendors/{adapter['name']}/adapter.json, virtual_nodes)"
     )
 
 
 def plan(adapter, placement, nodes, ranks):
-    """Per rank count: the node of each rank and the method. Usage errors (exit 2) first."""
+    """Per rank count: the node of each rank and the method. Usage errors (exit 2)
+    first."""
     out = {}
     for n in ranks:
         try:
@@ -234,13 +239,17 @@ def verify(found, expected, *, vendor, nodes, placement, ranks, where):
         "no node map"
         if found is None
         else (
-            f"{len(found['node_map'])} node{'s' if len(found['node_map']) != 1 else ''} {describe(found)}"
+            f"{len(found['node_map'])} node{'s' if len(found['node_map']) != 1 else ''}"
+            f" {describe(found)}"
         )
     )
     raise OrdoError(
-        f"{vendor} showed {shown} at {ranks} ranks ({where}) where --nodes {nodes} --placement "
-        f"{placement} asks {json.dumps(expected, separators=(',', ':'))}: the virtual nodes did not "
-        f"take, no check ran under them",
+        (
+            f"{vendor} showed {shown} at {ranks} ranks ({where}) where --nodes"
+            f" {nodes} --placement {placement} asks"
+            f" {json.dumps(expected, separators=(',', ':'))}: the virtual nodes did not"
+            " take, no check ran under them"
+        ),
         EXIT_INFRA,
     )
 

@@ -11,7 +11,7 @@ from .journal import probe_writable
 from .errors import EXIT_INFRA, OrdoError
 
 
-HELD_LOCKS = []
+HELD_LOCKS: list = []
 
 
 class OutputLock:
@@ -27,7 +27,8 @@ class OutputLock:
             self.f = open(self.path, "a+")
         except OSError as e:
             raise OrdoError(
-                f"cannot write the output folder {out}: {e.strerror}; choose another --out"
+                f"cannot write the output folder {out}: {e.strerror}; choose another"
+                " --out"
             )
         try:
             fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -35,8 +36,8 @@ class OutputLock:
             self.f.seek(0)
             holder = self.f.read().strip() or "another process"
             raise OrdoError(
-                f"another ordo run is writing into {out} ({holder}); wait for it to end "
-                f"or choose another --out"
+                f"another ordo run is writing into {out} ({holder}); wait for it to end"
+                " or choose another --out"
             )
         self.f.seek(0)
         self.f.truncate()
@@ -49,7 +50,7 @@ class OutputLock:
 
 def read_progress(path):
     """The jobs of a run: {key: {"start": event, "done": event}} from progress.jsonl."""
-    jobs = {}
+    jobs: dict = {}
     if path.exists():
         for line in path.read_text(errors="replace").splitlines():
             try:
@@ -68,7 +69,10 @@ def end_stale_job(event):
     try:
         os.killpg(pid, signal.SIGKILL)
         print(
-            f"ordo: ended the job the interrupted run left running (process group {pid})",
+            (
+                "ordo: ended the job the interrupted run left running (process group"
+                f" {pid})"
+            ),
             flush=True,
         )
     except (ProcessLookupError, PermissionError):
@@ -82,8 +86,10 @@ def write_json_atomic(path, document):
         os.replace(tmp, path)
     except OSError as e:
         raise OrdoError(
-            f"cannot write {path}: {e.strerror}; make room (or fix the folder), then "
-            f"`./ordo run --resume {path.parent}` finishes the run",
+            (
+                f"cannot write {path}: {e.strerror}; make room (or fix the folder),"
+                f" then `./ordo run --resume {path.parent}` finishes the run"
+            ),
             EXIT_INFRA,
         )
 
@@ -93,5 +99,6 @@ def check_writable_dir(path, what, option):
         probe_writable(path)
     except OSError as e:
         raise OrdoError(
-            f"cannot write the {what} {path}: {e.strerror}; fix it or choose another {option}"
+            f"cannot write the {what} {path}: {e.strerror}; fix it or choose another"
+            f" {option}"
         )

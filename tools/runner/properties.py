@@ -52,8 +52,8 @@ def parse_budget(text):
     m = re.fullmatch(r"(\d+)", t) or re.fullmatch(r"(\d+(?:\.\d+)?)\s*s", t)
     if not m:
         raise ValueError(
-            f"--property-budget '{text}' is not a number of cases per rank count (e.g. 20) "
-            f"or of seconds in all (e.g. 90s); 0 turns the property phase off"
+            f"--property-budget '{text}' is not a number of cases per rank count (e.g."
+            " 20) or of seconds in all (e.g. 90s); 0 turns the property phase off"
         )
     value = float(m.group(1)) if t.endswith("s") else int(m.group(1))
     if value == 0:
@@ -62,7 +62,8 @@ def parse_budget(text):
         return ("seconds", value)
     if value > 10_000_000:
         raise ValueError(
-            f"--property-budget '{text}' is too many cases (at most 10000000 per rank count)"
+            f"--property-budget '{text}' is too many cases (at most 10000000 per rank"
+            " count)"
         )
     return ("cases", value)
 

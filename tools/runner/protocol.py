@@ -2,15 +2,18 @@
 conformance/harness/, the same names), and the one rule for which case a
 job that died is charged to.
 
-    <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test, clause, ...;
-                               a DETECT case's also "returned" once that rank's call returned)
+    <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test,
+                               clause, ...; a DETECT case's also "returned" once that
+                               rank's call returned)
     <journal>.done             the executable ended normally
-    <journal>.timeout          "<seq> <rank>": that rank's watchdog ended an overrunning case
+    <journal>.timeout          "<seq> <rank>": that rank's watchdog ended an overrunning
+                               case
     <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
-                               waiver says the library corrupts memory there (restart_job);
-                               the process exits with RESTART_EXIT_CODE
+                               waiver says the library corrupts memory there
+                               (restart_job); the process exits with RESTART_EXIT_CODE
     <journal>.env.<rank>       that rank's values of the variables the runner named
-                               (--ordo-env-names): JSON {name: value, or null when unset}
+                               (--ordo-env-names): JSON {name: value, or null when
+                               unset}
 
 The dead-job rule (charged_case): a job that died is charged to a case only
 when a case was in flight, the earliest case a rank had begun that rank 0 had
@@ -75,7 +78,8 @@ def rank_envs(journal):
             if isinstance(env, dict):
                 envs[rank] = env
         except (OSError, ValueError, IndexError):
-            pass  # a .tmp left by a rank that died while writing: no report of that rank
+            # A .tmp left by a rank that died while writing: no report of that rank.
+            pass
         path.unlink(missing_ok=True)
     return dict(sorted(envs.items()))
 
@@ -148,7 +152,10 @@ def out_of_space(journal):
         return None
     free = st.f_bavail * st.f_frsize
     if free < LOW_SPACE_BYTES:
-        return f"{WRITE_FAILURE}{pathlib.Path(journal).parent}: No space left on device ({free} bytes free)"
+        return (
+            f"{WRITE_FAILURE}{pathlib.Path(journal).parent}: No space left on device"
+            f" ({free} bytes free)"
+        )
     return None
 
 
@@ -179,8 +186,8 @@ def charged_case(journal, first_offset):
     )
     if open_cases:
         case = open_cases[0]
-        # The note of the rank whose watchdog ended the case: its limit is the one that fired (each rank
-        # derives its own from what it saw, and they can differ).
+        # The note of the rank whose watchdog ended the case: its limit is the one that
+        # fired (each rank derives its own from what it saw, and they can differ).
         rank = watchdog_rank(journal)
         if rank is not None:
             case = ranks_in_case(journal, case.get("seq")).get(rank, case)

@@ -34,27 +34,24 @@ def cmd_replay(args):
         path, _, rid = args.record.rpartition(":")
         journal = pathlib.Path(path)
         if not journal.exists() and journal.with_name(journal.name + ".gz").is_file():
-            journal = journal.with_name(
-                journal.name + ".gz"
-            )  # a finished run's journal.jsonl, now compressed
+            # a finished run's journal.jsonl, now compressed
+            journal = journal.with_name(journal.name + ".gz")
         records = [r for r in read_journal(journal) if r.get("id") == rid]
-        if (
-            variant
-        ):  # a sweep's journal holds one record of an id per variant and rank count
+        # a sweep's journal holds one record of an id per variant and rank count
+        if variant:
             records = [r for r in records if (r.get("variant") or "default") == variant]
         if not records or not records[0].get("case"):
             raise OrdoError(
-                f"no record with a case and id '{rid}'{f' under variant {variant}' if variant else ''} "
-                f"in {path}"
+                "no record with a case and id"
+                f" '{rid}'{f' under variant {variant}' if variant else ''} in {path}"
             )
         variant = variant or records[0].get("variant")
         case_json = json.dumps(records[0]["case"])
         clause = records[0].get("clause", clause)
         level = level or records[0].get("level")
         ranks = [records[0].get("ranks", ranks[0])]
-        if nodes is None and records[0].get(
-            "nodes"
-        ):  # the record's virtual nodes, unless told otherwise
+        # the record's virtual nodes, unless told otherwise
+        if nodes is None and records[0].get("nodes"):
             nodes, where = records[0]["nodes"], records[0].get("placement")
     elif args.case:
         case_json = args.case
@@ -66,12 +63,10 @@ def cmd_replay(args):
     except ValueError as e:
         raise OrdoError(f"--case is not a JSON object: {e}")
     user_env = parse_env(args.env)
-    variant_layers = (
-        []
-    )  # what the user's --env may replace besides the adapter's own (env_notices)
-    if (
-        variant and variant != "default"
-    ):  # the variant's settings, as `ordo run` sets them (run.py)
+    # what the user's --env may replace besides the adapter's own (env_notices)
+    variant_layers = []
+    # the variant's settings, as `ordo run` sets them (run.py)
+    if variant and variant != "default":
         try:
             chosen = variants_mod.select(
                 adapter, variant, variants_mod.discover(adapter)
@@ -93,8 +88,8 @@ def cmd_replay(args):
     launcher = getattr(args, "launcher", None)
     if launcher and nodes is not None:
         raise OrdoError(
-            f"--nodes with --launcher {launcher}: the virtual nodes are made through the adapter's own "
-            f"launcher; replay --nodes without --launcher"
+            f"--nodes with --launcher {launcher}: the virtual nodes are made through"
+            " the adapter's own launcher; replay --nodes without --launcher"
         )
     launched = with_launcher(adapter, launcher) if launcher else adapter
     if launcher:
@@ -113,9 +108,8 @@ def cmd_replay(args):
         print(notice_line(notice), flush=True)
     nodes, where = placement_mod.from_settings({"nodes": nodes, "placement": where})
     placed = adapter
-    if (
-        launcher
-    ):  # the build keeps the adapter's launcher; the replay starts through the template
+    # the build keeps the adapter's launcher; the replay starts through the template
+    if launcher:
         placed = launched
         prefix = launcher_prefix(
             placed,

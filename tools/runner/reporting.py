@@ -30,23 +30,27 @@ def _report_error(e):
 
 
 def write_run_reports(out):
-    """At the end of `ordo run`: results.json and every view; a failure here never loses the journal.
-    Returns (the report, the paths of its files), or None when it could not be written.
+    """At the end of `ordo run`: results.json and every view; a failure here never loses
+    the journal. Returns (the report, the paths of its files), or None when it could not
+    be written.
     """
     try:
         rep = _reports()
         report, paths = rep.views.write_for_output_folder(out)
     except Exception as e:  # the run's own results are safe in journal.jsonl
         print(
-            f"ordo: the report could not be written ({e}); `ordo report {out}` tries again",
+            (
+                f"ordo: the report could not be written ({e}); `ordo report {out}`"
+                " tries again"
+            ),
             file=sys.stderr,
         )
         return None
     print(
-        f"report:  {paths['html']}\n"
-        f"         {paths['results']}, {paths['markdown'].name}, {paths['junit'].name}, "
-        f"{paths['tap'].name}\n"
-        f"verdict: {report['summary'].get('headline') or report['summary']['verdict']}"
+        f"report:  {paths['html']}\n         {paths['results']},"
+        f" {paths['markdown'].name}, {paths['junit'].name},"
+        f" {paths['tap'].name}\nverdict:"
+        f" {report['summary'].get('headline') or report['summary']['verdict']}"
     )
     return report, paths
 
@@ -57,18 +61,16 @@ def cmd_report(args):
 
     src = pathlib.Path(args.source)
     try:
-        if (
-            src.is_dir() and journal_file(src) is not None
-        ):  # journal.jsonl, or journal.jsonl.gz
+        # journal.jsonl, or journal.jsonl.gz
+        if src.is_dir() and journal_file(src) is not None:
             dest = pathlib.Path(args.out) if args.out else src
             dest.mkdir(parents=True, exist_ok=True)
             report, results_path = rep.results.write(
                 src, dest / rep.results.RESULTS_NAME
             )
         else:
-            report = rep.results.load(
-                src
-            )  # results.json.gz, or a results.json of version 1
+            # results.json.gz, or a results.json of version 1
+            report = rep.results.load(src)
             results_path = rep.results.results_file(src) if src.is_dir() else src
             dest = pathlib.Path(args.out) if args.out else results_path.parent
         paths = rep.views.write_all(report, dest)
@@ -89,9 +91,11 @@ def cmd_report(args):
     corrupt = s["outcomes"].get("corrupt", 0)
     if corrupt:  # written, and yet not a clean report: say so in the exit code
         raise OrdoError(
-            f"{corrupt} journal line(s) of {src} could not be read (a write cut short?); the report is "
-            f"written and marked partial; `./ordo run --resume {src}` sets a cut last line aside and "
-            f"finishes the run",
+            (
+                f"{corrupt} journal line(s) of {src} could not be read (a write cut"
+                " short?); the report is written and marked partial; `./ordo run"
+                f" --resume {src}` sets a cut last line aside and finishes the run"
+            ),
             EXIT_INFRA,
         )
     return EXIT_OK
@@ -122,7 +126,8 @@ def cmd_compare(args):
     for r, path in zip(loaded, args.runs):
         s = r["summary"]
         print(
-            f"  {r['run']['vendor']:10} {s['total']:6d} checks  {path}: {s.get('headline') or s['verdict']}"
+            f"  {r['run']['vendor']:10} {s['total']:6d} checks  {path}:"
+            f" {s.get('headline') or s['verdict']}"
         )
     print(f"comparison: {dest / 'compare.html'}")
     return EXIT_OK
@@ -184,9 +189,10 @@ def cmd_package(args):
     except OSError as e:
         raise OrdoError(f"cannot write the package: {e}")
     dest = pathlib.Path(args.dest).resolve()
+    headline = report["summary"].get("headline") or report["summary"]["verdict"]
     print(
-        f"ordo: package of {report['run']['vendor']} ({report['summary'].get('headline') or report['summary']['verdict']}): "
-        f"{len(files)} files in {dest}"
+        f"ordo: package of {report['run']['vendor']} ({headline}):"
+        f" {len(files)} files in {dest}"
     )
     rc = subprocess.call([sys.executable, str(dest / "verify.py"), str(dest)])
     return EXIT_OK if rc == 0 else EXIT_INFRA
@@ -199,10 +205,9 @@ def compare_records(args):
 
     if len(args.runs) != 2:
         raise OrdoError("compare --records takes two output folders of `ordo run`")
+    a, b = args.runs
     try:
-        result = record_diff.compare_folders(
-            *args.runs, new_fields=tuple(args.new_field)
-        )
+        result = record_diff.compare_folders(a, b, new_fields=tuple(args.new_field))
     except FileNotFoundError as e:
         raise OrdoError(str(e))
     print(record_diff.format_result(result, args.runs[0], args.runs[1]))

@@ -1,20 +1,19 @@
-"""`ordo test`: the project's own tests, as CI runs them: ctest against each
-library, the mutant vendor, Python lint and the Python tests, one line each
-in the table at the end."""
+"""`ordo test`: the project's own tests, as CI runs them: the lint steps (black,
+flake8, mypy, shellcheck: runner/lint.py), ctest against each library (with
+lint.clang_format), the sanitizer run, the mutant vendor and the Python tests,
+one line each in the table at the end."""
 import re
 import shutil
 import subprocess
 import sys
 import time
 
-from . import ROOT
+from . import ROOT, lint
 from .adapters import load_adapter, require_tools
 from .build import build
 from .errors import EXIT_FAIL, EXIT_OK
 from reports.records import BAD, journal_file, read_journal
 
-
-LINTED = ("tools", "reports", "bench")
 
 # The sanitizer step: ordo's own code (reference, harness, checks, property
 # executable, the reference MPI) built with ASan and UBSan
@@ -47,9 +46,8 @@ def sanitize_step():
     clean (exit 0) and no log holds a sanitizer report."""
     adapter = load_adapter(SANITIZE_VENDOR)
     require_tools(adapter)
-    bdir, _ = build(
-        adapter, reference_tests=False, sanitize=True, extras=False
-    )  # checks only
+    # checks only
+    bdir, _ = build(adapter, reference_tests=False, sanitize=True, extras=False)
     out = bdir / "selftest-run"
     shutil.rmtree(out, ignore_errors=True)
     log = bdir / "ordo-selftest-run.log"
@@ -68,7 +66,10 @@ def sanitize_step():
         str(out),
     ]
     print(
-        f"ordo: sanitizer run against {SANITIZE_VENDOR} at ranks {SANITIZE_RANKS} (log: {log})",
+        (
+            f"ordo: sanitizer run against {SANITIZE_VENDOR} at ranks"
+            f" {SANITIZE_RANKS} (log: {log})"
+        ),
         flush=True,
     )
     with open(log, "w") as f:
@@ -91,45 +92,44 @@ def sanitize_step():
     if not recs or bad:
         for r in bad[:10]:
             print(
-                f"  {r.get('outcome')}: {r.get('id')} at {r.get('ranks')} ranks: {(r.get('message') or '')[:200]}",
+                (
+                    f"  {r.get('outcome')}: {r.get('id')} at {r.get('ranks')} ranks:"
+                    f" {(r.get('message') or '')[:200]}"
+                ),
                 flush=True,
             )
         print(
-            f"  the run was not clean (exit {rc}): {len(bad)} checks went wrong outside DETECT "
-            f"(see {log})",
+            (
+                f"  the run was not clean (exit {rc}): {len(bad)} checks went wrong"
+                f" outside DETECT (see {log})"
+            ),
             flush=True,
         )
         return 1
     if detect:
         print(
-            f"  {len(detect)} DETECT cases crashed or hung in the underlying MPI library (its findings, "
-            f"not ordo's): {', '.join(sorted({r.get('test', '?') for r in detect}))[:300]}",
+            (
+                f"  {len(detect)} DETECT cases crashed or hung in the underlying MPI"
+                " library (its findings, not ordo's):"
+                f" {', '.join(sorted({r.get('test', '?') for r in detect}))[:300]}"
+            ),
             flush=True,
         )
     total = [
-        l
-        for l in log.read_text(errors="replace").splitlines()
-        if l.startswith("total:")
+        line
+        for line in log.read_text(errors="replace").splitlines()
+        if line.startswith("total:")
     ]
     print("  clean: " + (total[-1] if total else "no sanitizer report"), flush=True)
     return 0
 
 
-def python_files():
-    """Every Python file git tracks under tools/, reports/ and bench/ (every
-    one there, outside a git checkout)."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(ROOT), "ls-files", "--"] + [f"{d}/*.py" for d in LINTED],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        if out.returncode == 0 and out.stdout.strip():
-            return [ROOT / line for line in out.stdout.splitlines()]
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    return sorted(p for d in LINTED for p in (ROOT / d).rglob("*.py"))
+def table(results, t_all):
+    print(f"\n{'suite':24} {'result':8} {'seconds':>8}")
+    for name, rc, dt in results:
+        print(f"{name:24} {'pass' if rc == 0 else 'FAIL':8} {dt:8.1f}")
+    print(f"total {time.time() - t_all:.0f} s")
+    return EXIT_OK if all(rc == 0 for _, rc, _ in results) else EXIT_FAIL
 
 
 def cmd_test(args):
@@ -139,10 +139,16 @@ def cmd_test(args):
         t0 = time.time()
         rc = sanitize_step()
         print(
-            f"\n{'suite':24} {'result':8} {'seconds':>8}\n{'sanitize ' + SANITIZE_VENDOR:24} "
+            f"\n{'suite':24} {'result':8} {'seconds':>8}\n"
+            f"{'sanitize ' + SANITIZE_VENDOR:24} "
             f"{'pass' if rc == 0 else 'FAIL':8} {time.time() - t0:8.1f}"
         )
         return EXIT_OK if rc == 0 else EXIT_FAIL
+    # The lint steps first: a few seconds, and every tool checked before the builds.
+    lint.require_tools()
+    results += lint.run_steps()
+    if getattr(args, "lint_only", False):
+        return table(results, t_all)
     vendors = args.vendors.split(",") if args.vendors else ["mpich", "openmpi"]
     adapters = [load_adapter(v) for v in vendors]
     for a in adapters:
@@ -166,36 +172,29 @@ def cmd_test(args):
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
         text = log.read_text(errors="replace")
         summary = [
-            l for l in text.splitlines() if "tests passed" in l or "tests failed" in l
+            line
+            for line in text.splitlines()
+            if "tests passed" in line or "tests failed" in line
         ]
         print(
             "  " + (summary[-1] if summary else f"ctest exited with {rc}"), flush=True
         )
         if rc != 0:
             failed = [
-                l
-                for l in text.splitlines()
-                if "***Failed" in l or "***Timeout" in l or "(Failed)" in l
+                line
+                for line in text.splitlines()
+                if "***Failed" in line or "***Timeout" in line or "(Failed)" in line
             ]
-            print("\n".join("  " + l for l in failed[:40]), flush=True)
+            print("\n".join("  " + line for line in failed[:40]), flush=True)
         results.append((f"ctest {a['name']}", rc, time.time() - t0))
     t0 = time.time()  # ordo's own code under ASan and UBSan (sanitize_step)
     rc = sanitize_step()
     results.append((f"sanitize {SANITIZE_VENDOR}", rc, time.time() - t0))
-    t0 = (
-        time.time()
-    )  # the mutant vendor: every injected fault must be caught (tools/mutants.py)
+    # The mutant vendor: every injected fault must be caught (tools/mutants.py).
+    t0 = time.time()
     print("ordo: mutants", flush=True)
     rc = subprocess.call([sys.executable, str(ROOT / "tools" / "mutants.py")])
     results.append(("mutants", rc, time.time() - t0))
-    t0 = (
-        time.time()
-    )  # Python lint: Debian's pyflakes3 (installed by install-deps.sh --with-test-tools)
-    print("ordo: python lint (pyflakes3)", flush=True)
-    rc = subprocess.call(
-        ["pyflakes3"] + [str(p) for p in python_files()], cwd=str(ROOT)
-    )
-    results.append(("pyflakes3", rc, time.time() - t0))
     t0 = time.time()  # after the builds: the reliability tests run real jobs in them
     py = [
         sys.executable,
@@ -209,8 +208,4 @@ def cmd_test(args):
     print("ordo: python tests", flush=True)
     rc = subprocess.call(py, cwd=str(ROOT))
     results.append(("pytest tools/tests", rc, time.time() - t0))
-    print(f"\n{'suite':24} {'result':8} {'seconds':>8}")
-    for name, rc, dt in results:
-        print(f"{name:24} {'pass' if rc == 0 else 'FAIL':8} {dt:8.1f}")
-    print(f"total {time.time() - t_all:.0f} s")
-    return EXIT_OK if all(rc == 0 for _, rc, _ in results) else EXIT_FAIL
+    return table(results, t_all)

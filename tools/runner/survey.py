@@ -23,7 +23,8 @@ def select_flag(variant):
     if not variant.get("targets"):
         return []
     parts = [
-        f"{t.get('routine', '*')}:{'+'.join(t.get('modes') or ['*'])}:{t.get('comm', 'any')}"
+        f"{t.get('routine', '*')}:{'+'.join(t.get('modes') or ['*'])}:"
+        f"{t.get('comm', 'any')}"
         for t in variant["targets"]
     ]
     return ["--ordo-select=" + ";".join(parts)]

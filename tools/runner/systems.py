@@ -34,25 +34,31 @@ import urllib.request
 from . import ROOT
 from .errors import EXIT_INFRA, EXIT_USAGE, OrdoError
 
-# The systems ordo knows: name -> Debian suite. debian-12 is the host's own release on Debian 12 (a root of
-# it measures what running in a root costs).
+# The systems ordo knows: name -> Debian suite. debian-12 is the host's own release on
+# Debian 12 (a root of it measures what running in a root costs).
 SYSTEMS = {"debian-12": "bookworm", "debian-13": "trixie", "debian-unstable": "sid"}
-# Suites whose mirror's Release file may be past its Valid-Until date: apt is told not to check, in that root alone.
+# Suites whose mirror's Release file may be past its Valid-Until date: apt is told not
+# to check, in that root alone.
 NO_VALID_UNTIL = ("sid",)
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
-INSIDE = "ORDO_SYSTEM"  # set inside a root: the system's name (the harness adds --system NAME to replay commands)
+# Set inside a root: the system's name (the harness adds --system NAME to replay
+# commands).
+INSIDE = "ORDO_SYSTEM"
 SCHEMA = "ordo.system/1"
-# Packages a root holds besides ordo's build dependencies and the adapters' packages: git (the run records the
-# suite's commit), the root is entered with bash (./ordo).
+# Packages a root holds besides ordo's build dependencies and the adapters' packages:
+# git (the run records the suite's commit), the root is entered with bash (./ordo).
 EXTRA_PACKAGES = ("git", "bash", "ca-certificates")
-# The installed packages recorded of a system: the MPI libraries and what they are built on, the compilers, cmake.
+# The installed packages recorded of a system: the MPI libraries and what they are built
+# on, the compilers, cmake.
 RECORDED = re.compile(
-    r"^(mpich|libmpich[0-9a-z.-]*|openmpi-[a-z-]+|libopenmpi[0-9a-z.-]*|libpmix[0-9a-z.-]*|"
-    r"libprrte[0-9a-z.-]*|prrte-bin|libucx[0-9a-z.-]*|libfabric[0-9a-z.-]*|libhwloc[0-9a-z.-]*|"
-    r"hwloc-nox|gcc|gcc-[0-9]+|g\+\+|g\+\+-[0-9]+|gfortran|gfortran-[0-9]+|cmake|libc6)$"
+    r"^(mpich|libmpich[0-9a-z.-]*|openmpi-[a-z-]+|libopenmpi[0-9a-z.-]*|"
+    r"libpmix[0-9a-z.-]*|libprrte[0-9a-z.-]*|prrte-bin|libucx[0-9a-z.-]*|"
+    r"libfabric[0-9a-z.-]*|libhwloc[0-9a-z.-]*|hwloc-nox|gcc|gcc-[0-9]+|g\+\+|"
+    r"g\+\+-[0-9]+|gfortran|gfortran-[0-9]+|cmake|libc6)$"
 )
-# dpkg in the making of a root: no fsync (a root that was cut short is made again), and no documentation,
-# manual pages or translations (a root only builds and runs ordo; the copyright files stay).
+# dpkg in the making of a root: no fsync (a root that was cut short is made again), and
+# no documentation, manual pages or translations (a root only builds and runs ordo; the
+# copyright files stay).
 SPEED = (
     "--dpkgopt=force-unsafe-io",
     "--dpkgopt=path-exclude=/usr/share/doc/*",
@@ -101,7 +107,8 @@ def check_name(name):
 
 
 def root_of(name, systems_dir_option=None, system_root=None):
-    """The root folder of a system: a site's own (--system-root) or NAME in the cache folder."""
+    """The root folder of a system: a site's own (--system-root) or NAME in the cache
+    folder."""
     if system_root:
         return pathlib.Path(system_root).expanduser().resolve()
     return systems_dir(systems_dir_option) / name
@@ -122,7 +129,8 @@ def read_record(root):
 
 
 def host_mirror(sources=None):
-    """The Debian archive the host's apt uses (its sources.list files; the main archive, not the security one)."""
+    """The Debian archive the host's apt uses (its sources.list files; the main archive,
+    not the security one)."""
     files = sources
     if files is None:
         files = [pathlib.Path("/etc/apt/sources.list")] + sorted(
@@ -148,7 +156,8 @@ def host_mirror(sources=None):
 
 
 def adapter_packages():
-    """The packages of every adapter tested here (as tools/install-deps.sh reads them)."""
+    """The packages of every adapter tested here (as tools/install-deps.sh reads
+    them)."""
     seen = []
     for path in sorted((ROOT / "vendors").glob("*/adapter.json")):
         try:
@@ -161,7 +170,8 @@ def adapter_packages():
 
 
 def build_packages():
-    """ordo's build dependencies, read from tools/install-deps.sh's list (one place says what ordo needs)."""
+    """ordo's build dependencies, read from tools/install-deps.sh's list (one place says
+    what ordo needs)."""
     text = (ROOT / "tools" / "install-deps.sh").read_text()
     m = re.search(r"^packages=\(\n(.*?)\n\)", text, re.S | re.M)
     if not m:
@@ -184,7 +194,10 @@ def require(*tools):
         if shutil.which(tool) is None:
             package = {"bwrap": "bubblewrap"}.get(tool, tool)
             raise OrdoError(
-                f"{tool} not found: systems need it (install it with: sudo apt-get install -y {package})",
+                (
+                    f"{tool} not found: systems need it (install it with: sudo apt-get"
+                    f" install -y {package})"
+                ),
                 EXIT_USAGE,
             )
 
@@ -217,13 +230,17 @@ def mmdebstrap_command(name, target, mirror):
 
 
 def make(name, root, mirror=None, quiet=False):
-    """Makes the root (into ROOT.partial, renamed when whole) and its record; returns the record."""
+    """Makes the root (into ROOT.partial, renamed when whole) and its record; returns
+    the record."""
     check_name(name)
     require("mmdebstrap", "bwrap")
     root = pathlib.Path(root)
     if root.exists():
         raise OrdoError(
-            f"{root} already exists: `ordo systems remove {name}` first, or use it as it is",
+            (
+                f"{root} already exists: `ordo systems remove {name}` first, or use it"
+                " as it is"
+            ),
             EXIT_USAGE,
         )
     mirror = mirror or host_mirror()
@@ -232,8 +249,10 @@ def make(name, root, mirror=None, quiet=False):
         root.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OrdoError(
-            f"cannot make the folder {root.parent}: {e.strerror}; choose another --systems-dir "
-            f"or --system-root",
+            (
+                f"cannot make the folder {root.parent}: {e.strerror}; choose another"
+                " --systems-dir or --system-root"
+            ),
             EXIT_USAGE,
         )
     partial = root.with_name(root.name + ".partial")
@@ -243,7 +262,10 @@ def make(name, root, mirror=None, quiet=False):
     cmd = mmdebstrap_command(name, partial, mirror)
     if not quiet:
         print(
-            f"ordo: making {name} ({SYSTEMS[name]} from {mirror}) in {root}; log: {log}",
+            (
+                f"ordo: making {name} ({SYSTEMS[name]} from {mirror}) in {root}; log:"
+                f" {log}"
+            ),
             flush=True,
         )
     t0 = time.time()
@@ -264,15 +286,20 @@ def make(name, root, mirror=None, quiet=False):
         )
         if unreachable:
             raise OrdoError(
-                f"the repository {mirror} ({SYSTEMS[name]}) is unreachable: {unreachable.group(0)[:200]} "
-                f"(log: {log})",
+                (
+                    f"the repository {mirror} ({SYSTEMS[name]}) is unreachable:"
+                    f" {unreachable.group(0)[:200]} (log: {log})"
+                ),
                 EXIT_USAGE,
             )
         last = [ln for ln in text.splitlines() if ln.startswith("E:")][
             -1:
         ] or text.splitlines()[-1:]
         raise OrdoError(
-            f"mmdebstrap could not make {name} (exit {rc}): {(last or [''])[0][:200]} (log: {log})",
+            (
+                f"mmdebstrap could not make {name} (exit {rc}):"
+                f" {(last or [''])[0][:200]} (log: {log})"
+            ),
             EXIT_INFRA,
         )
     os.rename(partial, root)
@@ -298,7 +325,7 @@ def make(name, root, mirror=None, quiet=False):
 
 
 def os_release(path):
-    out = {}
+    out: dict = {}
     try:
         text = pathlib.Path(path).read_text(errors="replace")
     except OSError:
@@ -314,7 +341,8 @@ def os_release(path):
 
 
 def installed(admindir=None, names=None):
-    """{package: version} of the installed packages (all, or those named) of a dpkg database."""
+    """{package: version} of the installed packages (all, or those named) of a dpkg
+    database."""
     cmd = (
         ["dpkg-query"]
         + ([f"--admindir={admindir}"] if admindir else [])
@@ -349,7 +377,8 @@ def describe_root(root):
 
 
 def owner(path):
-    """The Debian package that holds a file (merged /usr: tried as /bin/... too), or None."""
+    """The Debian package that holds a file (merged /usr: tried as /bin/... too), or
+    None."""
     real = os.path.realpath(path)
     for candidate in dict.fromkeys([real, re.sub(r"^/usr/", "/", real), path]):
         try:
@@ -367,9 +396,10 @@ def owner(path):
 
 
 def describe_current(adapter):
-    """The system this ordo runs on, for run.json: its name (ORDO_SYSTEM inside a root, else host), os-release,
-    and the Debian versions of the adapter's packages, of the packages that hold its compilers and launcher, and
-    of the MPI libraries, compilers and cmake installed (empty where dpkg is not)."""
+    """The system this ordo runs on, for run.json: its name (ORDO_SYSTEM inside a root,
+    else host), os-release, and the Debian versions of the adapter's packages, of the
+    packages that hold its compilers and launcher, and of the MPI libraries, compilers
+    and cmake installed (empty where dpkg is not)."""
     tools = {}
     for role, command in list((adapter.get("compilers") or {}).items()) + [
         ("launcher", (adapter.get("launcher") or {}).get("command", "")),
@@ -425,11 +455,13 @@ def summary(doc):
     return f"{rel}; {libs}"
 
 
-# ---- running inside a root ----------------------------------------------------------------------------------------
+# ---- running inside a root
+# ----------------------------------------------------------------------------------------
 
 
 def git_dirs():
-    """The checkout's git folders (a worktree's .git is a file naming its folder elsewhere), to bind read-only."""
+    """The checkout's git folders (a worktree's .git is a file naming its folder
+    elsewhere), to bind read-only."""
     try:
         out = subprocess.run(
             [
@@ -449,7 +481,7 @@ def git_dirs():
         return []
     if out.returncode != 0:
         return []
-    dirs = []
+    dirs: list = []
     for d in out.stdout.split():
         p = pathlib.Path(d)
         if (
@@ -462,7 +494,8 @@ def git_dirs():
 
 
 def bwrap_command(name, root, inner, binds=(), ro_binds=(), cwd=None, env=None):
-    """bwrap's command line that runs `inner` inside the root (see the module's notes)."""
+    """bwrap's command line that runs `inner` inside the root (see the module's
+    notes)."""
     cmd = [
         "bwrap",
         "--bind",
@@ -483,8 +516,9 @@ def bwrap_command(name, root, inner, binds=(), ro_binds=(), cwd=None, env=None):
         "--ro-bind-try",
         "/etc/resolv.conf",
         "/etc/resolv.conf",
-        # The host's names: a root made by mmdebstrap has no /etc/hosts, and without it the launcher's
-        # lookups of this machine's names go to DNS (every other MPICH launch took 5 s longer).
+        # The host's names: a root made by mmdebstrap has no /etc/hosts, and without it
+        # the launcher's lookups of this machine's names go to DNS (every other MPICH
+        # launch took 5 s longer).
         "--ro-bind-try",
         "/etc/hosts",
         "/etc/hosts",
@@ -519,7 +553,8 @@ def run_inside(name, root, argv, out_dirs=(), read_only=()):
     root = pathlib.Path(root)
     if not (root / "usr" / "bin" / "python3").exists():
         raise OrdoError(
-            f"the system {name} has no root at {root}: make it with `./ordo systems make {name}`"
+            f"the system {name} has no root at {root}: make it with `./ordo systems"
+            f" make {name}`"
             + (
                 f" --system-root {root}"
                 if read_record(root) is None and root.name != name
@@ -534,22 +569,25 @@ def run_inside(name, root, argv, out_dirs=(), read_only=()):
             d.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise OrdoError(
-                f"cannot make the output folder {d}: {e.strerror}; choose another --out",
+                (
+                    f"cannot make the output folder {d}: {e.strerror}; choose another"
+                    " --out"
+                ),
                 EXIT_USAGE,
             )
         if not d.is_relative_to(ROOT):
             binds.append(d)
     lock = os.environ.get("ORDO_MPI_LOCK")
-    if (
-        lock
-    ):  # the same file (inode) inside: its flock still serialises the machine's MPI runs
-        lock = pathlib.Path(lock).resolve()
-        lock.touch(exist_ok=True)
-        binds.append(lock)
+    # The same file (inode) inside: its flock still serialises the machine's MPI runs.
+    if lock:
+        lock_file = pathlib.Path(lock).resolve()
+        lock_file.touch(exist_ok=True)
+        binds.append(lock_file)
     cwd = pathlib.Path.cwd()
     if not any(cwd.is_relative_to(b) for b in binds):
         cwd = ROOT
-    # The build folder of the system: build/<system>/<vendor>, apart from the host's build/<vendor>.
+    # The build folder of the system: build/<system>/<vendor>, apart from the host's
+    # build/<vendor>.
     (ROOT / "build" / name).mkdir(parents=True, exist_ok=True)
     cmd = bwrap_command(
         name,
@@ -569,7 +607,8 @@ def run_inside(name, root, argv, out_dirs=(), read_only=()):
 
 
 def strip_system_options(argv):
-    """argv without --system-root/--systems-dir (host paths; --system itself stays: run.json's command names it)."""
+    """argv without --system-root/--systems-dir (host paths; --system itself stays:
+    run.json's command names it)."""
     out, skip = [], False
     for a in argv:
         if skip:
@@ -587,7 +626,8 @@ def strip_system_options(argv):
 def absolute_paths(
     argv, options=("--out", "--resume", "--record", "--vendor", "--launcher")
 ):
-    """argv with the paths of these options made absolute (the run inside starts in the checkout)."""
+    """argv with the paths of these options made absolute (the run inside starts in the
+    checkout)."""
     out, i = [], 0
     while i < len(argv):
         a = argv[i]
@@ -614,8 +654,9 @@ def absolute(option, value):
 
 
 def maybe_run_inside(args, argv):
-    """For `ordo run/replay --system NAME` on the host: runs the command inside the root and returns its exit code;
-    inside the root (or without --system), None: the command runs here."""
+    """For `ordo run/replay --system NAME` on the host: runs the command inside the root
+    and returns its exit code; inside the root (or without --system), None: the command
+    runs here."""
     name = getattr(args, "system", None)
     if not name:
         return None
@@ -640,7 +681,8 @@ def maybe_run_inside(args, argv):
         out_dirs.append(
             os.path.dirname(os.path.abspath(args.record.rpartition(":")[0]))
         )
-    # A site's adapter or launcher file (and its folder: its waivers) outside the checkout, read-only.
+    # A site's adapter or launcher file (and its folder: its waivers) outside the
+    # checkout, read-only.
     files = [
         os.path.dirname(os.path.abspath(f))
         for f in (getattr(args, "vendor", None), getattr(args, "launcher", None))
@@ -649,7 +691,8 @@ def maybe_run_inside(args, argv):
     return run_inside(name, root, argv, out_dirs, read_only=files)
 
 
-# ---- `ordo systems` -----------------------------------------------------------------------------------------------
+# ---- `ordo systems`
+# -----------------------------------------------------------------------------------------------
 
 
 def cmd_systems(args):
@@ -664,15 +707,18 @@ def cmd_systems(args):
             doc = read_record(root)
             if doc:
                 print(
-                    f"  {name:16} made {doc.get('made')} in {doc.get('seconds')} s: {summary(doc)}"
+                    f"  {name:16} made {doc.get('made')} in {doc.get('seconds')} s:"
+                    f" {summary(doc)}"
                 )
             elif root.exists():
                 print(
-                    f"  {name:16} {root} exists without its record {record_of(root).name} (incomplete: remove it)"
+                    f"  {name:16} {root} exists without its record"
+                    f" {record_of(root).name} (incomplete: remove it)"
                 )
             else:
                 print(
-                    f"  {name:16} not made ({SYSTEMS[name]}; `./ordo systems make {name}`)"
+                    f"  {name:16} not made ({SYSTEMS[name]}; `./ordo systems make"
+                    f" {name}`)"
                 )
         if args.system_root:
             doc = read_record(args.system_root)
@@ -683,7 +729,10 @@ def cmd_systems(args):
         return 0
     if not args.name:
         raise OrdoError(
-            f"`ordo systems {action}` needs a system's name: {', '.join(sorted(SYSTEMS))}",
+            (
+                f"`ordo systems {action}` needs a system's name:"
+                f" {', '.join(sorted(SYSTEMS))}"
+            ),
             EXIT_USAGE,
         )
     name = check_name(args.name)
@@ -698,8 +747,10 @@ def cmd_systems(args):
             )
         if root.exists() and read_record(root) is None and not (root / "usr").is_dir():
             raise OrdoError(
-                f"{root} does not look like a root of ordo's (no {record_of(root).name}, no usr/): "
-                f"not removed",
+                (
+                    f"{root} does not look like a root of ordo's (no"
+                    f" {record_of(root).name}, no usr/): not removed"
+                ),
                 EXIT_USAGE,
             )
         shutil.rmtree(root, ignore_errors=False) if root.exists() else None
@@ -717,20 +768,26 @@ def add_options(p, run_like=True):
         p.add_argument(
             "--system",
             metavar="NAME",
-            help=f"build and run inside a root of another Debian release ({', '.join(sorted(SYSTEMS))}); "
-            f"see `ordo systems`",
+            help=(
+                "build and run inside a root of another Debian release"
+                f" ({', '.join(sorted(SYSTEMS))}); see `ordo systems`"
+            ),
         )
     p.add_argument(
         "--system-root",
         metavar="PATH",
-        help="the system's root folder: a site's own "
-        "(default: NAME in the systems folder)",
+        help=(
+            "the system's root folder: a site's own "
+            "(default: NAME in the systems folder)"
+        ),
     )
     p.add_argument(
         "--systems-dir",
         metavar="DIR",
-        help="the systems folder (default: $ORDO_SYSTEMS_DIR, else /var/cache/ordo/systems as root, "
-        "else ~/.cache/ordo/systems)",
+        help=(
+            "the systems folder (default: $ORDO_SYSTEMS_DIR, else"
+            " /var/cache/ordo/systems as root, else ~/.cache/ordo/systems)"
+        ),
     )
 
 

@@ -89,10 +89,11 @@ _MPICH_ALGO_RE = re.compile(
 # MPICH 4.0.2: src/mpi/coll/mpir_coll.c comes from maint/gen_coll.py, whose
 # cases are the algorithms of src/mpi/coll/coll_algorithms.txt plus auto.)
 _MPICH_SKIP = {"auto", "sched_auto"}
-# The ch4 POSIX shared-memory algorithms (MPIR_CVAR_{REDUCE,ALLREDUCE}_POSIX_INTRA_ALGORITHM)
-# are not swept: MPI_T lists them whatever the build, and Debian's ch4:ucx build
-# does not contain that path (a forced release_gather with a non-commutative op
-# prints no fallback message, and the message text is absent from libmpich.so.12).
+# The ch4 POSIX shared-memory algorithms
+# (MPIR_CVAR_{REDUCE,ALLREDUCE}_POSIX_INTRA_ALGORITHM) are not swept: MPI_T lists them
+# whatever the build, and Debian's ch4:ucx build does not contain that path (a forced
+# release_gather with a non-commutative op prints no fallback message, and the message
+# text is absent from libmpich.so.12).
 _NB_PREFIXES = ("sched_", "tsp_")
 
 
@@ -107,23 +108,20 @@ def _mpich_items(desc, known, vocabulary):
     for m in re.finditer(r"([A-Za-z0-9_]+)( +)- (?=\S)", desc):
         token = m.group(1)
         cands = []
-        if (
-            m.start() > 0 and desc[m.start() - 1] == "\n"
-        ):  # a line of its own (MPICH 4.2): the name itself
+        # a line of its own (MPICH 4.2): the name itself
+        if m.start() > 0 and desc[m.start() - 1] == "\n":
             cands.append(token)
         for prefix in _NB_PREFIXES:  # nonblocking algorithms are sched_* or tsp_*
             i = token.find(prefix)
             if i >= 0:
                 cands.append(token[i:])
         cands.sort(key=lambda c: -len(c))
-        for stem in sorted(
-            known, key=lambda s: (-len(s), s)
-        ):  # names the sibling variable lists
+        # names the sibling variable lists
+        for stem in sorted(known, key=lambda s: (-len(s), s)):
             if token.endswith(stem):
                 cands.append(stem)
-        for i in range(
-            len(token) - 1, 0, -1
-        ):  # the longest known word in front of the name
+        # the longest known word in front of the name
+        for i in range(len(token) - 1, 0, -1):
             if token[:i].lower() in vocabulary and re.match(
                 r"[a-z][a-z0-9_]*$", token[i:]
             ):
@@ -144,10 +142,10 @@ def _mpich_items(desc, known, vocabulary):
 
 
 def _mpivars_entries(text):
-    """mpivars' lines, each variable's description whole: MPICH 4.0 hands it over on the variable's line with
-    its line breaks removed; MPICH 4.2 keeps them, and its enum values follow on lines of their own (joined
-    here with their line breaks)."""
-    entries = []
+    """mpivars' lines, each variable's description whole: MPICH 4.0 hands it over on the
+    variable's line with its line breaks removed; MPICH 4.2 keeps them, and its enum
+    values follow on lines of their own (joined here with their line breaks)."""
+    entries: list = []
     for line in text.splitlines():
         if (
             entries
@@ -260,12 +258,14 @@ def _check_mpich_values(parsed, command, environ):
 
 
 def mpich_variants(text, checked=None):
-    """The variants of an `mpivars` output (checked: the names _check_mpich_values chose)."""
+    """The variants of an `mpivars` output (checked: the names _check_mpich_values
+    chose)."""
     parsed = parse_mpivars(text)
     names = checked or {cvar: [c[0] for c in items if c] for cvar, items in parsed}
     out = []
     for cvar, _items in parsed:
         m = re.match(r"MPIR_CVAR_(I?)(\w+?)_(INTRA|INTER)_ALGORITHM$", cvar)
+        assert m, cvar  # parse_mpivars lists only such variables
         nb, coll, kind = m.group(1), m.group(2), m.group(3)
         routine = coll.lower()
         comm = kind.lower()
@@ -300,7 +300,7 @@ OPENMPI_ADAPT_ENV = {"OMPI_MCA_coll_adapt_priority": "100"}
 
 def parse_ompi_info(text):
     """{param: {"enum": {number: name}, "help": str}} from `ompi_info --parsable`."""
-    params = {}
+    params: dict = {}
     for line in text.splitlines():
         m = re.match(
             r"^mca:coll:(\w+):param:(\w+):enumerator:value:(-?\d+):(.*)$", line
@@ -382,7 +382,9 @@ def openmpi_variants(text):
                                 "comm": "intra",
                             }
                         ],
-                        "source": f"ompi_info: coll_adapt_reduce_algorithm {num} ({label})",
+                        "source": (
+                            f"ompi_info: coll_adapt_reduce_algorithm {num} ({label})"
+                        ),
                         "fallback": None,
                     }
                 )
@@ -399,7 +401,10 @@ OPENMPI_HAN_ENV = {"OMPI_MCA_coll_han_priority": "100"}
 # (coll_han_module.c): the run then counts the variant as "fell back".
 OPENMPI_HAN_FALLBACK = {
     "env": {"OMPI_MCA_coll_base_verbose": "10"},
-    "pattern": r"coll:han:comm_query \([^)]*\): comm has only local processes; disqualifying myself",
+    "pattern": (
+        r"coll:han:comm_query \([^)]*\): comm has only local processes; disqualifying"
+        r" myself"
+    ),
 }
 
 
@@ -484,7 +489,8 @@ def _section(adapter):
     section = adapter.get("algorithm_variants") or {}
     if not isinstance(section, dict):
         raise VariantError(
-            f"adapter {adapter.get('name', '?')}: 'algorithm_variants' must be an object"
+            f"adapter {adapter.get('name', '?')}: 'algorithm_variants' must be an"
+            " object"
         )
     return section
 
@@ -560,7 +566,10 @@ def finish(adapter, found):
     default_fallback = _fallback(section.get("fallback"), f"adapter {vendor}")
     out, names = [], set()
     for i, entry in enumerate(list(found) + list(section.get("static") or [])):
-        where = f"adapter {vendor}: variant {entry.get('name', f'#{i}') if isinstance(entry, dict) else f'#{i}'}"
+        where = (
+            f"adapter {vendor}: variant"
+            f" {entry.get('name', f'#{i}') if isinstance(entry, dict) else f'#{i}'}"
+        )
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise VariantError(f"{where}: a variant needs a 'name'")
         name = entry["name"]
@@ -575,7 +584,8 @@ def finish(adapter, found):
             raise VariantError(f"{where}: 'env' must be an object")
         env = dict(common)
         env.update({str(k): str(v) for k, v in (entry.get("env") or {}).items()})
-        # the entry's own fallback ({"pattern": null}: the library cannot tell), else the section's
+        # the entry's own fallback ({"pattern": null}: the library cannot tell), else
+        # the section's
         fallback = (
             _fallback(entry["fallback"], where)
             if entry.get("fallback") is not None
@@ -640,6 +650,7 @@ def select(adapter, spec, discovered):
                 chosen.append(v)
     if not chosen:
         raise VariantError(
-            f"--variants '{spec}' names no variant: `./ordo list variants --vendor {vendor}` lists them"
+            f"--variants '{spec}' names no variant: `./ordo list variants --vendor"
+            f" {vendor}` lists them"
         )
     return chosen

@@ -53,6 +53,7 @@ start() {
   [[ -e "$dir/slurm.conf" ]] && die "$dir already holds a cluster (stop it first: $0 stop $dir)"
   # munged insists that its key and socket folders are not writable by others.
   chmod 0755 "$dir"
+  # shellcheck disable=SC2174  # $dir exists: -m applies to all three, each the deepest
   mkdir -m 0700 -p "$dir/munge" "$dir/state" "$dir/spool" || die "cannot create the folders in $dir"
   timeout "$STEP_TIMEOUT" mungekey --create --keyfile="$dir/munge/munge.key" || die "mungekey failed"
   timeout "$STEP_TIMEOUT" munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
@@ -61,7 +62,9 @@ start() {
   wait_for "$STEP_TIMEOUT" test -S "$dir/munge/munge.socket" || die "munged made no socket (log: $dir/munge/munged.log)"
 
   local ctld_port slurmd_port host
-  ctld_port=$(free_port) && slurmd_port=$(free_port) || die "no free port on 127.0.0.1"
+  if ! ctld_port=$(free_port) || ! slurmd_port=$(free_port); then
+    die "no free port on 127.0.0.1"
+  fi
   [[ "$ctld_port" != "$slurmd_port" ]] || slurmd_port=$(free_port)
   host=$(hostname -s)
   : > "$dir/plugstack.conf"

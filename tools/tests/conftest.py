@@ -33,8 +33,9 @@ BASE_CASE = {
 }
 
 TRACER_MESSAGE = (
-    "on rank 0: element 0 (leaf 0, byte 0): expected 0, observed -2; tracer: first wrong combine: "
-    "invec = ranks 2..3, inoutvec = ranks 0..1 (operands swapped) (comm rank 0 of 4)"
+    "on rank 0: element 0 (leaf 0, byte 0): expected 0, observed -2; tracer: first"
+    " wrong combine: invec = ranks 2..3, inoutvec = ranks 0..1 (operands swapped) (comm"
+    " rank 0 of 4)"
 )
 
 
@@ -105,7 +106,8 @@ def run_json(vendor="mpich", ranks=(1, 2, 3, 4), end=True, **extra):
 
 
 def sample_records():
-    """A small run: passes at 1-4 ranks, one tracer failure, one crash, one skip, one waived check."""
+    """A small run: passes at 1-4 ranks, one tracer failure, one crash, one skip, one
+    waived check."""
     recs = []
     for n in (1, 2, 3, 4):
         for i in range(3):
@@ -151,7 +153,9 @@ def sample_records():
             "vendor": "mpich",
             "variant": "default",
             "outcome": "crash",
-            "message": "ordo_check_reduce at 3 ranks ended with exit code 139 outside a case",
+            "message": (
+                "ordo_check_reduce at 3 ranks ended with exit code 139 outside a case"
+            ),
             "failing_ranks": [],
             "duration_s": 0.5,
             "log": "/tmp/x/logs/ordo_check_reduce-3ranks.log",
@@ -217,8 +221,8 @@ def needs_build(vendor):
 
 
 def journal_records(out):
-    """The records of an output folder's journal: journal.jsonl while the run can go on, journal.jsonl.gz once
-    it has ended."""
+    """The records of an output folder's journal: journal.jsonl while the run can go on,
+    journal.jsonl.gz once it has ended."""
     plain = pathlib.Path(out) / "journal.jsonl"
     path = plain if plain.is_file() else plain.with_name("journal.jsonl.gz")
     text = (

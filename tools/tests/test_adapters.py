@@ -1,4 +1,5 @@
-"""The vendor adapters and launcher templates against vendors/adapter.schema.json (no MPI needed)."""
+"""The vendor adapters and launcher templates against vendors/adapter.schema.json (no
+MPI needed)."""
 import json
 import pathlib
 import re
@@ -21,7 +22,8 @@ ROUTINES = {
     "scan",
     "exscan",
 }
-# the placeholders the runner expands: {build}, {root}, {env:NAME}; {key} and {value} only in env_flag
+# the placeholders the runner expands: {build}, {root}, {env:NAME}; {key} and {value}
+# only in env_flag
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 EXPANDED = re.compile(r"^(build|root|env:[A-Za-z_][A-Za-z0-9_]*)$")
 

@@ -52,7 +52,7 @@ def rec(
     return r
 
 
-def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_and_rank_count(
+def test_the_statistics_keep_the_slowest_finished_case_and_hangs_per_kind_and_ranks(
     tmp_path,
 ):
     journal = tmp_path / "journal.jsonl"
@@ -95,7 +95,8 @@ def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_an
         "hung": 0,
     }
     assert doc["kinds"]["Reduce.x"]["finished"] == 1
-    # A variant's own hang and its own timings only: a forced algorithm may be far slower than the default's.
+    # A variant's own hang and its own timings only: a forced algorithm may be far
+    # slower than the default's.
     assert stats.for_job(4, "v")["kinds"] == {
         "MPI_Reduce": {"slowest_s": 0.0, "finished": 0, "hung": 1}
     }
@@ -106,7 +107,8 @@ def test_the_statistics_keep_the_slowest_finished_case_and_the_hangs_per_kind_an
     assert stats.for_job(3, "default")["kinds"] == {
         "MPI_Reduce": {"slowest_s": 9.0, "slowest_work": 0.0, "finished": 1, "hung": 0}
     }
-    # A rank count's first cases are bounded by the slowest case at the most ranks below it that has one.
+    # A rank count's first cases are bounded by the slowest case at the most ranks below
+    # it that has one.
     assert "fewer" not in stats.for_job(3, "default")
     assert stats.for_job(4, "default")["fewer"] == {
         "ranks": 3,
@@ -159,12 +161,13 @@ def test_the_statistics_keep_the_work_of_the_slowest_case_for_the_harness_to_sca
     }
 
 
-def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank_count_and_variant(
+def test_the_runner_hands_on_streaks_of_hanging_cases_per_key_rank_count_and_variant(
     tmp_path,
 ):
-    """The harness holds back a key's cases after two hangs in a row (case_limits.h); the runner keeps each
-    key's streak from the journal, per variant across rank counts (a communicator of 4 processes is one in a
-    world of 4 or of 5): hangs in a row, cases held back since the last, the last one's id and rank count.
+    """The harness holds back a key's cases after two hangs in a row (case_limits.h);
+    the runner keeps each key's streak from the journal, per variant across rank counts
+    (a communicator of 4 processes is one in a world of 4 or of 5): hangs in a row,
+    cases held back since the last, the last one's id and rank count.
     """
 
     def timeout(**kw):
@@ -176,7 +179,10 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
         r = rec(outcome="skip", seconds=0, **kw)
         return dict(
             r,
-            message=f"{HELD_BACK}: the last 2 cases of {hang_key(r)} that ran in this run hung ...",
+            message=(
+                f"{HELD_BACK}: the last 2 cases of {hang_key(r)} that ran in this run"
+                " hung ..."
+            ),
         )
 
     journal = tmp_path / "journal.jsonl"
@@ -229,7 +235,8 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
             "skipped": 0,
             "last": "R#11 at 4 ranks",
         },
-        # The call keys (routine, count, root, on any communicator): R#7 of count 5 finished after R#6.
+        # The call keys (routine, count, root, on any communicator): R#7 of count 5
+        # finished after R#6.
         "MPI_Reduce in any form with count 5 and root 0": {
             "hung": 2,
             "skipped": 0,
@@ -258,18 +265,23 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
         "skipped": 1,
         "last": "R#2 at 4 ranks",
     }
-    # A case of the threads check's phase not run because another case of the phase was held back names that
-    # case's key: the harness did not count it under its own key, nor does the runner.
+    # A case of the threads check's phase not run because another case of the phase was
+    # held back names that case's key: the harness did not count it under its own key,
+    # nor does the runner.
     early.add(
         dict(
             skipped(),
-            message=f"{HELD_BACK}: the threaded phase runs these 4 cases together, and thread "
-            "1's case (MPI_Ireduce) was held back: the last 2 cases of MPI_Ireduce on communicators of 4 "
-            "processes that ran in this run hung ...",
+            message=(
+                f"{HELD_BACK}: the threaded phase runs these 4 cases together, and"
+                " thread 1's case (MPI_Ireduce) was held back: the last 2 cases of"
+                " MPI_Ireduce on communicators of 4 processes that ran in this run"
+                " hung ..."
+            ),
         )
     )
     assert early.for_job(4, "default")["hang_streaks"][four]["skipped"] == 1
-    # A case of the key that ran to its verdict (pass, fail, crash, ...) ends the streak.
+    # A case of the key that ran to its verdict (pass, fail, crash, ...) ends the
+    # streak.
     with open(journal, "a") as f:
         f.write(
             json.dumps(rec(outcome="fail", message="expected 1, observed 2")) + "\n"
@@ -290,18 +302,18 @@ def test_the_runner_hands_on_the_streaks_of_cases_that_keep_hanging_per_key_rank
         and held_back(skipped())
         and not held_back(rec(outcome="skip"))
     )
-    assert (
-        hang_key(dict(rec(), level="DETECT")) == four + ", erroneous calls"
-    )  # the argument checks' path
+    # the argument checks' path
+    assert hang_key(dict(rec(), level="DETECT")) == four + ", erroneous calls"
 
 
-def test_a_combination_of_count_and_root_that_hangs_on_every_communicator_keeps_its_own_streak(
+def test_a_count_and_root_that_hang_on_every_communicator_keep_their_own_streak(
     tmp_path,
 ):
-    """Issue #38: MPI_Reduce hangs at one count and root on every communicator, and the routine's other cases
-    finish between its hangs, ending every hang key's streak; the call key (routine, count, root, on any
-    communicator) keeps its own, so the harness holds its cases back after two hangs in a row and gives a
-    case whose call key's last case hung the short limit of rule "again"."""
+    """Issue #38: MPI_Reduce hangs at one count and root on every communicator, and the
+    routine's other cases finish between its hangs, ending every hang key's streak; the
+    call key (routine, count, root, on any communicator) keeps its own, so the harness
+    holds its cases back after two hangs in a row and gives a case whose call key's last
+    case hung the short limit of rule "again"."""
 
     def timeout(**kw):
         return rec(
@@ -342,23 +354,27 @@ def test_a_combination_of_count_and_root_that_hangs_on_every_communicator_keeps_
         )
         == "MPI_Allreduce in any form with count 7"
     )
-    assert (
-        call_key(dict(lines[0], routine="MPI_Ireduce_c")) == key
-    )  # every form of the routine
+    # every form of the routine
+    assert call_key(dict(lines[0], routine="MPI_Ireduce_c")) == key
     assert call_key(dict(lines[0], level="DETECT")) == key + ", erroneous calls"
     assert call_key(rec(case=False)) is None
     streaks = stats.for_job(3, "default")["hang_streaks"]
-    # Three hangs in a row on three communicators; no hang key has two (another count finished between).
+    # Three hangs in a row on three communicators; no hang key has two (another count
+    # finished between).
     assert streaks[key] == {"hung": 3, "skipped": 0, "last": "C#6 at 3 ranks"}
     assert "MPI_Reduce on communicators of 2 processes" not in streaks
     assert streaks["MPI_Reduce on communicators of 3 processes"]["hung"] == 1
-    # A case held back by the call key counts there; one of the combination that finishes ends its streak.
+    # A case held back by the call key counts there; one of the combination that
+    # finishes ends its streak.
     with open(journal, "a") as f:
         f.write(
             json.dumps(
                 dict(
                     rec(outcome="skip", count=7, id="C#7", ranks=3, comm_size=3),
-                    message=f"{HELD_BACK}: the last 3 cases of {key} that ran in this run hung ...",
+                    message=(
+                        f"{HELD_BACK}: the last 3 cases of {key} that ran in this run"
+                        " hung ..."
+                    ),
                 )
             )
             + "\n"
@@ -382,7 +398,8 @@ def test_a_combination_of_count_and_root_that_hangs_on_every_communicator_keeps_
 
 def test_a_kind_is_the_records_routine_and_only_a_case_that_overran_is_a_hang():
     assert kind_of(rec()) == "MPI_Reduce" and kind_of(rec(case=False)) == "Reduce.x"
-    # a user function and a derived datatype are kinds of their own (as case_limits.cpp case_kind)
+    # a user function and a derived datatype are kinds of their own (as case_limits.cpp
+    # case_kind)
     user = dict(
         rec(routine="MPI_Reduce_init"),
         case={"op": "witness.multiset", "datatype": "contiguous(4,MPI_INT)"},
@@ -473,9 +490,9 @@ def test_bad_floors_are_refused_in_one_line(tmp_path):
 
 # ---- a real run of the mutant MPI --------------------------------------------------
 
-# The determinism check at 2 to 4 ranks: a few hundred cases of every routine. The mutant
-# hang-reduce-at-4-ranks hangs MPI_Reduce at the root of every 4-process communicator. The floors
-# are those of a short run (a default run's are 10 s and 2 s).
+# The determinism check at 2 to 4 ranks: a few hundred cases of every routine. The
+# mutant hang-reduce-at-4-ranks hangs MPI_Reduce at the root of every 4-process
+# communicator. The floors are those of a short run (a default run's are 10 s and 2 s).
 RUN = [
     "run",
     "--vendor",
@@ -502,7 +519,7 @@ def timed(out, *extra):
 HANG = ("--env", "ORDO_MUTANT=hang-reduce-at-4-ranks")
 
 
-def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and_keeps_the_others(
+def test_a_library_hanging_in_one_family_records_every_hung_case_and_keeps_the_others(
     tmp_path,
 ):
     needs_build("mutants")
@@ -520,8 +537,9 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     hung_cases = sorted(
         (r for r in b.values() if r["outcome"] == "timeout"), key=lambda r: r["seq"]
     )
-    # Held back by its hang key; a case held back by its call key (its routine in any form with its count and
-    # root, on any communicator: issue #38) may be on another communicator, and its message names that key.
+    # Held back by its hang key; a case held back by its call key (its routine in any
+    # form with its count and root, on any communicator: issue #38) may be on another
+    # communicator, and its message names that key.
     by_call = {
         k: r
         for k, r in b.items()
@@ -535,7 +553,8 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
         (r for k, r in b.items() if held_back(r) and k not in by_call),
         key=lambda r: r["seq"],
     )
-    # Each MPI_Reduce case that the clean run finished at 4 ranks in a 4-process communicator hangs.
+    # Each MPI_Reduce case that the clean run finished at 4 ranks in a 4-process
+    # communicator hangs.
     expected = {
         k
         for k, r in a.items()
@@ -545,8 +564,9 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
         and r["case"].get("count", 0) > 0
         and not r["case"]["comm"].startswith("inter")
     }
-    # Every hung case is one of them, recorded with the limit that applied; so is every case held back after
-    # two of its key hung in a row; every other case has the outcome of the clean run.
+    # Every hung case is one of them, recorded with the limit that applied; so is every
+    # case held back after two of its key hung in a row; every other case has the
+    # outcome of the clean run.
     assert len(hung_cases) >= 3 and held
     for r in hung_cases:
         assert (
@@ -563,8 +583,8 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
         for k, r in b.items()
         if k not in expected and k not in by_call
     }
-    # Per key, in order: two hangs, then 1 held back, a hang, 4 held back, a hang, 16 held back, ...; each
-    # held-back case names the last hang of its key.
+    # Per key, in order: two hangs, then 1 held back, a hang, 4 held back, a hang, 16
+    # held back, ...; each held-back case names the last hang of its key.
     by_key = {}
     for r in sorted(hung_cases + held + list(by_call.values()), key=lambda r: r["seq"]):
         by_key.setdefault(hang_key(r), []).append(r)
@@ -582,17 +602,18 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
             elif (r["ranks"], r["id"]) not in by_call:
                 assert hangs >= 2 and skipped < 4 ** (hangs - 2), (key, r["id"])
                 assert (
-                    f"the last {hangs} cases of {key} that ran in this run hung (the last: {last} at 4 ranks)"
-                    in r["message"]
+                    f"the last {hangs} cases of {key} that ran in this run hung (the"
+                    f" last: {last} at 4 ranks)" in r["message"]
                 ), r["message"]
                 skipped += 1
     # The reports say why they were not run.
     summary = (tmp_path / "hang" / "summary.md").read_text()
     assert (
-        f"{len(held) + len(by_call)} checks not run because the cases of their routine on their communicator kept hanging"
-        in summary
+        f"{len(held) + len(by_call)} checks not run because the cases of their routine"
+        " on their communicator kept hanging" in summary
     )
-    # The first hang had the limit derived from the finished cases; the next ones the shorter one of a hung kind.
+    # The first hang had the limit derived from the finished cases; the next ones the
+    # shorter one of a hung kind.
     first, rest = hung_cases[0], hung_cases[1:]
     assert first["case_limit"]["rule"] in ("kind", "any")
     assert all(
@@ -604,14 +625,16 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     assert all(
         "case_limit" in r and "case_seconds" in r for r in a.values() if r.get("case")
     )
-    # The wall-time ratio itself (the issue's "at most twice the clean run's time") is a speed figure: it is
-    # measured by `ordo bench --hangs` (bench/results/suite.json), never asserted by a timed test; here the
-    # limits that bound it: every hung case after the first cost at most its short limit.
+    # The wall-time ratio itself (the issue's "at most twice the clean run's time") is a
+    # speed figure: it is measured by `ordo bench --hangs` (bench/results/suite.json),
+    # never asserted by a timed test; here the limits that bound it: every hung case
+    # after the first cost at most its short limit.
     assert all(
         r["case_limit"]["seconds"] <= first["case_limit"]["seconds"] for r in rest
     )
-    # After the first hang every resumption but the first was made ready beside the launch before it (a
-    # standby launch, runner/job.py): it resumed after its go, and nothing of it or of an unused one is left.
+    # After the first hang every resumption but the first was made ready beside the
+    # launch before it (a standby launch, runner/job.py): it resumed after its go, and
+    # nothing of it or of an unused one is left.
     done = [
         json.loads(line)
         for line in (tmp_path / "hang" / "progress.jsonl").read_text().splitlines()
@@ -629,8 +652,8 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     assert not list((tmp_path / "hang").glob("journal.jsonl.standby-*"))
     logs = list((tmp_path / "hang" / "logs").glob("ordo_check_determinism-4ranks*.log"))
     assert len(logs) == len(launches), sorted(p.name for p in logs)
-    # `--run-hung-kinds` runs every case: each of those hangs and is recorded as `timeout` (4 ranks only: the
-    # hangs are there).
+    # `--run-hung-kinds` runs every case: each of those hangs and is recorded as
+    # `timeout` (4 ranks only: the hangs are there).
     every, _ = timed(tmp_path / "every", *HANG, "--ranks", "4", "--run-hung-kinds")
     assert every.returncode == 1, every.stdout[-3000:] + every.stderr
     c = {(r["ranks"], r["id"]): r for r in records(tmp_path / "every")}
@@ -638,13 +661,14 @@ def test_a_library_that_hangs_in_one_family_of_cases_records_every_hung_case_and
     assert not [r for r in c.values() if held_back(r)]
 
 
-def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_keep_hanging(
+def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_hang(
     tmp_path,
 ):
-    """Before, each generated case of a kind that hangs cost the property phase's whole per-case limit
-    (60 s by default): 15 such cases at 4 processes took 15 minutes."""
+    """Before, each generated case of a kind that hangs cost the property phase's whole
+    per-case limit (60 s by default): 15 such cases at 4 processes took 15 minutes."""
     needs_build("mutants")
-    # The huge check (its cases are skips without --huge) first: the property phase meets the hangs first.
+    # The huge check (its cases are skips without --huge) first: the property phase
+    # meets the hangs first.
     p = run_ordo(
         "run",
         "--vendor",
@@ -675,9 +699,10 @@ def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_ke
     hung_cases = [r for r in props if r["outcome"] == "timeout"]
     held = [r for r in props if held_back(r)]
     assert hung_cases and held, [r["outcome"] for r in props][:50]
-    # Each timeout had a derived limit: the first of each routine from the cases that finished (their floor, 2 s
-    # here), the next ones the short limit of a kind that hung or of a probe of a key that keeps hanging (0.5 s
-    # here); never the whole case timeout.
+    # Each timeout had a derived limit: the first of each routine from the cases that
+    # finished (their floor, 2 s here), the next ones the short limit of a kind that
+    # hung or of a probe of a key that keeps hanging (0.5 s here); never the whole case
+    # timeout.
     assert all(
         r["case_limit"]["rule"] in ("any", "kind", "fewer", "hung", "probe", "again")
         and r["case_limit"]["seconds"] <= 2
@@ -702,13 +727,14 @@ def test_the_property_phase_gets_the_derived_limits_and_holds_back_cases_that_ke
     )
 
 
-def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_and_threads_are_held_back(
+def test_probes_of_a_key_that_keeps_hanging_and_fortran_and_thread_cases_are_held_back(
     tmp_path,
 ):
-    """A case that runs while its key keeps hanging (the 1 in 1, 4, 16, ...) has the short limit of rule
-    "probe" even when its own kind has not hung (before: the 10 s floor of a first case of its kind, or 30 s
-    from afar); the Fortran programs' cases (on the world) and the threads check's phase are held back as
-    the other cases are (before: each ran and hung)."""
+    """A case that runs while its key keeps hanging (the 1 in 1, 4, 16, ...) has the
+    short limit of rule "probe" even when its own kind has not hung (before: the 10 s
+    floor of a first case of its kind, or 30 s from afar); the Fortran programs' cases
+    (on the world) and the threads check's phase are held back as the other cases are
+    (before: each ran and hung)."""
     needs_build("mutants")
     p = run_ordo(
         "run",
@@ -737,7 +763,8 @@ def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_a
     rs = records(tmp_path / "o")
     hung_cases = [r for r in rs if r["outcome"] == "timeout"]
     probes = [r for r in hung_cases if r["case_limit"]["rule"] == "probe"]
-    # A probe of MPI_Reduce with a user op on a derived datatype after the hangs of MPI_Reduce's other cases.
+    # A probe of MPI_Reduce with a user op on a derived datatype after the hangs of
+    # MPI_Reduce's other cases.
     assert probes, [r["case_limit"] for r in hung_cases]
     for r in probes:
         assert r["case_limit"]["seconds"] == 0.5, r["case_limit"]
@@ -752,21 +779,23 @@ def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_a
             and q["seq"] < r["seq"]
             for q in hung_cases
         ), "the probe's own kind had not hung before it"
-    # Every Fortran program's case (MPI_Reduce at the root of the world of 4) is held back or hung, and its
-    # record names the size of its communicator.
+    # Every Fortran program's case (MPI_Reduce at the root of the world of 4) is held
+    # back or hung, and its record names the size of its communicator.
     seeds = [r for r in rs if r["test"].startswith("Fortran_seeds.")]
     assert seeds and all(held_back(r) or r["outcome"] == "timeout" for r in seeds), [
         (r["outcome"], r["message"][:80]) for r in seeds
     ]
     assert all(r["comm_size"] == 4 for r in seeds)
     assert any(held_back(r) for r in seeds)
-    # The threads check's phase: one of its cases (MPI_Ireduce on a duplicate of the world) keeps hanging, so
-    # the phase does not run; that case's record names its own key, the three others that it was held back.
+    # The threads check's phase: one of its cases (MPI_Ireduce on a duplicate of the
+    # world) keeps hanging, so the phase does not run; that case's record names its own
+    # key, the three others that it was held back.
     phase = [
         r
         for r in rs
         if r["test"]
-        == "Threads.concurrent_reductions_on_distinct_communicators_from_several_threads"
+        == "Threads.concurrent_reductions_on_distinct_communicators_from_several_"
+        "threads"
     ]
     assert len(phase) == 4 and all(held_back(r) for r in phase), [
         r["message"][:80] for r in phase
@@ -779,17 +808,18 @@ def test_a_probe_of_a_key_that_keeps_hanging_and_the_cases_of_fortran_programs_a
     ]
     assert [r["routine"] for r in own] == ["MPI_Ireduce"]
     assert all(
-        "the threaded phase runs these 4 cases together, and thread 1's case (MPI_Ireduce) was held back"
-        in r["message"]
+        "the threaded phase runs these 4 cases together, and thread 1's case"
+        " (MPI_Ireduce) was held back" in r["message"]
         for r in phase
         if r not in own
     )
 
 
 def test_bench_hangs_counts_a_runs_seconds_without_its_waits_for_the_mpi_lock(tmp_path):
-    """run.json's seconds per rank count are wall time; with other runs holding the MPI lock a clean MPICH run
-    at ranks 2-4 read 44, 301 and 568 s (issue #38). Each rank count says how long it waited (lock_wait_s), and
-    `ordo bench --hangs` leaves that out."""
+    """run.json's seconds per rank count are wall time; with other runs holding the MPI
+    lock a clean MPICH run at ranks 2-4 read 44, 301 and 568 s (issue #38). Each rank
+    count says how long it waited (lock_wait_s), and `ordo bench --hangs` leaves that
+    out."""
     import bench
 
     for name, rows in (

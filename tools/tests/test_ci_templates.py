@@ -121,7 +121,8 @@ def github_inputs(doc):
 
 
 def github_variables(doc):
-    """The job's variables with each `${{ inputs.X }}` at the input's default (or its sample)."""
+    """The job's variables with each `${{ inputs.X }}` at the input's default (or its
+    sample)."""
     inputs = github_inputs(doc)
     out = {}
     for job in doc["jobs"].values():
@@ -163,8 +164,9 @@ def gitlab_scripts(config):
 
 
 def like_with_like(gate):
-    """The gate of a template accepts (by default) only the change of library it is for: the library at the
-    ref against the baseline of an earlier build; the baseline's rank counts and variants must be the run's.
+    """The gate of a template accepts (by default) only the change of library it is for:
+    the library at the ref against the baseline of an earlier build; the baseline's rank
+    counts and variants must be the run's.
     """
     assert (
         gate.accept_library_change
@@ -366,9 +368,11 @@ def _gitlab_run_step(tmp_path, source, every, number):
 def test_a_scheduled_run_runs_the_known_crashes_and_hangs_and_one_run_in_n_does_too(
     tmp_path, step, scheduled
 ):
-    """The templates' run step, executed by bash with a stub ./ordo: a scheduled (nightly) run gives
-    --run-known-fatal, so that a waiver whose bug was fixed turns stale; a run on a push does not, unless
-    the input known-fatal-every N > 0 and the run's number is a multiple of N; a bad N is one line, exit 2.
+    """The templates' run step, executed by bash with a stub ./ordo: a scheduled
+    (nightly) run gives --run-known-fatal, so that a waiver whose bug was fixed turns
+              stale; a run on a push does not, unless
+    the input known-fatal-every N > 0 and the run's number is a multiple of N; a bad N
+    is one line, exit 2.
     """
 
     def flag_in(*args):

@@ -28,7 +28,8 @@ def _lint_tree(tmp_path, catalogue):
     (tmp_path / "spec" / "clauses.json").write_text(json.dumps(catalogue))
     (tmp_path / "conformance" / "reduce").mkdir(parents=True)
     (tmp_path / "conformance" / "reduce" / "reduce.cpp").write_text(
-        'TEST(Reduce, order) {\n  ORDO_CLAUSE("user-op.noncommutative-order", MUST);\n}\n'
+        'TEST(Reduce, order) {\n  ORDO_CLAUSE("user-op.noncommutative-order",'
+        " MUST);\n}\n"
     )
     (tmp_path / "reference").mkdir()
     return tmp_path
@@ -138,7 +139,10 @@ def test_html_clause_table_shows_both_standards_and_the_claimed_version():
     ]
     # The proposal has no MPI-5.0 section and says why.
     assert _row(page, "reduce-locals.assignments")[2] == "proposal"
-    claim = "The library claims MPI 4.0 (MPI_Get_version); the clauses are cited from MPI-4.1 and MPI-5.0."
+    claim = (
+        "The library claims MPI 4.0 (MPI_Get_version); the clauses are cited from"
+        " MPI-4.1 and MPI-5.0."
+    )
     assert claim in page
     assert page.index(claim) < page.index('id="clause-user-op.noncommutative-order"')
 
@@ -154,9 +158,9 @@ def test_markdown_clause_table_shows_both_standards_and_the_claimed_version():
     assert rows["user-op.noncommutative-order"][1:3] == ["6.9.5", "50.9.5"]
     assert rows["allreduce.values"][1:3] == ["6.9.6", "50.9.6"]
     assert (
-        "<summary>Clauses checked (4). The library claims MPI 3.1 (MPI_Get_version); the clauses are cited "
-        "from MPI-4.1 and MPI-5.0.</summary>"
-    ) in md
+        "<summary>Clauses checked (4). The library claims MPI 3.1 (MPI_Get_version);"
+        " the clauses are cited from MPI-4.1 and MPI-5.0.</summary>" in md
+    )
     assert rows["harness.job"][1:3] == ["-", "-"]
     # Only the clauses this run checked, folded away; the footer stays last.
     assert "scan.values" not in md
@@ -202,7 +206,8 @@ def test_compare_view_shows_both_standards():
     page = html.render_compare([a, copy.deepcopy(a)], ["a", "b"])
     assert "<th>clause</th><th>MPI-4.1</th><th>MPI-5.0</th>" in page
     assert re.search(
-        r"<code>user-op.noncommutative-order</code></td><td>6.9.5</td><td[^>]*>50.9.5</td>",
+        r"<code>user-op.noncommutative-order</code></td><td>6.9.5</td>"
+        r"<td[^>]*>50.9.5</td>",
         page,
     )
 

@@ -1,4 +1,5 @@
-"""Bad input to the command line: one clear line, exit code 2, nothing recorded is lost."""
+"""Bad input to the command line: one clear line, exit code 2, nothing recorded is
+lost."""
 import json
 import os
 import pathlib
@@ -19,7 +20,7 @@ def run(*args, env=None):
 
 def one_line_error(p, code=2):
     assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, p.stderr
     assert lines[0].startswith("ordo: ")
     return lines[0]
@@ -110,8 +111,10 @@ def test_missing_packages_without_root_print_the_command(tmp_path):
         [
             "bash",
             "-c",
-            f"sed 's/^  cmake /  ordo-no-such-package cmake /' {script} > {tmp_path}/d.sh && "
-            f"ORDO_NO_INSTALL=1 bash {tmp_path}/d.sh",
+            (
+                f"sed 's/^  cmake /  ordo-no-such-package cmake /' {script} >"
+                f" {tmp_path}/d.sh && ORDO_NO_INSTALL=1 bash {tmp_path}/d.sh"
+            ),
         ],
         capture_output=True,
         text=True,
@@ -154,7 +157,10 @@ def test_a_waiver_that_names_a_variant_applies_to_that_variant_only(tmp_path):
             "test": "T.t",
             "variant": variant,
             "case": {"routine": routine},
-            "message": "this case ended the job (exit code 6); last output: Assertion failed in file tree.c",
+            "message": (
+                "this case ended the job (exit code 6); last output: Assertion failed"
+                " in file tree.c"
+            ),
         }
         return JobWaivers(adapter, "4.0.2").apply(record)["outcome"]
 

@@ -29,7 +29,8 @@ for a in sys.argv[3:]:
         skip = int(a.split("=", 1)[1])
     if a.startswith("--ordo-standby="):
         standby = a.split("=", 1)[1]
-if standby:  # a launch made ready ahead (harness.h, await_go): told where to resume, or to quit
+# A launch made ready ahead (harness.h, await_go): told where to resume, or to quit.
+if standby:
     open(standby + ".ready", "w").write("ready\n")
     while True:
         try:
@@ -52,16 +53,19 @@ if do.get("die_at_start"):
     print("the library failed in MPI_Init", flush=True)
     sys.exit(134)
 for seq in range(skip + 1, plan["cases"] + 1):
-    case = {"routine": "reduce", "op": "MPI_SUM", "datatype": "MPI_INT", "count": seq, "comm": "world"}
-    begun = {"seq": seq, "id": "Reduce.x#%d" % (seq - 1), "test": "Reduce.x", "clause": "reduce.values",
-             "level": "MUST", "case": case, "routine": "MPI_Reduce"}
+    case = {"routine": "reduce", "op": "MPI_SUM", "datatype": "MPI_INT", "count": seq,
+            "comm": "world"}
+    begun = {"seq": seq, "id": "Reduce.x#%d" % (seq - 1), "test": "Reduce.x",
+             "clause": "reduce.values", "level": "MUST", "case": case,
+             "routine": "MPI_Reduce"}
     open(journal + ".inflight.0", "w").write(json.dumps(begun) + "\n")
     if do.get("die_in") == seq:
         print("Segmentation fault in case %d" % seq, flush=True)
         sys.exit(139)
     outcome = plan.get("outcomes", {}).get(str(seq), "pass")
     with open(journal, "a") as f:
-        f.write(json.dumps(dict(begun, outcome=outcome, message="", ranks=2, vendor="mpich", variant="default",
+        f.write(json.dumps(dict(begun, outcome=outcome, message="", ranks=2,
+                                vendor="mpich", variant="default",
                                 schema="ordo.check/1")) + "\n")
     if do.get("die_after") == seq:
         print("Segmentation fault after case %d" % seq, flush=True)
@@ -72,7 +76,8 @@ if do.get("die_at_end"):
     sys.exit(139)
 """
 
-# A crash waiver of one case (count 1) and one of another (count 3): the real matcher applies them.
+# A crash waiver of one case (count 1) and one of another (count 3): the real matcher
+# applies them.
 CASE_1_CRASH = {
     "id": "case-1-crash",
     "test": "*",
@@ -286,7 +291,7 @@ def test_a_relaunch_that_died_before_its_first_case_is_recorded_and_launched_aga
     assert not report_of(tmp_path, lines)["partial"]
 
 
-def test_a_relaunch_that_keeps_dying_before_its_first_case_ends_the_job_and_the_run_is_partial(
+def test_a_relaunch_dying_again_before_its_first_case_ends_the_job_the_run_partial(
     tmp_path,
 ):
     launches, lines, skips = run_fake(
@@ -315,7 +320,7 @@ def test_a_relaunch_that_keeps_dying_before_its_first_case_ends_the_job_and_the_
     ), report["partial_reasons"]
 
 
-def test_a_relaunch_that_died_before_its_first_case_with_no_restart_left_gives_up_and_the_run_is_partial(
+def test_a_relaunch_dead_before_its_first_case_with_no_restart_left_gives_up_partial(
     tmp_path,
 ):
     """--max-restarts 1: the crash of case 2 used the one restart; the
@@ -346,13 +351,15 @@ def test_a_gave_up_record_of_an_older_journal_makes_the_run_partial(tmp_path):
         "ranks": 2,
         "vendor": "mpich",
         "variant": "default",
-        "message": "gave up after 50 restarts after crashes or timeouts that no waiver names",
+        "message": (
+            "gave up after 50 restarts after crashes or timeouts that no waiver names"
+        ),
         "case": None,
     }
     report = report_of(tmp_path, [old])
     assert report["partial"] and report["partial_reasons"] == [
-        "ordo_check_reduce at 2 ranks: its cases were not run (gave up after 50 restarts after crashes or "
-        "timeouts that no waiver names)"
+        "ordo_check_reduce at 2 ranks: its cases were not run (gave up after 50"
+        " restarts after crashes or timeouts that no waiver names)"
     ]
 
 
@@ -388,7 +395,8 @@ def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(
     assert protocol.last_finished(j, j.stat().st_size) is None
     log = tmp_path / "ordo_sweep_checks-2ranks.log"
     log.write_text(
-        '[==========] x\nordo family-tests: {"reduce": ["Reduce.a"], "op": ["Op.b"]}\nSegmentation fault\n'
+        '[==========] x\nordo family-tests: {"reduce": ["Reduce.a"], "op":'
+        ' ["Op.b"]}\nSegmentation fault\n'
     )
     assert (
         protocol.family_of([tmp_path / "missing.log", log], "Op.b") == "ordo_check_op"

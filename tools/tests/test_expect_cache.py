@@ -58,7 +58,7 @@ def run(out, *extra, vendor="mpich", env=(), families=FAMILIES):
     return run_ordo(*args)
 
 
-def test_a_later_variant_plans_from_the_cache_and_every_record_is_that_of_a_run_without_it(
+def test_a_later_variant_plans_from_the_cache_and_its_records_are_those_without_it(
     tmp_path,
 ):
     needs_build("mpich")
@@ -68,7 +68,8 @@ def test_a_later_variant_plans_from_the_cache_and_every_record_is_that_of_a_run_
         p = run(out, "--variants", VARIANTS, "--keep-cache", *extra)
         assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     first, second = VARIANTS.split(",")
-    # The first variant planned every case in full and kept the digests; the second found them.
+    # The first variant planned every case in full and kept the digests; the second
+    # found them.
     assert cache_counts(cached, first)["kept"] > 50
     assert (
         cache_counts(cached, second)["hits"] > 50
@@ -107,9 +108,8 @@ def test_a_result_other_than_the_references_is_judged_against_the_full_plan(tmp_
         families="noncommutative",
     )
     assert p.returncode == 1, p.stdout[-3000:] + p.stderr
-    assert (
-        not (cached / "cache").exists() and not (full / "cache").exists()
-    )  # finished: deleted (no --keep-cache)
+    # finished: deleted (no --keep-cache)
+    assert not (cached / "cache").exists() and not (full / "cache").exists()
     counts = cache_counts(cached)
     assert counts["mismatches"] > 0 and counts["hits"] > 0, counts
     failed = [r for r in records(cached) if r["outcome"] == "fail"]

@@ -48,7 +48,8 @@ def test_the_list_has_every_reproducer_with_its_library_waivers_and_upstream_sta
             re.match(r"\s*(not|no|none)\b", w.get("upstream", ""), re.I) for w in mine
         ):
             assert " not reported " in line, line
-    # one the list must call reported, one it must not (their waivers' upstream texts say so)
+    # one the list must call reported, one it must not (their waivers' upstream texts
+    # say so)
     assert (
         re.search(r"\sreported\s", rows["unsigned_long_max_min"])
         and "not reported" not in rows["unsigned_long_max_min"]
@@ -79,10 +80,10 @@ def test_reported_is_read_from_the_upstream_text():
 def test_the_launch_comes_from_the_reproducers_own_lines(tmp_path):
     src = tmp_path / "x.c"
     src.write_text(
-        "/* Finding: MPI_Foo gives 3 (MPI-4.1 Section 6.9.1), expected 4.\n"
-        " *\n *   mpicc.mpich x.c -o repro -lm\n"
-        " *   mpiexec.mpich -genv A 1 \\\n *     -n 5 ./repro 7 i      # the nonblocking form\n"
-        " *   mpiexec.mpich -n 2 ./repro [count]\n */\nint main(void) { return 0; }\n"
+        "/* Finding: MPI_Foo gives 3 (MPI-4.1 Section 6.9.1), expected 4.\n *\n *  "
+        " mpicc.mpich x.c -o repro -lm\n *   mpiexec.mpich -genv A 1 \\\n *     -n 5"
+        " ./repro 7 i      # the nonblocking form\n *   mpiexec.mpich -n 2 ./repro"
+        " [count]\n */\nint main(void) { return 0; }\n"
     )
     head = findings.header(src)
     assert head.startswith("Finding: MPI_Foo gives 3") and "*/" not in head
@@ -90,8 +91,9 @@ def test_the_launch_comes_from_the_reproducers_own_lines(tmp_path):
     assert findings.launch_plan("mpicc.openmpi y.c -o repro && ./repro") == (1, [], [])
     f90 = tmp_path / "y.f90"
     f90.write_text(
-        "! MPICH 4.0.2: a call fails.\n!\n!   mpifort.mpich y.f90 -o repro\n"
-        "!   mpiexec.mpich -n 2 ./repro      (exit 1 with the fault)\nprogram y\nend program\n"
+        "! MPICH 4.0.2: a call fails.\n!\n!   mpifort.mpich y.f90 -o repro\n!  "
+        " mpiexec.mpich -n 2 ./repro      (exit 1 with the fault)\nprogram y\nend"
+        " program\n"
     )
     assert findings.launch_plan(findings.header(f90)) == (2, [], [])
 
@@ -142,8 +144,8 @@ def test_the_report_of_a_finding_has_what_a_bug_report_needs(tmp_path):
     assert "- **Upstream**: not reported" in text
     assert src.read_text().strip() in text  # the whole reproducer
     assert (
-        "mpicc.mpich detect_freed_datatype_aborts.c -o repro\nmpiexec.mpich -n 2 ./repro"
-        in text
+        "mpicc.mpich detect_freed_datatype_aborts.c -o repro\nmpiexec.mpich -n 2"
+        " ./repro" in text
     )
     assert waiver["reason"] in text and waiver["id"] in text
     clause = clause_in_source(waiver["test"])
@@ -163,12 +165,10 @@ def test_the_report_names_the_variant_that_triggers_it():
     p = run_ordo("findings", "--report", "basic_exscan_one_process_crash", timeout=120)
     assert p.returncode == 0, p.stderr
     assert "the algorithm variant `openmpi.coll.basic`" in p.stdout
-    assert (
-        "OMPI_MCA_coll=basic,libnbc" in p.stdout
-    )  # the adapter's definition of the variant
-    assert (
-        "-x OMPI_MCA_coll=basic,libnbc" in p.stdout and "-n 1 ./repro" in p.stdout
-    )  # in the launch line
+    # the adapter's definition of the variant
+    assert "OMPI_MCA_coll=basic,libnbc" in p.stdout
+    # in the launch line
+    assert "-x OMPI_MCA_coll=basic,libnbc" in p.stdout and "-n 1 ./repro" in p.stdout
     assert "MPI-4.1 §6.11.2 Exclusive Scan" in p.stdout  # the section its header cites
 
 
@@ -206,7 +206,8 @@ def test_run_builds_and_runs_an_mpich_reproducer():
         in observed
     )
     assert "Ran `mpiexec.mpich -n 1 ./repro`: **exit status 1**" in observed
-    # its output: one line per wrong result, MPI_MAX of two unsigned values compared as signed among them
+    # its output: one line per wrong result, MPI_MAX of two unsigned values compared as
+    # signed among them
     wrong = re.findall(
         r"^MPI_(MAX|MIN)\((MPI_\w+)\): (\d+) and (\d+) gave (\d+), expected (\d+)$",
         observed,

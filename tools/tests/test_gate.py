@@ -187,7 +187,8 @@ def test_the_default_waivers_are_those_of_the_vendor(tmp_path):
 
 
 def test_a_site_adapter_names_its_own_waivers_file(tmp_path):
-    """The adapter's "waivers" key is honoured (reports/waivers.py locate), for the gate and the report."""
+    """The adapter's "waivers" key is honoured (reports/waivers.py locate), for the gate
+    and the report."""
     site = tmp_path / "site"
     site.mkdir()
     (site / "adapter.json").write_text(
@@ -240,25 +241,30 @@ def test_unreadable_input_is_a_usage_error(tmp_path):
     assert p.returncode == 2 and "--today" in p.stderr
 
 
-# ---- version-bound waivers (issue #13) ---------------------------------------------------
+# ---- version-bound waivers (issue #13)
+# ---------------------------------------------------
 
 
-def test_a_waiver_bound_to_another_release_does_not_hide_a_failure_and_the_gate_names_it(
+def test_a_waiver_of_another_release_does_not_hide_a_failure_and_the_gate_names_it(
     tmp_path,
 ):
-    """The new run waived a check with a waiver seen in 4.0.2; the waivers file now says the
-    bug is a 4.1 one: judged again for the run's library (4.0.2), the check fails."""
+    """The new run waived a check with a waiver seen in 4.0.2; the waivers file now says
+    the bug is a 4.1 one: judged again for the run's library (4.0.2), the check
+    fails."""
     w = dict(WAIVER, library_versions="4.0.2")
     waived = record(
         index=0,
         ranks=2,
         outcome="waived",
         waiver="w-1",
-        message="on rank 0: element 0 (leaf 0, byte 0): expected 1, observed 2 | waived until "
-        "2027-06-30: known bug, upstream #1 (https://example.org/1)",
+        message=(
+            "on rank 0: element 0 (leaf 0, byte 0): expected 1, observed 2 | waived"
+            " until 2027-06-30: known bug, upstream #1 (https://example.org/1)"
+        ),
     )
     release = {"library_version": "MPICH Version:\t4.0.2\nMPICH Release date: unknown"}
-    # The baseline is the run itself (the same library, the check waived): only the waivers file changes.
+    # The baseline is the run itself (the same library, the check waived): only the
+    # waivers file changes.
     old, new = runs(
         tmp_path,
         passing() + [waived],
@@ -276,8 +282,8 @@ def test_a_waiver_bound_to_another_release_does_not_hide_a_failure_and_the_gate_
     )
     assert "the waiver w-1 did not apply: it is for 4.1, not 4.0.2" in p.stdout
     assert (
-        "WAIVER      the waiver w-1 did not apply to 1 checks of this run: it is for 4.1, not 4.0.2"
-        in p.stdout
+        "WAIVER      the waiver w-1 did not apply to 1 checks of this run: it is for"
+        " 4.1, not 4.0.2" in p.stdout
     )
 
 
@@ -302,8 +308,9 @@ def test_a_waiver_narrowed_since_the_run_no_longer_waives_what_it_does_not_name(
 
 
 def test_the_mpich_run_with_one_waivers_release_changed_to_4_1_fails_the_gate(tmp_path):
-    """A real MPICH 4.0.2 run: MAX/MIN on unsigned types are waived (pmodels/mpich#6083); with
-    that waiver's release changed to 4.1 the gate fails and names the checks and the waiver.
+    """A real MPICH 4.0.2 run: MAX/MIN on unsigned types are waived
+    (pmodels/mpich#6083); with that waiver's release changed to 4.1 the gate fails and
+    names the checks and the waiver.
     """
     needs_build("mpich")
     out = tmp_path / "run"
@@ -320,7 +327,8 @@ def test_the_mpich_run_with_one_waivers_release_changed_to_4_1_fails_the_gate(tm
             "--filter",
             "values",
             "--only",
-            "Reduce_local.every_valid_predefined_op_and_datatype_gives_the_reference_result",
+            "Reduce_local."
+            "every_valid_predefined_op_and_datatype_gives_the_reference_result",
             "--out",
             str(out),
         ],
@@ -355,17 +363,21 @@ def test_the_mpich_run_with_one_waivers_release_changed_to_4_1_fails_the_gate(tm
     )
     assert g.returncode == 1, g.stdout
     assert (
-        f"the waiver mpich-6083-unsigned-max-min did not apply to {len(waived)} checks of this run: "
-        "it is for 4.1, not 4.0.2" in g.stdout
+        f"the waiver mpich-6083-unsigned-max-min did not apply to {len(waived)} checks"
+        " of this run: it is for 4.1, not 4.0.2" in g.stdout
     )
     assert g.stdout.count("did not apply: it is for 4.1, not 4.0.2") == min(
         len(waived), 200
     )
 
 
-# ---- a run that shrank, lost checks to skips and waivers, or ran something else (issue #38) -------------
+# ---- a run that shrank, lost checks to skips and waivers, or ran something else (issue
+# #38) -------------
 
-AVOID = "not run (--ordo-avoid-known-fatal): the waiver {} names a crash or hang of this library here"
+AVOID = (
+    "not run (--ordo-avoid-known-fatal): the waiver {} names a crash or hang of this"
+    " library here"
+)
 FATAL = {
     "id": "w-crash",
     "test": "Reduce.*",
@@ -378,7 +390,8 @@ FATAL = {
 
 
 def fails_with(p, *lines):
-    """The gate failed, with each given text in a line of its own cause, and FAIL as its last line."""
+    """The gate failed, with each given text in a line of its own cause, and FAIL as its
+    last line."""
     assert p.returncode == 1, p.stdout + p.stderr
     assert p.stdout.rstrip().splitlines()[-1] == "gate: FAIL", p.stdout
     for text in lines:
@@ -389,14 +402,17 @@ def test_a_check_of_the_baseline_absent_from_the_new_run_fails_the_gate_and_is_n
     tmp_path,
 ):
     new = [r for r in passing() if not (r["ranks"] == 4 and r["case"]["root"] == 3)]
-    new.append(
-        record(index=9, ranks=4, root=7)
-    )  # as many checks as the baseline: only the one is missing
+    # as many checks as the baseline: only the one is missing
+    new.append(record(index=9, ranks=4, root=7))
     old, new_dir = runs(tmp_path, passing(), new)
     p = run_gate(tmp_path, old, new_dir)
     fails_with(
         p,
-        "MISSING     Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4 ranks",
+        (
+            "MISSING    "
+            " Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4"
+            " ranks"
+        ),
     )
     missing = [line for line in p.stdout.splitlines() if line.startswith("MISSING")]
     assert (
@@ -414,8 +430,8 @@ def test_an_empty_new_run_fails_the_gate(tmp_path):
 
 
 def test_a_new_run_with_fewer_checks_than_the_baseline_fails_the_gate(tmp_path):
-    """A truncated job: the first two checks at 4 ranks only (the baseline's, and nothing else, so the
-    count is the cause of its own line)."""
+    """A truncated job: the first two checks at 4 ranks only (the baseline's, and
+    nothing else, so the count is the cause of its own line)."""
     old, new = runs(tmp_path, passing(), passing()[:6])
     p = run_gate(tmp_path, old, new)
     fails_with(
@@ -436,7 +452,11 @@ def test_a_check_that_passed_and_is_now_skipped_fails_the_gate(tmp_path):
     p = run_gate(tmp_path, old, new_dir)
     fails_with(
         p,
-        "SKIPPED     Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 2 ranks",
+        (
+            "SKIPPED    "
+            " Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 2"
+            " ranks"
+        ),
     )
     assert (
         "pass -> skip: MPI_Reduce_init is not provided by this library" in p.stdout
@@ -444,7 +464,7 @@ def test_a_check_that_passed_and_is_now_skipped_fails_the_gate(tmp_path):
     )
 
 
-def test_a_check_that_passed_and_is_now_waived_fails_unless_the_waiver_is_accepted_by_name(
+def test_a_check_that_passed_and_is_now_waived_fails_unless_its_waiver_is_accepted(
     tmp_path,
 ):
     new = passing()
@@ -458,7 +478,11 @@ def test_a_check_that_passed_and_is_now_waived_fails_unless_the_waiver_is_accept
     p = run_gate(tmp_path, old, new_dir)
     fails_with(
         p,
-        "WAIVED      Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 2 ranks",
+        (
+            "WAIVED     "
+            " Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 2"
+            " ranks"
+        ),
         "pass -> waived by w-1 (accept it with --accept-waiver w-1)",
     )
     other = dict(WAIVER, id="w-other")
@@ -480,7 +504,8 @@ def test_a_check_that_passed_and_is_now_waived_fails_unless_the_waiver_is_accept
         "note        accepted (--accept-waiver):" in p.stdout
         and "0 pass -> waived, 1 accepted by --accept-waiver" in p.stdout
     )
-    # An accepted id the waivers file does not have is a usage error (a typo must not pass silently).
+    # An accepted id the waivers file does not have is a usage error (a typo must not
+    # pass silently).
     p = run_gate(tmp_path, old, new_dir, args=["--accept-waiver", "w-typo"])
     assert (
         p.returncode == 2
@@ -518,8 +543,10 @@ def test_a_check_that_passed_and_is_now_waived_fails_unless_the_waiver_is_accept
             run_json(variants=["default", "ch4-ring"]),
             run_json(variants=["default"]),
             "--accept-variants-change",
-            "VARIANTS    the variants differ: baseline ch4-ring, default, new default "
-            "(ch4-ring dropped)",
+            (
+                "VARIANTS    the variants differ: baseline ch4-ring, default, new"
+                " default (ch4-ring dropped)"
+            ),
         ),
     ],
 )
@@ -558,8 +585,8 @@ def test_another_library_rank_set_or_variant_set_fails_unless_accepted(
 def test_a_cut_rank_set_accepted_sets_aside_the_dropped_rank_counts_and_nothing_else(
     tmp_path,
 ):
-    """--ranks 2,4 cut to 2: accepted, the baseline's checks at 4 ranks are set aside; one lost at 2 ranks
-    still fails."""
+    """--ranks 2,4 cut to 2: accepted, the baseline's checks at 4 ranks are set aside;
+    one lost at 2 ranks still fails."""
     at2 = [r for r in passing() if r["ranks"] == 2]
     old, new = runs(
         tmp_path,
@@ -571,7 +598,11 @@ def test_a_cut_rank_set_accepted_sets_aside_the_dropped_rank_counts_and_nothing_
     fails_with(
         run_gate(tmp_path, old, new),
         "RANKS       the rank counts differ: baseline 2,4, new 2 (4 dropped)",
-        "MISSING     Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4 ranks",
+        (
+            "MISSING    "
+            " Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4"
+            " ranks"
+        ),
     )
     p = run_gate(tmp_path, old, new, args=["--accept-ranks-change"])
     assert p.returncode == 0, p.stdout
@@ -588,8 +619,15 @@ def test_a_cut_rank_set_accepted_sets_aside_the_dropped_rank_counts_and_nothing_
     )
     fails_with(
         run_gate(tmp_path, old, new, args=["--accept-ranks-change"]),
-        "MISSING     Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 2 ranks",
-        "CHECKS      the new run has 3 checks, fewer than the baseline's 4 (of 8, 4 set aside",
+        (
+            "MISSING    "
+            " Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 2"
+            " ranks"
+        ),
+        (
+            "CHECKS      the new run has 3 checks, fewer than the baseline's 4 (of 8, 4"
+            " set aside"
+        ),
     )
 
 
@@ -625,8 +663,8 @@ def test_what_new_checks_arrive_as_is_listed_with_each_waived_or_skipped_one_nam
     p = run_gate(tmp_path, old, new_dir)
     assert p.returncode == 0, p.stdout
     assert (
-        "note        4 new checks (not in the baseline): 1 pass, 1 waived, 2 skip, 0 bad"
-        in p.stdout
+        "note        4 new checks (not in the baseline): 1 pass, 1 waived, 2 skip,"
+        " 0 bad" in p.stdout
     )
     waived = [
         x for x in p.stdout.splitlines() if x.startswith("note        new, waived:")
@@ -642,7 +680,8 @@ def test_what_new_checks_arrive_as_is_listed_with_each_waived_or_skipped_one_nam
 
 
 def held_back_runs(tmp_path, run=None):
-    """A baseline and a new run that both held back the case at 4 ranks, root 3, as the waiver w-crash names it."""
+    """A baseline and a new run that both held back the case at 4 ranks, root 3, as the
+    waiver w-crash names it."""
     held = passing()
     held[7] = dict(held[7], outcome="skip", message=AVOID.format("w-crash"))
     return runs(tmp_path, held, held, new_run=run, old_run=run)
@@ -688,7 +727,11 @@ def test_a_case_held_back_as_known_fatal_is_judged_again_by_the_waivers_file(
     p = run_gate(tmp_path, old, new, waivers=waivers)
     fails_with(
         p,
-        "NOT RUN     Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4 ranks",
+        (
+            "NOT RUN    "
+            " Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4"
+            " ranks"
+        ),
     )
     line = next(x for x in p.stdout.splitlines() if x.startswith("NOT RUN"))
     assert (
@@ -704,7 +747,11 @@ def test_a_case_that_passed_and_is_now_held_back_is_accepted_with_its_waiver(tmp
     old, new_dir = runs(tmp_path, passing(), new)
     fails_with(
         run_gate(tmp_path, old, new_dir, waivers=[WAIVER, FATAL]),
-        "SKIPPED     Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4 ranks",
+        (
+            "SKIPPED    "
+            " Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root at 4"
+            " ranks"
+        ),
         "(accept it with --accept-waiver w-crash)",
     )
     p = run_gate(
@@ -747,12 +794,13 @@ def test_the_gate_options_are_documented_in_its_help_and_its_page():
 
 
 @pytest.mark.parametrize("vendor, release", [("mpich", "4.0.2"), ("openmpi", "4.1.4")])
-def test_every_example_of_the_vendors_crash_and_timeout_waivers_held_back_stands_for_its_release(
+def test_each_example_held_back_by_a_vendors_crash_or_timeout_waiver_is_of_its_release(
     vendor, release
 ):
-    """The real waivers files: each example a crash or timeout waiver covers, recorded as the harness records
-    a case it did not run for that waiver, is judged standing for the vendor's Debian release, and not for
-    another release (the gate must not fail the cases a run rightly held back, nor keep those of another).
+    """The real waivers files: each example a crash or timeout waiver covers, recorded
+    as the harness records a case it did not run for that waiver, is judged standing for
+    the vendor's Debian release, and not for another release (the gate must not fail the
+    cases a run rightly held back, nor keep those of another).
     """
     waivers = gate.load_waivers(ROOT / "vendors" / vendor / "waivers.json")
     today = datetime.date(2026, 11, 22)

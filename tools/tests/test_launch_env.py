@@ -37,7 +37,8 @@ def test_a_users_preload_joins_the_adapters_preload_after_it(tmp_path):
         )["LD_PRELOAD"]
         == "/opt/prof/libprof.so"
     )
-    # the same entry given again (a colon-separated list, as ld.so also accepts) is not repeated
+    # the same entry given again (a colon-separated list, as ld.so also accepts) is not
+    # repeated
     again = launch_env(
         adapter, bdir, {"LD_PRELOAD": f"/a.so:{yield_so}"}, False, sanitize=False
     )
@@ -100,7 +101,8 @@ def test_any_other_variable_the_user_sets_replaces_the_adapters_with_a_notice(tm
         "NEW": "v",
     }
     notices = adapters.env_notices(adapter, bdir, user, False)
-    # B is set to the adapter's own value (no change), PATH joins, NEW is the user's alone: one notice
+    # B is set to the adapter's own value (no change), PATH joins, NEW is the user's
+    # alone: one notice
     assert notices == [
         {"variable": "MPIR_CVAR_A", "value": "2", "replaced": "1", "from": "its env"}
     ]
@@ -152,9 +154,8 @@ def test_the_ranks_report_the_named_variables_and_the_runner_folds_them(tmp_path
         pathlib.Path(f"{journal}{protocol.ENV}{rank}").write_text(
             json.dumps({"A": "2", "PATH": None})
         )
-    pathlib.Path(f"{journal}{protocol.ENV}2.tmp").write_text(
-        "{"
-    )  # a rank that died while writing
+    # a rank that died while writing
+    pathlib.Path(f"{journal}{protocol.ENV}2.tmp").write_text("{")
     row = {}
     run.fold_rank_env(row, "job1", protocol.rank_envs(journal))
     assert row == {
@@ -183,12 +184,13 @@ def test_live_every_mpich_rank_reports_both_preloads(tmp_path):
     yield_so = bdir / "vendors" / "mpich" / "libordo_yield_when_idle.so"
     if not exe.is_file() or not yield_so.is_file() or not shutil.which("mpiexec.mpich"):
         pytest.skip(
-            f"needs {exe} and {yield_so} (./ordo run --vendor mpich builds them) and MPICH"
+            f"needs {exe} and {yield_so} (./ordo run --vendor mpich builds them) and"
+            " MPICH"
         )
     src = tmp_path / "harmless.c"
     src.write_text(
-        "static int loaded;\n__attribute__((constructor)) static void mark(void) { loaded = 1; }\n"
-        "int ordo_harmless_preload(void) { return loaded; }\n"
+        "static int loaded;\n__attribute__((constructor)) static void mark(void) {"
+        " loaded = 1; }\nint ordo_harmless_preload(void) { return loaded; }\n"
     )
     mine = tmp_path / "libharmless.so"
     subprocess.run(
@@ -254,7 +256,8 @@ def test_live_ordo_run_records_every_ranks_environment_and_the_notices(
     ]
     if not all(p.is_file() for p in needed) or not shutil.which("mpiexec.mpich"):
         pytest.skip(
-            f"needs {', '.join(map(str, needed))} (./ordo run --vendor mpich builds them) and MPICH"
+            f"needs {', '.join(map(str, needed))} (./ordo run --vendor mpich builds"
+            " them) and MPICH"
         )
     site = json.loads((ROOT / "vendors" / "mpich" / "adapter.json").read_text())
     site["env"] = {"ORDO_SITE_SETTING": "adapter"}
@@ -283,9 +286,8 @@ def test_live_ordo_run_records_every_ranks_environment_and_the_notices(
         )
 
     monkeypatch.setattr(run, "build", built)
-    monkeypatch.setenv(
-        "ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock"
-    )  # every launch flocked; each job under `timeout`
+    # every launch flocked; each job under `timeout`
+    monkeypatch.setenv("ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock")
     out = tmp_path / "out"
     rc = ordo_cli.main(
         [
@@ -311,8 +313,8 @@ def test_live_ordo_run_records_every_ranks_environment_and_the_notices(
     printed = capsys.readouterr().out
     assert rc == 0, printed[-3000:]
     assert (
-        "ordo: --env ORDO_SITE_SETTING=user replaces the adapter's ORDO_SITE_SETTING=adapter (its env)"
-        in printed
+        "ordo: --env ORDO_SITE_SETTING=user replaces the adapter's"
+        " ORDO_SITE_SETTING=adapter (its env)" in printed
     )
     doc = json.loads((out / "run.json").read_text())
     yield_so = str(bdir / "vendors" / "mpich" / "libordo_yield_when_idle.so")

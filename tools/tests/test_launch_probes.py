@@ -28,7 +28,8 @@ while args:
 with open(os.environ["FAKE_CALLS"], "a") as f:
     f.write(" ".join(sorted(k + "=" + v for k, v in env.items())) + "\n")
 if env.get("PROBE") == "1":
-    sel = "B" if env.get("SETTING") == "1" and os.environ.get("FAKE_CHANGES") == "1" else "A"
+    changes = os.environ.get("FAKE_CHANGES") == "1"
+    sel = "B" if env.get("SETTING") == "1" and changes else "A"
     print("select: component %s selected" % sel, file=sys.stderr)
 """
 
@@ -39,9 +40,8 @@ def fake_adapter(tmp_path, pattern=r"select: component (\S+) selected"):
     launcher.chmod(0o755)
     bdir = tmp_path / "build"
     (bdir / "conformance").mkdir(parents=True)
-    (bdir / "conformance" / "ordo_replay").write_text(
-        ""
-    )  # never run: the fake launcher only prints
+    # never run: the fake launcher only prints
+    (bdir / "conformance" / "ordo_replay").write_text("")
     adapter = {
         "name": "fake",
         "env": {"BASE": "1"},
@@ -79,10 +79,12 @@ def test_a_setting_that_changes_nothing_is_applied_and_one_that_does_is_not(
     adapter, bdir = fake_adapter(tmp_path)
     # Not probed yet: only the unconditional setting.
     assert launch_env(adapter, bdir, {}, False) == {"BASE": "1", "ALWAYS": "1"}
+    # an outcome changed
     assert (
         probe_launch_settings(adapter, bdir, {"USER": "1"}, False, quiet=True) is True
-    )  # an outcome changed
-    # Probed without the setting, then with it, each with the probe's variable and the user's.
+    )
+    # Probed without the setting, then with it, each with the probe's variable and the
+    # user's.
     assert calls.read_text().splitlines() == [
         "ALWAYS=1 BASE=1 PROBE=1 USER=1",
         "ALWAYS=1 BASE=1 PROBE=1 SETTING=1 USER=1",
@@ -100,9 +102,8 @@ def test_a_setting_that_changes_nothing_is_applied_and_one_that_does_is_not(
     }
     assert launch_env(adapter, bdir, {}, True) == {"BASE": "1"}  # --plain-launch: none
     assert read_probes(bdir)["probed"]["applied"] is True  # kept in the build folder
-    assert (
-        probe_launch_settings(adapter, bdir, {}, False, quiet=True) is False
-    )  # the same outcome again
+    # the same outcome again
+    assert probe_launch_settings(adapter, bdir, {}, False, quiet=True) is False
 
     # Where the setting changes what the library selects, it is not applied.
     monkeypatch.setenv("FAKE_CHANGES", "1")
@@ -195,9 +196,8 @@ def file_setting(tmp_path, prepare_ok=True, file_changes=False):
     variable from its environment) and by a launch of the fake library."""
     script = tmp_path / "describe"
     script.write_text(
-        "#!/bin/sh\n"
-        'if [ -n "$TOPO_FILE" ] && [ "$FILE_CHANGES" = 1 ]; then echo \'machine: other\'; '
-        "else echo 'machine: this'; fi\n"
+        '#!/bin/sh\nif [ -n "$TOPO_FILE" ] && [ "$FILE_CHANGES" = 1 ]; then echo'
+        " 'machine: other'; else echo 'machine: this'; fi\n"
     )
     script.chmod(0o755)
     return {

@@ -76,15 +76,15 @@ def test_a_dead_job_is_a_detection_and_the_watchdog_marker_makes_it_a_timeout(tm
     log.write_text("a\nb\n")
     j = tmp_path / "ordo_check_reduce-4ranks.jsonl"
     assert mutants.detection([], 139, log, j)["outcome"] == "crash"
-    assert (
-        mutants.detection([], 1, log, j)["outcome"] == "crash"
-    )  # an MPI_Abort: no .done
+    # an MPI_Abort: no .done
+    assert mutants.detection([], 1, log, j)["outcome"] == "crash"
     pathlib.Path(str(j) + ".timeout").write_text("3\n")
     for rank, seq, test in ((0, 3, "Reduce.x"), (1, 2, "Reduce.w")):
         pathlib.Path(f"{j}.inflight.{rank}").write_text(
             json.dumps({"seq": seq, "test": test, "clause": "reduce.values"})
         )
-    # The runner's rule (runner/protocol.py): the earliest case begun that rank 0 had not recorded.
+    # The runner's rule (runner/protocol.py): the earliest case begun that rank 0 had
+    # not recorded.
     found = mutants.detection([], 9, log, j)
     assert found["outcome"] == "timeout" and found["check"].startswith(
         "Reduce.w [reduce.values]"
@@ -105,5 +105,5 @@ def test_an_unknown_mutant_is_refused_in_one_line():
         env={"ORDO_NO_INSTALL": "1", "PATH": "/usr/bin:/bin"},
     )
     assert p.returncode == 2, (p.stdout, p.stderr)
-    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "no-such-fault" in lines[0]

@@ -70,7 +70,8 @@ def test_the_package_holds_everything_and_verifies(sample_run, tmp_path):
         "schema/junit.xsd",
     ):
         assert name in listed, name
-    # Every byte of the journal, compressed; the tools read the package's report and journal as they are.
+    # Every byte of the journal, compressed; the tools read the package's report and
+    # journal as they are.
     assert (
         gzip.decompress((dest / "run" / "journal.jsonl.gz").read_bytes())
         == (sample_run / "journal.jsonl").read_bytes()
@@ -167,9 +168,8 @@ def test_the_verifier_counts_the_checks_of_junit_and_of_the_compressed_journal(
     journal.write_bytes(gzip.compress(b"".join(lines)))
     root = ET.fromstring(gzip.decompress((dest / "junit.xml.gz").read_bytes()))
     prop = root.find(".//testcase/properties/property[@name='checks']")
-    prop.set(
-        "value", str(int(prop.get("value")) + 1)
-    )  # one check more than the report holds
+    # one check more than the report holds
+    prop.set("value", str(int(prop.get("value")) + 1))
     (dest / "junit.xml.gz").write_bytes(gzip.compress(ET.tostring(root)))
     rehash(dest)
     p = verify(dest)
@@ -179,7 +179,8 @@ def test_the_verifier_counts_the_checks_of_junit_and_of_the_compressed_journal(
 
 
 def test_a_package_of_a_version_1_report_verifies(sample_run, tmp_path):
-    """A results.json of before issue #17 packages (its records re-stored as version 2) and verifies."""
+    """A results.json of before issue #17 packages (its records re-stored as version 2)
+    and verifies."""
     from reports import results
 
     old = tmp_path / "old"

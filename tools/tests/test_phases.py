@@ -55,7 +55,8 @@ def test_a_job_returns_each_launch_with_its_exit_code_and_its_phases(tmp_path):
     j.write_text("")
     fake = tmp_path / "job.sh"
     fake.write_text(
-        f"#!/bin/sh\necho 'ordo phases: {json.dumps(LINE)}'\ntouch {j}{protocol.DONE}\nexit 0\n"
+        f"#!/bin/sh\necho 'ordo phases: {json.dumps(LINE)}'\ntouch"
+        f" {j}{protocol.DONE}\nexit 0\n"
     )
     fake.chmod(0o755)
     launches = run_job(
@@ -80,9 +81,8 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
     s = bench.process_split(jobs)
     assert s["launches"] == 3 and s["launches_died"] == 1 and s["died_seconds"] == 7.0
     assert s["seconds"] == 12.7
-    assert s["launcher_seconds"] == round(
-        3.0 + 2.7 - 5.0, 1
-    )  # each launch less its process's wall time
+    # each launch less its process's wall time
+    assert s["launcher_seconds"] == round(3.0 + 2.7 - 5.0, 1)
     assert s["mpi_init_seconds"] == 0.6 and s["tests_seconds"] == 3.8
     assert s["case_phases_seconds"] == {"reference": 1.2, "call": 1.0, "verdict": 0.8}
     assert s["tests_outside_case_phases_seconds"] == round(3.8 - 3.0, 1)
@@ -93,9 +93,8 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
         "mismatches": 0,
         "kept": 0,
     }  # a line without it: none
-    assert (
-        bench.process_split([{"seconds": 1.0}]) is None
-    )  # an older run's jobs carry no launches
+    # an older run's jobs carry no launches
+    assert bench.process_split([{"seconds": 1.0}]) is None
     cached = dict(LINE, expect_cache={"hits": 5, "mismatches": 1, "kept": 0})
     kept = dict(LINE, expect_cache={"hits": 0, "mismatches": 0, "kept": 7})
     s = bench.process_split(
@@ -112,8 +111,9 @@ def test_the_sweep_split_sums_the_launches_and_counts_the_dead_whole():
 
 
 def test_a_standby_launchs_start_up_is_counted_apart_and_its_seconds_from_its_go():
-    # Started ahead: 0.3 s MPI_Init, 0.2 s start-up, then 1.5 s idle until its go; 0.55 s from the
-    # go to its end (tests 0.5 s, finalize 0.05 s): the launcher's share is 0.55 - 0.55 = 0.
+    # Started ahead: 0.3 s MPI_Init, 0.2 s start-up, then 1.5 s idle until its go; 0.55
+    # s from the go to its end (tests 0.5 s, finalize 0.05 s): the launcher's share is
+    # 0.55 - 0.55 = 0.
     ahead = dict(LINE, wall_s=2.55, standby_s=1.5, tests_s=0.5)
     s = bench.process_split(
         [{"launches": [{"seconds": 0.55, "rc": 0, "phases": ahead, "standby": True}]}]

@@ -47,7 +47,8 @@ def test_node_of_each_rank(where, nodes, ranks, expected):
 
 
 def test_groups_are_the_node_map_the_harness_prints():
-    # conformance/harness/node_map.cpp: groups in the order of their lowest rank, each ascending
+    # conformance/harness/node_map.cpp: groups in the order of their lowest rank, each
+    # ascending
     assert placement.groups([0, 1, 0, 1, 0]) == [[0, 2, 4], [1, 3]]
     assert placement.groups([0, 1, 1, 1]) == [[0], [1, 2, 3]]
 
@@ -143,7 +144,10 @@ def test_a_placement_no_method_expresses_is_refused_in_one_line():
 
 
 def test_the_node_map_is_read_from_a_job_log_and_must_be_the_one_asked():
-    log = 'ordo: hello\nordo node-map: {"node_map":[[0,1,2,3]],"processor_names":["a","a","a","a"]}\n[==========]\n'
+    log = (
+        "ordo: hello\nordo node-map:"
+        ' {"node_map":[[0,1,2,3]],"processor_names":["a","a","a","a"]}\n[==========]\n'
+    )
     found = placement.parse_node_map(log)
     assert found["node_map"] == [[0, 1, 2, 3]]
     placement.verify(
@@ -223,9 +227,10 @@ def test_a_short_mpich_run_under_two_nodes_records_the_node_map(tmp_path):
     p = subprocess.run(
         cmd, capture_output=True, text=True, timeout=1000, env=dict(os.environ)
     )
-    # 0: the checks ran under the nodes, and the intercommunicator Allreduce that MPICH 4.0.2 fails there
-    # (its high group {1,2,3} has its rank 0 alone on node 0) is waived by its comm_node_map waiver
-    # (vendors/mpich/waivers.json); 3 would be a library that did not show the nodes.
+    # 0: the checks ran under the nodes, and the intercommunicator Allreduce that MPICH
+    # 4.0.2 fails there (its high group {1,2,3} has its rank 0 alone on node 0) is
+    # waived by its comm_node_map waiver (vendors/mpich/waivers.json); 3 would be a
+    # library that did not show the nodes.
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["nodes"] == 2 and run_json["placement"] == "block"
@@ -242,7 +247,8 @@ def test_a_short_mpich_run_under_two_nodes_records_the_node_map(tmp_path):
     assert all(
         "--nodes 2 --placement block" in r["replay"] for r in records if r.get("replay")
     )
-    # the node map of each group of the case's communicator, in its own ranks (waivers read it)
+    # the node map of each group of the case's communicator, in its own ranks (waivers
+    # read it)
     shapes = {r["case"]["comm"]: r["comm_node_maps"] for r in records if r.get("case")}
     assert shapes["world"] == [[[0, 1], [2, 3]]]
     assert shapes["inter-1-n"] == [[[0]], [[0], [1, 2]]]
@@ -345,9 +351,10 @@ def test_a_crash_under_two_nodes_is_recorded_with_the_node_maps_its_waiver_reads
 def test_on_one_node_the_crash_waivers_node_conditions_read_the_machines_node_map(
     tmp_path,
 ):
-    """Without --nodes the machine is one node: the same forced composition crashes at every root but 0 (none is
-    the first rank of the communicator on the node). The in-flight note carries the communicator's node map
-    there too, so the crash waiver names those cases: by default each is a skip naming it, and root 0 runs.
+    """Without --nodes the machine is one node: the same forced composition crashes at
+    every root but 0 (none is the first rank of the communicator on the node). The
+    in-flight note carries the communicator's node map there too, so the crash waiver
+    names those cases: by default each is a skip naming it, and root 0 runs.
     """
     out = tmp_path / "run"
     cmd = [

@@ -14,12 +14,12 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from runner import properties  # noqa: E402
-from runner.adapters import (
+from runner.adapters import (  # noqa: E402
     build_dir_for,
     launch_env,
     launcher_prefix,
     load_adapter,
-)  # noqa: E402
+)
 from runner.job import run_job  # noqa: E402
 from reports.records import read_journal  # noqa: E402
 
@@ -346,8 +346,8 @@ def test_live_a_fixed_seed_runs_the_same_cases_and_leaves_a_summary_record(tmp_p
     adapter, bdir, built = mpich_build()
     if not built:
         pytest.skip(
-            f"no MPICH build with the property executable in {bdir} (./ordo test builds it; "
-            "ORDO_BUILD_ROOT moves it)"
+            f"no MPICH build with the property executable in {bdir} (./ordo test builds"
+            " it; ORDO_BUILD_ROOT moves it)"
         )
     runs = [
         live_phase(adapter, bdir, tmp_path / f"run{i}", seed=20240611) for i in range(2)
@@ -391,7 +391,7 @@ def test_live_a_fixed_seed_runs_the_same_cases_and_leaves_a_summary_record(tmp_p
     assert cases[0] == cases[1]
 
 
-def test_live_lockstep_every_rank_draws_the_same_seed_and_shrinks_to_the_same_case_at_2_to_8_ranks(
+def test_live_lockstep_all_ranks_draw_one_seed_and_shrink_to_one_case_at_2_to_8_ranks(
     tmp_path,
 ):
     """Issue #5: rank 0 decides RC_PARAMS and every rank prints it; against a
@@ -402,7 +402,8 @@ def test_live_lockstep_every_rank_draws_the_same_seed_and_shrinks_to_the_same_ca
     exe = bdir / "property_tests" / "ordo_properties"
     if not exe.is_file():
         pytest.skip(
-            f"no mutant MPI build with the property executable in {bdir} (./ordo test builds it)"
+            f"no mutant MPI build with the property executable in {bdir} (./ordo test"
+            " builds it)"
         )
     env = launch_env(adapter, bdir, {"ORDO_MUTANT": "swap-operands"}, False)
     prefix = launcher_prefix(adapter, bdir, env)

@@ -13,12 +13,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 from conftest import record  # noqa: E402
 from reports import record_diff, records  # noqa: E402
 from runner import properties  # noqa: E402
-from runner.adapters import (
+from runner.adapters import (  # noqa: E402
     build_dir_for,
     launch_env,
     launcher_prefix,
     load_adapter,
-)  # noqa: E402
+)
 from runner.job import run_job  # noqa: E402
 from runner.launch import job_command, ordo_flags  # noqa: E402
 
@@ -184,9 +184,8 @@ def test_the_record_of_a_dead_case_keeps_the_bytes_of_its_note_which_waivers_rea
     """The harness's in-flight note has the case's bytes (count x type size):
     a crash or timeout waiver can then name a size threshold in bytes."""
     assert records.case_died(dict(BEGUN, bytes=12), **HOW)["bytes"] == 12
-    assert "bytes" not in records.case_died(
-        BEGUN, **HOW
-    )  # a type the reference does not model: none
+    # a type the reference does not model: none
+    assert "bytes" not in records.case_died(BEGUN, **HOW)
 
 
 def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
@@ -194,12 +193,11 @@ def test_the_record_of_a_dead_case_keeps_the_size_of_its_communicator():
     the communicator is built: a crash waiver can name a one-process
     communicator (comm_size 1) whatever the job's size."""
     assert records.case_died(dict(BEGUN, comm_size=1), **HOW)["comm_size"] == 1
-    assert "comm_size" not in records.case_died(
-        BEGUN, **HOW
-    )  # died before its communicator was built
+    # died before its communicator was built
+    assert "comm_size" not in records.case_died(BEGUN, **HOW)
 
 
-def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_reported_is_reported():
+def test_a_detect_case_overrun_while_others_wait_for_the_reporting_rank_is_reported():
     """The library returned the error where the call was erroneous; the other
     processes waiting in the collective for that process is not charged to it."""
     r = made()["detect_reported_while_others_waited"]
@@ -212,8 +210,9 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
     )
     how = dict(HOW, timed_out=True, rc=124)
     # A rank whose own arguments are not erroneous may return MPI_SUCCESS (MPICH 4.0.2's
-    # reduce_scatter_gather at 3 processes: rank 1 returns, rank 2 waits for the root): still
-    # reported, as the harness counts "reported on k of n ranks"; the message names who did what.
+    # reduce_scatter_gather at 3 processes: rank 1 returns, rank 2 waits for the root):
+    # still reported, as the harness counts "reported on k of n ranks"; the message
+    # names who did what.
     accepted = {
         **DETECT_NOTES,
         2: dict(DETECT_BEGUN, returned={"detect": "accepted", "message": ""}),
@@ -224,7 +223,8 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
         r3["message"].startswith("reported on 1 of 3 ranks")
         and "returned no error: 2" in r3["message"]
     )
-    # Every rank still in the call, none reporting (or only accepting), or a crash: the timeout (crash) stays.
+    # Every rank still in the call, none reporting (or only accepting), or a crash: the
+    # timeout (crash) stays.
     assert (
         records.case_died(
             DETECT_BEGUN, **how, notes={0: DETECT_BEGUN, 1: DETECT_BEGUN}
@@ -247,7 +247,7 @@ def test_a_detect_case_that_overran_because_the_others_wait_for_the_rank_that_re
     assert records.case_died(BEGUN, **how, notes=DETECT_NOTES)["outcome"] == "timeout"
 
 
-def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_that_limit():
+def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_it():
     """The rank whose call returned the error gave the others the short limit
     (the harness's rule "reported"): the record carries the limit that ended
     the case, the soonest of the reporting ranks'; its message stays one text
@@ -274,7 +274,8 @@ def test_a_detect_case_ended_by_the_short_limit_after_a_returned_error_records_t
     assert r["outcome"] == "pass" and r["case_limit"] == short
     assert "ended after the short limit that follows a returned error" in r["message"]
     assert records.schema_errors(r) == []
-    # No rank shortened it (an older harness, or the rest of the limit was shorter): the case's own limit.
+    # No rank shortened it (an older harness, or the rest of the limit was shorter): the
+    # case's own limit.
     plain = records.case_died(
         begun,
         **how,
@@ -335,8 +336,10 @@ def test_identical_runs_differ_only_in_what_is_ignored(tmp_path):
 def test_the_log_lines_a_dead_job_quotes_and_property_seconds_are_not_compared():
     a = dict(
         made()["case_died"],
-        message="this case ended the job (exit code 139); last output: rank 1 died / x"
-        " | waived until 2027-01-01: r (u)",
+        message=(
+            "this case ended the job (exit code 139); last output: rank 1 died / x"
+            " | waived until 2027-01-01: r (u)"
+        ),
     )
     b = dict(a, message=a["message"].replace("rank 1", "rank 0"))
     assert record_diff.compare_records([a], [b])["same"]
@@ -419,7 +422,8 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
             break
     else:
         pytest.skip(
-            "no build with ordo_check_noncommutative and ordo_properties (./ordo run or ./ordo test builds one)"
+            "no build with ordo_check_noncommutative and ordo_properties (./ordo run or"
+            " ./ordo test builds one)"
         )
     prefix = launcher_prefix(adapter, bdir, launch_env(adapter, bdir, {}, False))
     (tmp_path / "gtest").mkdir()
@@ -440,7 +444,8 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
             adapter=adapter["_path"],
         )
         + [
-            "--gtest_filter=Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root"
+            "--gtest_filter="
+            "Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root"
         ],
     )
     run_job(base, exe.name, 2, tmp_path, journal, adapter, 2)
@@ -488,15 +493,22 @@ def test_record_comparison_ignores_library_addresses_but_not_values():
         message="MPI_Allreduce(sendbuf=0x55d0a1, recvbuf=0x7ffe10) failed with count 4",
     )
     assert not record_diff.compare_records([a], [c])["same"]
-    # The communicator a stack names, as MPI_COMM_WORLD or a handle, last argument or not (the Fortran
-    # programs' world in a job of one family, a handle in a combined job).
+    # The communicator a stack names, as MPI_COMM_WORLD or a handle, last argument or
+    # not (the Fortran programs' world in a job of one family, a handle in a combined
+    # job).
     w = dict(
         a,
-        message="MPI_Ireduce(sendbuf=0x55d0a1, count=1, MPI_SUM, 1, MPI_COMM_WORLD, request=0x7ffe92) failed",
+        message=(
+            "MPI_Ireduce(sendbuf=0x55d0a1, count=1, MPI_SUM, 1, MPI_COMM_WORLD,"
+            " request=0x7ffe92) failed"
+        ),
     )
     h = dict(
         a,
-        message="MPI_Ireduce(sendbuf=0x557ecc, count=1, MPI_SUM, 1, comm=0xc4000129, request=0x7fff89) failed",
+        message=(
+            "MPI_Ireduce(sendbuf=0x557ecc, count=1, MPI_SUM, 1, comm=0xc4000129,"
+            " request=0x7fff89) failed"
+        ),
     )
     assert record_diff.compare_records([w], [h])["same"]
     assert not record_diff.compare_records(
@@ -528,6 +540,5 @@ def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
         records.case_died(dict(BEGUN, comm_node_maps=maps), **HOW)["comm_node_maps"]
         == maps
     )
-    assert "comm_node_maps" not in records.case_died(
-        BEGUN, **HOW
-    )  # a note without maps: none
+    # a note without maps: none
+    assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)

@@ -21,7 +21,8 @@ from reports.records import HELD_BACK
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ORDO = str(ROOT / "ordo")
-# A small run: the Reduce and Reduce_local checks of one executable, about a hundred checks, a few seconds.
+# A small run: the Reduce and Reduce_local checks of one executable, about a hundred
+# checks, a few seconds.
 SMALL = [
     "--filter",
     "noncommutative",
@@ -210,7 +211,8 @@ def test_resume_sets_a_cut_last_line_aside():
 
 
 def _run_with_settings(end):
-    """A synthetic run.json with the settings `ordo run --vendor mpich` records (what --resume reads)."""
+    """A synthetic run.json with the settings `ordo run --vendor mpich` records (what
+    --resume reads)."""
     import conftest
     from ordo_cli import build_parser
     from runner.run import RUN_SETTINGS
@@ -229,9 +231,10 @@ def _without_generated(report):
 def test_a_finished_run_keeps_its_journal_compressed_and_every_reader_reads_it(
     tmp_path, capsys
 ):
-    """The end of `ordo run` (runner/run.py finish): journal.jsonl becomes journal.jsonl.gz, every byte kept;
-    the report made then, `ordo report` again, a package and `ordo compare --records` read it; a finished run
-    is not resumed and its folder takes no new run."""
+    """The end of `ordo run` (runner/run.py finish): journal.jsonl becomes
+    journal.jsonl.gz, every byte kept; the report made then, `ordo report` again, a
+    package and `ordo compare --records` read it; a finished run is not resumed and its
+    folder takes no new run."""
     import conftest
     from runner.run import finish
 
@@ -239,14 +242,12 @@ def test_a_finished_run_keeps_its_journal_compressed_and_every_reader_reads_it(
         tmp_path / "run", conftest.sample_records(), run=_run_with_settings(end=True)
     )
     plain = (out / "journal.jsonl").read_bytes()
-    reference = shutil.copytree(
-        out, tmp_path / "reference"
-    )  # the report of the plain journal, as before
+    # the report of the plain journal, as before
+    reference = shutil.copytree(out, tmp_path / "reference")
     expected = results.build(reference)
     run_json = json.loads((out / "run.json").read_text())
-    assert (
-        finish(out, out / "journal.jsonl", "mpich", run_json) == 1
-    )  # the sample run has failures
+    # the sample run has failures
+    assert finish(out, out / "journal.jsonl", "mpich", run_json) == 1
     assert not (out / "journal.jsonl").exists()
     assert gzip.decompress((out / "journal.jsonl.gz").read_bytes()) == plain
     assert f"journal: {out / 'journal.jsonl.gz'}" in capsys.readouterr().out
@@ -289,8 +290,8 @@ def test_a_finished_run_keeps_its_journal_compressed_and_every_reader_reads_it(
 
 
 def test_resume_of_a_folder_whose_journal_is_compressed_is_refused(tmp_path):
-    """A compressed journal is a finished run's, even when run.json lost its end: --resume would start a
-    second, plain journal beside it."""
+    """A compressed journal is a finished run's, even when run.json lost its end:
+    --resume would start a second, plain journal beside it."""
     import conftest
 
     out = conftest.write_run(
@@ -415,7 +416,8 @@ def test_a_run_killed_with_sigkill_and_resumed_has_the_records_of_an_uninterrupt
     assert record_set(cut) == record_set(whole)
     assert json.loads((cut / "run.json").read_text())["end"]
     assert not results.load(cut)["partial"]
-    # finished: its journal compressed, as an uninterrupted run's; a finished run is not resumed
+    # finished: its journal compressed, as an uninterrupted run's; a finished run is not
+    # resumed
     for d in (whole, cut):
         assert (d / "journal.jsonl.gz").is_file() and not (d / "journal.jsonl").exists()
     assert "nothing to resume" in one_line_error(
@@ -468,7 +470,8 @@ def test_a_library_that_hangs_in_one_case_and_crashes_in_another_is_run_to_the_e
         "--property-budget",
         "0",
         "--only",
-        "Reductions.floating_point_results_lie_within_the_error_bound_of_some_summation_order",
+        "Reductions."
+        "floating_point_results_lie_within_the_error_bound_of_some_summation_order",
         "--out",
         str(out),
         timeout=900,
@@ -579,7 +582,7 @@ def test_the_properties_catch_a_mutant_and_its_reproducer_fails_only_on_the_muta
     assert without.returncode == 0, without.stdout + without.stderr
 
 
-def test_the_properties_catch_a_fault_of_the_fortran_path_and_its_fortran_reproducer_fails_only_on_it(
+def test_the_properties_catch_a_fortran_path_fault_and_its_reproducer_fails_only_on_it(
     tmp_path_factory,
 ):
     """Issue #16: against the mutant fortran-in-place-ignored (MPI_IN_PLACE
@@ -659,7 +662,7 @@ def test_the_properties_catch_a_fault_of_the_fortran_path_and_its_fortran_reprod
     assert without.returncode == 0, without.stdout + without.stderr
 
 
-def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_in_a_fresh_process(
+def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_afresh(
     tmp_path,
 ):
     needs_build("mutants")
@@ -681,7 +684,9 @@ def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_in
                         "test": "*",
                         "case": {"routine": "allreduce"},
                         "restart_job": True,
-                        "reason": "test: the fault is treated as one that corrupts memory",
+                        "reason": (
+                            "test: the fault is treated as one that corrupts memory"
+                        ),
                         "upstream": "none",
                         "reproducer": "none",
                         "expires": "2099-12-31",

@@ -23,8 +23,10 @@ from reports import html, results
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
-    reason="chromium is not installed, so the HTML report is not "
-    "tested in a browser (Debian: sudo apt-get install -y chromium)",
+    reason=(
+        "chromium is not installed, so the HTML report is not "
+        "tested in a browser (Debian: sudo apt-get install -y chromium)"
+    ),
 )
 FLAGS = [
     "--headless",
@@ -40,8 +42,9 @@ WIDTH, HEIGHT = 1400, 2200
 
 LINK_CHECK = """<script>
 (function () {
-  // Every link must have a target; one link per distinct target is followed (at most 150: Chromium
-  // throttles a page that navigates hundreds of times in a few seconds).
+  // Every link must have a target; one link per distinct target is followed (at most
+  // 150: Chromium throttles a page that navigates hundreds of times in a few
+  // seconds).
   const out = {links: 0, clicked: 0, missing: [], not_target: [], not_visible: []};
   const followed = new Set();
   for (const a of document.querySelectorAll('a[href^="#"]')) {
@@ -122,7 +125,8 @@ def test_the_page_renders_without_console_errors(pages, tmp_path, page):
     assert not console_messages(p.stderr), console_messages(p.stderr)
     data = shot.read_bytes()
     assert png_size(data) == (WIDTH, HEIGHT)
-    # A blank page compresses to a few kilobytes; a rendered report with tables and colours does not.
+    # A blank page compresses to a few kilobytes; a rendered report with tables and
+    # colours does not.
     assert len(data) > 40000, f"the screenshot looks blank ({len(data)} bytes)"
     keep = os.environ.get("ORDO_SCREENSHOT_DIR")
     if keep:

@@ -1,4 +1,5 @@
-"""results.json.gz (and the results.json of version 1) and its views, from synthetic journals (no MPI)."""
+"""results.json.gz (and the results.json of version 1) and its views, from synthetic
+journals (no MPI)."""
 import copy
 import gzip
 import importlib.util
@@ -50,7 +51,8 @@ def test_results_json_is_written_validated_and_read_back(sample_run):
     assert "ordo.results/2" in html.render(
         again
     ) and "ordo.results/2" in markdown.render(again, "report.html")
-    # compressed at gzip's best level (9: 4.2 MB instead of 4.6 MB for the default MPICH run, 0.7 s more)
+    # compressed at gzip's best level (9: 4.2 MB instead of 4.6 MB for the default MPICH
+    # run, 0.7 s more)
     raw = gzip.decompress(path.read_bytes())
     assert len(path.read_bytes()) <= len(gzip.compress(raw, compresslevel=9, mtime=0))
     assert len(path.read_bytes()) < len(gzip.compress(raw, compresslevel=6, mtime=0))
@@ -141,8 +143,9 @@ def test_a_reference_to_a_case_that_is_not_there_is_refused(sample_run, tmp_path
 
 
 def test_a_version_1_report_is_still_read_plain_or_compressed(sample_run, tmp_path):
-    """A results.json of before issue #17 (plain JSON, every record whole): every reader reads it through
-    results.load, as a file or in its folder, and gzip-compressed under any name."""
+    """A results.json of before issue #17 (plain JSON, every record whole): every reader
+    reads it through results.load, as a file or in its folder, and gzip-compressed under
+    any name."""
     report = results.build(sample_run)
     old = tmp_path / "old"
     old.mkdir()
@@ -153,8 +156,8 @@ def test_a_version_1_report_is_still_read_plain_or_compressed(sample_run, tmp_pa
         gzip.compress((old / "results.json").read_bytes())
     )
     assert results.load(tmp_path / "old.json.gz") == report
-    # `ordo report` of the old file writes the views; `ordo report` of the output folder replaces the old
-    # results.json by results.json.gz.
+    # `ordo report` of the old file writes the views; `ordo report` of the output folder
+    # replaces the old results.json by results.json.gz.
     p = ordo("report", old / "results.json", "--out", tmp_path / "views")
     assert p.returncode == 0, p.stderr
     (sample_run / "results.json").write_text(json.dumps(report))
@@ -398,15 +401,15 @@ def test_the_tracer_message_becomes_a_tree():
     # A corrupted cell names ranks that cannot be: no tree is drawn from it.
     assert (
         tracer.parse(
-            "tracer: first wrong combine: invec = ranks 30841..15421, inoutvec = rank 0 "
-            "(overlapping operands) (comm rank 1 of 2)"
+            "tracer: first wrong combine: invec = ranks 30841..15421, inoutvec = rank 0"
+            " (overlapping operands) (comm rank 1 of 2)"
         )
         == []
     )
     assert (
         tracer.parse(
-            "tracer: first wrong combine: invec = ranks -30841..-15421, inoutvec = ranks "
-            "-30841..-15421 (overlapping operands) (comm rank 1 of 2)"
+            "tracer: first wrong combine: invec = ranks -30841..-15421, inoutvec ="
+            " ranks -30841..-15421 (overlapping operands) (comm rank 1 of 2)"
         )
         == []
     )
@@ -443,7 +446,7 @@ def test_code_spans_hold_backticks():
 # ---- JUnit ------------------------------------------------------------------------
 
 
-def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_its_own_element():
+def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_an_element():
     recs = [record(index=i) for i in range(40)]
     recs += [
         record(index=40 + i, outcome=o, message=f"{o} here")
@@ -484,20 +487,17 @@ def test_junit_summarises_passing_checks_and_keeps_every_other_check_as_its_own_
         for c in cases
         if c.find("properties/property[@name='outcome']").get("value") == "skip"
     ]
-    assert len(
-        skipped
-    ) == 1 and "3 checks skipped: communicator shape halves needs more ranks N" in skipped[
-        0
-    ].get(
-        "name"
-    )
+    assert len(skipped) == 1
+    name = skipped[0].get("name")
+    assert "3 checks skipped: communicator shape halves needs more ranks N" in name
     assert (root.get("failures"), root.get("errors")) == ("1", "2")
     assert root.get("tests") == str(len(cases)) == "7"
 
 
 def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
-    """A waived check's <skipped> names its waiver and keeps its message; the note its waiver appended
-    (expiry, reason, upstream: waivers.apply) is in the first waived check of that waiver only.
+    """A waived check's <skipped> names its waiver and keeps its message; the note its
+    waiver appended (expiry, reason, upstream: waivers.apply) is in the first waived
+    check of that waiver only.
     """
     w = {
         "id": "w1",
@@ -533,10 +533,10 @@ def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
         sorted(m for m in messages if "w1" in m and m != first)
         == sorted(f"waived by w1: observed {i}" for i in range(3) for n in (2, 4))[1:]
     )
-    assert (
-        "waived by w2: observed 9 | not the note" in messages
-    )  # a waiver the report does not hold: whole
-    # each its replay command, its case's fields at the harness's default left out (results.short_replay)
+    # a waiver the report does not hold: whole
+    assert "waived by w2: observed 9 | not the note" in messages
+    # each its replay command, its case's fields at the harness's default left out
+    # (results.short_replay)
     assert sorted(c.find("system-out").text for c in cases) == sorted(
         "replay: " + results.short_replay(r) for r in recs
     )
@@ -544,16 +544,17 @@ def test_junit_gives_a_waivers_note_once_and_each_waived_checks_message():
 
 
 def test_the_case_defaults_a_short_replay_leaves_out_are_the_harness_own():
-    """results.CASE_DEFAULTS are the initialisers of struct Case (case.h), which Case::from_json starts from:
-    a field left out of --case is the harness's default, so the short command replays the same case.
+    """results.CASE_DEFAULTS are the initialisers of struct Case (case.h), which
+    Case::from_json starts from: a field left out of --case is the harness's default, so
+    the short command replays the same case.
     """
     text = (ROOT / "reference/include/ordo/reference/case.h").read_text()
     body = text[text.index("struct Case {") :]
     body = body[: body.index("};")]
     fields = {}
     for m in re.finditer(
-        r"^\s*(bool|int|std::string|std::vector<int>|Mode|Routine|std::uint64_t)\s+(\w+)"
-        r"(?:\s*=\s*([^;]+))?;",
+        r"^\s*(bool|int|std::string|std::vector<int>|Mode|Routine|std::uint64_t)"
+        r"\s+(\w+)(?:\s*=\s*([^;]+))?;",
         body,
         re.M,
     ):
@@ -584,9 +585,8 @@ def test_a_short_replay_is_the_same_case_without_its_default_fields():
         **results.CASE_DEFAULTS,
         **r["case"],
     }  # the same case
-    assert (
-        case["in_place"] is True and case["binding"] == "f08" and case["count"] == 7
-    )  # not defaults: kept
+    # not defaults: kept
+    assert case["in_place"] is True and case["binding"] == "f08" and case["count"] == 7
     assert not set(case) & {
         k for k, v in results.CASE_DEFAULTS.items() if r["case"].get(k) == v
     }
@@ -619,9 +619,8 @@ def test_junit_survives_control_characters_and_markup():
     text = junit.render(hostile_report())
     root = ET.fromstring(text)
     assert "\x00" not in text
-    assert (
-        HOSTILE in root.find(".//failure").text
-    )  # escaped in the XML, intact once parsed
+    # escaped in the XML, intact once parsed
+    assert HOSTILE in root.find(".//failure").text
 
 
 @pytest.mark.skipif(
@@ -637,10 +636,12 @@ def test_junit_is_valid_against_the_junit_schema(tmp_path):
         text=True,
     )
     assert p.returncode == 0, p.stderr
-    # The schema is not vacuous: a testcase without classname, or with two results, is rejected.
+    # The schema is not vacuous: a testcase without classname, or with two results, is
+    # rejected.
     bad = tmp_path / "bad.xml"
     bad.write_text(
-        '<testsuites><testsuite name="s" tests="1"><testcase name="t"/></testsuite></testsuites>'
+        '<testsuites><testsuite name="s" tests="1"><testcase'
+        ' name="t"/></testsuite></testsuites>'
     )
     assert (
         subprocess.run(
@@ -805,8 +806,9 @@ def test_a_missing_debian_package_is_named_in_one_line(sample_run, tmp_path):
         env=dict(os.environ, PYTHONPATH=str(tmp_path)),
     )
     assert p.returncode == 2
-    assert p.stderr.strip() == (
-        "ordo: the python module 'jinja2' is missing: install it with: "
+    assert (
+        p.stderr.strip()
+        == "ordo: the python module 'jinja2' is missing: install it with: "
         "sudo apt-get install -y python3-jinja2"
     )
 
@@ -838,9 +840,8 @@ def test_with_many_failures_every_clause_and_cell_still_links_to_one(monkeypatch
         for i in range(3)
     ]
     page = html.render(_report(recs))
-    assert (
-        "5 of 56 are shown" in page
-    )  # 3 firsts (2 clauses, 3 cells) and the 2 earliest others
+    # 3 firsts (2 clauses, 3 cells) and the 2 earliest others
+    assert "5 of 56 are shown" in page
     parser = _Links()
     parser.feed(page)
     assert not [link for link in parser.links if link not in parser.ids]
@@ -850,7 +851,9 @@ def test_with_many_failures_every_clause_and_cell_still_links_to_one(monkeypatch
 
 
 def test_a_clause_renamed_since_the_run_is_described_from_the_runs_commit(tmp_path):
-    commit = "7e18537c0920c7f322f3f1f01ecaa76bb436d60f"  # its catalogue still has reduce.noncommutative-order
+    commit = (  # its catalogue still has reduce.noncommutative-order
+        "7e18537c0920c7f322f3f1f01ecaa76bb436d60f"
+    )
     if subprocess.run(
         ["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}:spec/clauses.json"]
     ).returncode:
@@ -870,7 +873,8 @@ def test_a_clause_renamed_since_the_run_is_described_from_the_runs_commit(tmp_pa
 
 
 def _crossing_report():
-    """Three dimensions (the real check has eight): form x datatype x comm at 2 and 4 ranks."""
+    """Three dimensions (the real check has eight): form x datatype x comm at 2 and 4
+    ranks."""
     dims = [
         {"name": "form", "values": ["blocking", "persistent"]},
         {"name": "datatype", "values": ["basic", "struct-padded"]},
@@ -902,7 +906,10 @@ def _crossing_report():
                 "comm": "inter-halves",
                 "form": f,
             },  # keys in any order (run.json sorts them)
-            "reason": "the communicator shape inter-halves does not exist at this number of processes",
+            "reason": (
+                "the communicator shape inter-halves does not exist at this number of"
+                " processes"
+            ),
         }
         for f in ("blocking", "persistent")
     ]
@@ -914,7 +921,8 @@ def _crossing_report():
             + ([("struct-padded", "inter-halves", "pass")] if n == 4 else [])
         ):
             r = record(
-                test="Crossing.every_valid_pair_of_values_of_the_case_dimensions_is_checked",
+                test="Crossing."
+                "every_valid_pair_of_values_of_the_case_dimensions_is_checked",
                 clause="crossing.reduce-family",
                 index=i,
                 ranks=n,
@@ -926,7 +934,7 @@ def _crossing_report():
     return _report(recs, crossing=spaces)
 
 
-def test_the_coverage_matrix_counts_cases_and_outcomes_per_pair_and_says_why_a_pair_did_not_run():
+def test_the_coverage_matrix_counts_cases_outcomes_per_pair_and_why_one_did_not_run():
     from reports import crossing
 
     report = _crossing_report()
@@ -953,14 +961,17 @@ def test_the_coverage_matrix_counts_cases_and_outcomes_per_pair_and_says_why_a_p
         "unavailable",
         "MPI_Reduce_init is not provided by this library",
     )
-    # blocking x inter-halves ran at 4 ranks; invalid only at 2: it ran, and that is what counts.
+    # blocking x inter-halves ran at 4 ranks; invalid only at 2: it ran, and that is
+    # what counts.
     assert cell[("form", "comm", "blocking", "inter-halves")]["status"] == "ran"
-    # persistent x struct-padded: valid, available, held by no case: a gap the report names.
+    # persistent x struct-padded: valid, available, held by no case: a gap the report
+    # names.
     assert (
         cell[("form", "datatype", "persistent", "struct-padded")]["status"] == "missing"
     )
     assert "form=persistent x datatype=struct-padded" in ctx["gaps"]
-    # persistent x inter-halves: invalid at 2 ranks, nothing at 4 ranks: listed with its reason.
+    # persistent x inter-halves: invalid at 2 ranks, nothing at 4 ranks: listed with its
+    # reason.
     c = cell[("form", "comm", "persistent", "inter-halves")]
     assert (
         c["status"] == "invalid"

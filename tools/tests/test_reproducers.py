@@ -225,7 +225,7 @@ def clean_then_corrupted(case, tmp_path, language):
 @pytest.mark.parametrize(
     "case", PREDEFINED, ids=lambda c: f"{c['binding']}-{c['routine']}-{c['op']}"
 )
-def test_a_fortran_reproducer_of_a_predefined_op_case_runs_clean_and_fails_on_a_corrupted_expectation(
+def test_a_fortran_reproducer_of_a_predefined_op_runs_clean_and_fails_when_corrupted(
     case, tmp_path
 ):
     needs_tools()
@@ -235,7 +235,7 @@ def test_a_fortran_reproducer_of_a_predefined_op_case_runs_clean_and_fails_on_a_
 @pytest.mark.parametrize(
     "case", WITNESS, ids=lambda c: f"{c['binding']}-{c['routine']}-{c['op']}"
 )
-def test_a_fortran_reproducer_of_a_witness_op_case_has_a_fortran_user_function_runs_clean_and_fails_when_corrupted(
+def test_a_fortran_reproducer_of_a_witness_op_has_a_fortran_user_op_and_fails_corrupted(
     case, tmp_path
 ):
     needs_tools()

@@ -46,7 +46,8 @@ def imports_of(name, path, known):
 def test_no_module_imports_one_that_imports_it_back():
     mods = python_modules()
     graph = {name: imports_of(name, path, mods) for name, path in mods.items()}
-    # A package's __init__ is imported by each of its modules: only a real circle counts.
+    # A package's __init__ is imported by each of its modules: only a real circle
+    # counts.
     state, stack = {}, []
 
     def visit(m):
@@ -126,7 +127,8 @@ def test_a_job_command_is_timeout_launcher_ranks_executable_and_flags():
 
 
 def test_no_module_assembles_a_launch_line_of_its_own():
-    """`timeout -k` appears in runner/launch.py only (the other launches call job_command)."""
+    """`timeout -k` appears in runner/launch.py only (the other launches call
+    job_command)."""
     offenders = []
     for path in list((ROOT / "tools").rglob("*.py")) + list(
         (ROOT / "bench").rglob("*.py")
@@ -140,7 +142,8 @@ def test_no_module_assembles_a_launch_line_of_its_own():
 
 
 def test_the_marker_names_are_the_harness_names():
-    """The harness writes the files runner/protocol.py reads (same suffixes, same restart exit code)."""
+    """The harness writes the files runner/protocol.py reads (same suffixes, same
+    restart exit code)."""
     sources = "".join(
         p.read_text() for p in (ROOT / "conformance" / "harness").glob("*.*")
     )
@@ -174,7 +177,8 @@ def test_a_dead_job_is_charged_to_the_earliest_case_rank_0_had_not_recorded(tmp_
 def test_a_case_the_watchdog_ended_carries_the_limit_of_the_rank_whose_watchdog_fired(
     tmp_path,
 ):
-    """Each rank derives its case limit from what it saw; the record names the one that fired."""
+    """Each rank derives its case limit from what it saw; the record names the one that
+    fired."""
     j = tmp_path / "journal.jsonl"
     j.write_text("")
     for rank, seconds in ((0, 1.82), (1, 60.0), (2, 60.0)):
@@ -212,7 +216,8 @@ def test_when_every_begun_case_was_recorded_the_highest_is_named(tmp_path):
     _begin(j, 1, 1, "A")
     case, recorded = protocol.charged_case(j, 0)
     assert case["test"] == "B" and recorded
-    # Records before the job's own first record are another job's (seqs count per executable).
+    # Records before the job's own first record are another job's (seqs count per
+    # executable).
     case, recorded = protocol.charged_case(j, j.stat().st_size)
     assert case["test"] == "A" and not recorded
 
@@ -253,9 +258,9 @@ def test_a_job_that_could_not_write_its_notes_stops_the_run_and_charges_no_case(
     before = j.read_text()
     fake = tmp_path / "job.sh"
     fake.write_text(
-        f'#!/bin/sh\necho \'{{"seq": 2, "test": "B", "id": "B#0"}}\' > {j}.inflight.0\n'
-        f"echo 'ordo: cannot write the in-flight note of {j}: No space left on device'\n"
-        "echo 'Abort(3) on node 0'\nexit 3\n"
+        '#!/bin/sh\necho \'{"seq": 2, "test": "B", "id": "B#0"}\' >'
+        f" {j}.inflight.0\necho 'ordo: cannot write the in-flight note of {j}: No"
+        " space left on device'\necho 'Abort(3) on node 0'\nexit 3\n"
     )
     fake.chmod(0o755)
     with pytest.raises(OrdoError) as e:

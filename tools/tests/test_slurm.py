@@ -31,7 +31,8 @@ from conftest import journal_records, needs_build, run_ordo
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLUSTER = ROOT / "tools" / "slurm" / "cluster.sh"
 MPI_LOCK = os.environ.get("ORDO_MPI_LOCK", "/tmp/ordo-mpi.lock")
-# One small family: the Reduce and Reduce_local checks of the noncommutative executable (tens of checks).
+# One small family: the Reduce and Reduce_local checks of the noncommutative executable
+# (tens of checks).
 SMALL = [
     "--filter",
     "noncommutative",
@@ -50,10 +51,8 @@ def slurm_missing():
         if shutil.which(d) is None and not os.access(f"/usr/sbin/{d}", os.X_OK)
     ]
     return (
-        (
-            f"Slurm is not installed ({', '.join(missing)} missing; tools/install-deps.sh --with-slurm installs "
-            f"slurmd slurmctld slurm-client munge)"
-        )
+        f"Slurm is not installed ({', '.join(missing)} missing; tools/install-deps.sh"
+        " --with-slurm installs slurmd slurmctld slurm-client munge)"
         if missing
         else None
     )
@@ -148,7 +147,8 @@ def check_run_through_srun(cluster, out, vendor, template, ranks, env, library):
     assert all(
         f"--launcher {template} " in r["replay"] for r in records if r.get("replay")
     )
-    # every launch went through this cluster: the version job, a probe and a check job per rank count
+    # every launch went through this cluster: the version job, a probe and a check job
+    # per rank count
     assert allocations(cluster) - before >= 1 + 2 * len(ranks)
     return records
 

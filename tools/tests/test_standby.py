@@ -43,20 +43,24 @@ if standby:
         time.sleep(0.005)
     waited = time.time() - t0
 for seq in range(skip + 1, 6):
-    begun = {"seq": seq, "id": "T.x#%d" % (seq - 1), "test": "T.x", "clause": "reduce.values", "level": "MUST",
-             "case": None, "routine": ""}
+    begun = {"seq": seq, "id": "T.x#%d" % (seq - 1), "test": "T.x",
+             "clause": "reduce.values", "level": "MUST", "case": None, "routine": ""}
     if seq in hang:
         open(journal + ".inflight.0", "w").write(json.dumps(begun) + "\n")
         open(journal + ".timeout", "w").write("%d\n" % seq)
         sys.exit(124)
     with open(journal, "a") as f:
-        f.write(json.dumps(dict(begun, outcome="pass", message="", ranks=2, vendor="mpich", variant="default",
+        f.write(json.dumps(dict(begun, outcome="pass", message="", ranks=2,
+                                vendor="mpich", variant="default",
                                 schema="ordo.check/1")) + "\n")
 if hang:
-    time.sleep(1.0)  # the standby beside this last launch gets ready, and is then told to quit
+    # The standby beside this last launch gets ready, and is then told to quit.
+    time.sleep(1.0)
 open(journal + ".done", "w").write("0\n")
-print("ordo phases: " + json.dumps({"wall_s": 0.1, "mpi_init_s": 0, "startup_s": 0, "standby_s": waited,
-                                     "tests_s": 0.1, "finalize_s": 0, "cases": {}, "outside_cases_by_test": {}}))
+print("ordo phases: " + json.dumps({"wall_s": 0.1, "mpi_init_s": 0, "startup_s": 0,
+                                     "standby_s": waited, "tests_s": 0.1,
+                                     "finalize_s": 0, "cases": {},
+                                     "outside_cases_by_test": {}}))
 """
 
 
@@ -84,7 +88,7 @@ def fake_job(tmp_path, hang, standby_dies=False):
     return launches, lines, argv
 
 
-def test_a_job_that_hangs_again_resumes_each_time_in_a_standby_launch_made_ready_beside_it(
+def test_a_job_that_hangs_again_resumes_each_time_in_a_standby_launch_ready_beside_it(
     tmp_path,
 ):
     launches, lines, argv = fake_job(tmp_path, (2, 3, 4))
@@ -97,11 +101,13 @@ def test_a_job_that_hangs_again_resumes_each_time_in_a_standby_launch_made_ready
         "timeout",
         "pass",
     ]
-    # Launch 0 cold, its first resumption cold (a standby is started beside it), then standbys.
+    # Launch 0 cold, its first resumption cold (a standby is started beside it), then
+    # standbys.
     assert [x["rc"] for x in launches] == [124, 124, 124, 0]
     assert [bool(x.get("standby")) for x in launches] == [False, False, True, True]
     assert launches[-1]["phases"]["standby_s"] >= 0
-    # A cold launch is told where to resume by --ordo-skip; a standby by its go file, never both.
+    # A cold launch is told where to resume by --ordo-skip; a standby by its go file,
+    # never both.
     cold = [a for a in argv if not any(x.startswith("--ordo-standby=") for x in a)]
     ahead = [a for a in argv if any(x.startswith("--ordo-standby=") for x in a)]
     assert [next(x for x in a if x.startswith("--ordo-skip=")) for a in cold] == [
@@ -109,7 +115,8 @@ def test_a_job_that_hangs_again_resumes_each_time_in_a_standby_launch_made_ready
         "--ordo-skip=2",
     ]
     assert not any(x.startswith("--ordo-skip=") for a in ahead for x in a)
-    # Three standbys were started: two resumed the job, the last one (beside the launch that finished) quit.
+    # Three standbys were started: two resumed the job, the last one (beside the launch
+    # that finished) quit.
     assert len(ahead) == 3
     assert not list(tmp_path.glob("journal.jsonl.standby-*"))
     logs = sorted(p.name for p in (tmp_path / "logs").glob("fake-2ranks*.log"))

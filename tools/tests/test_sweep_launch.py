@@ -10,9 +10,10 @@ from conftest import journal_records as records, needs_build, run_ordo
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# Two variants of different routines, so that each job selects other cases; the families: crossing (the
-# cache), noncommutative, in_place and fortran (combined with it), detect (combined, its erroneous calls last,
-# those through the Fortran bindings too).
+# Two variants of different routines, so that each job selects other cases; the
+# families: crossing (the cache), noncommutative, in_place and fortran (combined with
+# it), detect (combined, its erroneous calls last, those through the Fortran bindings
+# too).
 VARIANTS = "mpich.reduce.intra.binomial,mpich.allreduce.intra.recursive_doubling"
 FAMILIES = "crossing,noncommutative,in_place,detect,fortran"
 
@@ -81,8 +82,9 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
         for j in a
     )
     assert len(b) == 10 and "ordo_sweep_checks" not in {j["executable"] for j in b}
-    # In the combined job the erroneous calls come last: every DETECT case (the Detect suite's, those
-    # through the Fortran bindings included) after every other case of every family.
+    # In the combined job the erroneous calls come last: every DETECT case (the Detect
+    # suite's, those through the Fortran bindings included) after every other case of
+    # every family.
     for variant in VARIANTS.split(","):
         mine = [r for r in records(one) if r["variant"] == variant]
         detect = [r["seq"] for r in mine if r["level"] == "DETECT"]
@@ -92,7 +94,8 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
         assert all(
             r["id"].startswith("Detect.") for r in mine if r["level"] == "DETECT"
         )
-    # The erroneous calls through the Fortran bindings (MPI_Allreduce's cases) are among them.
+    # The erroneous calls through the Fortran bindings (MPI_Allreduce's cases) are among
+    # them.
     assert any(
         r["id"].startswith(
             "Detect.character_in_a_reduction_through_each_fortran_binding"
@@ -100,11 +103,13 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
         for r in records(one)
         if r["variant"] == "mpich.allreduce.intra.recursive_doubling"
     )
-    # The library's thresholds (MPI_T, read at every launch's start) are kept per variant in the run's cache:
-    # one launch per family reads them from it in all but a variant's first launch.
+    # The library's thresholds (MPI_T, read at every launch's start) are kept per
+    # variant in the run's cache: one launch per family reads them from it in all but a
+    # variant's first launch.
     assert len(list((one / "cache").glob("thresholds-*.json"))) >= 2
     assert len(list((per / "cache").glob("thresholds-*.json"))) >= 2
-    # Every record the same (ordo's own comparison), and each variant ran only its routine.
+    # Every record the same (ordo's own comparison), and each variant ran only its
+    # routine.
     p = run_ordo("compare", "--records", str(one), str(per))
     assert p.returncode == 0 and "identical records" in p.stdout, p.stdout[-3000:]
     recs = records(one)
@@ -123,7 +128,7 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     )
 
 
-def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_other_inputs(
+def test_the_covering_array_is_computed_once_per_rank_count_never_read_from_inputs(
     tmp_path,
 ):
     needs_build("mpich")
@@ -133,8 +138,9 @@ def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_
     assert len(entries) == 1  # both variants' jobs at 3 ranks: one computation
     logs = sorted((out / "logs").glob("*/ordo_check_crossing-3ranks.log"))
     assert len(logs) == 2 and coverage_lines(logs[0]) == coverage_lines(logs[1]) != []
-    # An entry whose key is not this job's (another build, library or shape set) is never read: with its key
-    # changed and its rows emptied, a job computes the array again and covers every pair.
+    # An entry whose key is not this job's (another build, library or shape set) is
+    # never read: with its key changed and its rows emptied, a job computes the array
+    # again and covers every pair.
     entry = json.loads(entries[0].read_text())
     body = json.loads(entry["body"])
     body["rows"] = []
@@ -177,12 +183,13 @@ def test_the_covering_array_is_computed_once_per_rank_count_and_never_read_from_
     ]
 
 
-def test_the_default_run_launches_its_families_once_per_rank_count_with_the_same_records(
+def test_a_default_run_launches_its_families_once_per_rank_count_with_the_same_records(
     tmp_path,
 ):
-    """The default run (no --variants) at a rank count: one launch of ordo_sweep_checks for every family but the
-    threads check, the records of one launch per family, and what each family ran (`seen`, which a sweep's
-    variants read to skip the families without their routine) the same as its own job's.
+    """The default run (no --variants) at a rank count: one launch of ordo_sweep_checks
+    for every family but the threads check, the records of one launch per family, and
+    what each family ran (`seen`, which a sweep's variants read to skip the families
+    without their routine) the same as its own job's.
     """
     needs_build("mpich")
     one, per = tmp_path / "one", tmp_path / "per"

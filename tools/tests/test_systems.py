@@ -31,7 +31,8 @@ def one_line_exit_2(p):
     return lines[0]
 
 
-# ---- making roots ---------------------------------------------------------------------------------------------------
+# ---- making roots
+# ---------------------------------------------------------------------------------------------------
 
 
 def test_the_mirror_is_the_hosts_main_archive_in_either_format(tmp_path):
@@ -52,8 +53,9 @@ def test_the_mirror_is_the_hosts_main_archive_in_either_format(tmp_path):
     assert systems.host_mirror([tmp_path / "absent"]) == systems.DEFAULT_MIRROR
 
 
-def test_a_root_holds_the_build_dependencies_and_both_libraries_and_only_unstable_skips_valid_until():
-    # What it must hold, read here from the files that say so (not from systems.py's own reading).
+def test_a_root_holds_the_build_deps_and_both_libraries_only_sid_skips_valid_until():
+    # What it must hold, read here from the files that say so (not from systems.py's own
+    # reading).
     adapters = [
         json.loads((ROOT / "vendors" / v / "adapter.json").read_text())
         for v in ("mpich", "openmpi")
@@ -88,7 +90,7 @@ def test_a_root_holds_the_build_dependencies_and_both_libraries_and_only_unstabl
         )
 
 
-def test_an_unknown_system_a_missing_tool_and_an_unreachable_repository_are_one_line_and_exit_2(
+def test_an_unknown_system_missing_tool_or_unreachable_mirror_is_one_line_and_exit_2(
     tmp_path,
 ):
     assert "debian-14" in one_line_exit_2(
@@ -107,7 +109,8 @@ def test_an_unknown_system_a_missing_tool_and_an_unreachable_repository_are_one_
     )
     assert "mmdebstrap not found" in line and "apt-get install -y mmdebstrap" in line
     if shutil.which("mmdebstrap") and shutil.which("bwrap"):
-        # Nothing listens on port 9 of this machine: refused at once, without DNS or the network.
+        # Nothing listens on port 9 of this machine: refused at once, without DNS or the
+        # network.
         line = one_line_exit_2(
             cli(
                 "systems",
@@ -168,7 +171,8 @@ def test_remove_leaves_a_folder_that_is_not_a_root_alone(tmp_path):
     assert (tmp_path / "debian-13" / "precious").is_dir()
 
 
-# ---- running inside a root ------------------------------------------------------------------------------------------
+# ---- running inside a root
+# ------------------------------------------------------------------------------------------
 
 
 def test_a_run_in_a_system_without_its_root_is_one_line_and_exit_2(tmp_path):
@@ -216,9 +220,8 @@ def test_the_root_is_entered_with_the_mounts_mpi_needs_and_the_lock_file():
     # The lock file is bound after the root's own tmpfs /tmp, which would hide it.
     assert text.index("--tmpfs /tmp") < text.index("--bind /tmp/ordo-mpi.lock")
     env = systems.inner_env("debian-13")
-    assert env["ORDO_BUILD_ROOT"] == str(
-        ROOT / "build" / "debian-13"
-    )  # apart from the host's build/<vendor>
+    # apart from the host's build/<vendor>
+    assert env["ORDO_BUILD_ROOT"] == str(ROOT / "build" / "debian-13")
     assert env["ORDO_NO_INSTALL"] == "1" and env[systems.INSIDE] == "debian-13"
 
 
@@ -251,7 +254,8 @@ def test_the_command_inside_keeps_system_and_gets_absolute_paths(tmp_path, monke
     ) == ["replay", "--record", f"{tmp_path}/j/journal.jsonl:Reduce.x#1"]
 
 
-# ---- what runs and reports record -----------------------------------------------------------------------------------
+# ---- what runs and reports record
+# -----------------------------------------------------------------------------------
 
 SYSTEM = {
     "name": "debian-13",
@@ -358,33 +362,38 @@ def test_a_run_records_its_systems_packages_from_dpkg():
     )
 
 
-# ---- the real thing -------------------------------------------------------------------------------------------------
+# ---- the real thing
+# -------------------------------------------------------------------------------------------------
 
 SHORT_RUN_SYSTEM = "debian-13"
 SHORT_RUN_FAMILY = os.environ.get("ORDO_SYSTEM_TEST_FAMILY", "ordo_check_minloc_maxloc")
 
 
 def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
-    """The system path for real: one family of checks against Debian 13's MPICH, built and run in its root.
-    Skipped when the root is not made (`./ordo systems make debian-13`, about 1-3 minutes and 1 GiB).
+    """The system path for real: one family of checks against Debian 13's MPICH, built
+    and run in its root. Skipped when the root is not made (`./ordo systems make
+    debian-13`, about 1-3 minutes and 1 GiB).
     """
     root = systems.root_of(SHORT_RUN_SYSTEM)
     made = systems.read_record(root)
     if made is None or not shutil.which("bwrap"):
         pytest.skip(
-            f"no root of {SHORT_RUN_SYSTEM} at {root} (make it with `./ordo systems make "
-            f"{SHORT_RUN_SYSTEM}`), or bwrap is missing"
+            f"no root of {SHORT_RUN_SYSTEM} at {root} (make it with `./ordo systems"
+            f" make {SHORT_RUN_SYSTEM}`), or bwrap is missing"
         )
-    # The first run in a root builds the whole of ordo there (6-20 minutes on 2 cores): more than the test
-    # command's budget allows on a fresh clone. It runs where that build exists, or when asked.
+    # The first run in a root builds the whole of ordo there (6-20 minutes on 2 cores):
+    # more than the test command's budget allows on a fresh clone. It runs where that
+    # build exists, or when asked.
     built = ROOT / "build" / SHORT_RUN_SYSTEM / "mpich"
     if not built.is_dir() and os.environ.get("ORDO_TEST_SYSTEMS") != "1":
         pytest.skip(
-            f"ordo is not built in the {SHORT_RUN_SYSTEM} root yet ({built}: the first build there takes "
-            f"6-20 minutes); ORDO_TEST_SYSTEMS=1 runs this test with that build"
+            f"ordo is not built in the {SHORT_RUN_SYSTEM} root yet ({built}: the first"
+            " build there takes 6-20 minutes); ORDO_TEST_SYSTEMS=1 runs this test with"
+            " that build"
         )
     out = tmp_path / "out"
-    # The runner takes the MPI lock per launch (its file is bound into the root), not around the build.
+    # The runner takes the MPI lock per launch (its file is bound into the root), not
+    # around the build.
     env = {k: v for k, v in os.environ.items() if k != systems.INSIDE}
     env.update(ORDO_MPI_LOCK="/tmp/ordo-mpi.lock", ORDO_NO_INSTALL="1")
     p = subprocess.run(
@@ -417,7 +426,8 @@ def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
     assert (
         system["os_release"]["VERSION_ID"] == made["os_release"]["VERSION_ID"] == "13"
     )
-    # The versions the root's own dpkg database holds (read from outside it when it was made).
+    # The versions the root's own dpkg database holds (read from outside it when it was
+    # made).
     assert system["packages"]["libmpich-dev"] == made["packages"]["libmpich-dev"]
     assert system["tools"]["launcher"]["version"] == made["packages"]["mpich"]
     assert run["command"][:4] == ["./ordo", "run", "--system", SHORT_RUN_SYSTEM]
@@ -430,7 +440,8 @@ def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
     )
     # Its build is the system's own, apart from the host's.
     assert (ROOT / "build" / SHORT_RUN_SYSTEM / "mpich" / "CMakeCache.txt").is_file()
-    # The library the run asked is the root's: its upstream version (4.3.0+really4.2.1-1: 4.2.1).
+    # The library the run asked is the root's: its upstream version
+    # (4.3.0+really4.2.1-1: 4.2.1).
     upstream = (
         made["packages"]["libmpich-dev"]
         .rsplit("really", 1)[-1]

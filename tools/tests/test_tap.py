@@ -50,7 +50,8 @@ def parse(path):
 
 
 def report_of(folder):
-    """`./ordo report` writes every view; the report is read back through the project's loader."""
+    """`./ordo report` writes every view; the report is read back through the project's
+    loader."""
     p = subprocess.run(
         [str(ROOT / "ordo"), "report", str(folder)],
         capture_output=True,
@@ -73,7 +74,8 @@ def assert_counts_agree(parsed, report):
     assert int(parsed["skipped"]) == outcomes.get("skip", 0)
     assert int(parsed["todo"]) == outcomes.get("waived", 0)
     assert int(parsed["todo_passed"]) == 0
-    # TAP's "passed" holds the skips and the TODO (expected) failures; actual passes are pass and skip
+    # TAP's "passed" holds the skips and the TODO (expected) failures; actual passes are
+    # pass and skip
     assert int(parsed["passed"]) == n - int(parsed["failed"])
     assert int(parsed["actual_passed"]) == outcomes.get("pass", 0) + outcomes.get(
         "skip", 0
@@ -86,9 +88,8 @@ def test_the_tap_view_parses_and_its_counts_are_the_reports(tmp_path):
     folder = write_run(tmp_path / "run", sample_records())
     report = report_of(folder)
     outcomes = report["summary"]["outcomes"]
-    assert {"pass", "fail", "crash", "skip", "waived"} <= set(
-        outcomes
-    )  # every kind of line is exercised
+    # every kind of line is exercised
+    assert {"pass", "fail", "crash", "skip", "waived"} <= set(outcomes)
     parsed = parse(folder / "report.tap")
     assert_counts_agree(parsed, report)
     # a waived check names its waiver in the TODO directive; a skip gives its reason
@@ -151,8 +152,9 @@ NUMBERED = re.compile(r"^(?:not )?ok (\d+) - \\#(\d+)(?: |$)")
 
 
 def grouped_checks(text):
-    """What a reader makes of the view's numbered lines (passing, skipped, waived checks): {test number: (id,
-    ranks, variant)}, each id the comment line's test (its '\\#' unescaped) and the line's number.
+    """What a reader makes of the view's numbered lines (passing, skipped, waived
+    checks): {test number: (id, ranks, variant)}, each id the comment line's test (its
+    '\\#' unescaped) and the line's number.
     """
     found, group = {}, None
     for line in text.splitlines():
@@ -165,16 +167,19 @@ def grouped_checks(text):
             assert group, line  # a numbered line is under its group's comment
             found[int(m[1])] = (f"{group[0]}#{m[2]}", group[1], group[2])
         elif line.startswith(("ok ", "not ok ")):
-            group = None  # a line with the whole id ends the group: the next numbered line opens its own
+            # A line with the whole id ends the group: the next numbered line opens
+            # its own.
+            group = None
     return found
 
 
-def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_whole_detail(
+def test_many_passing_checks_have_a_short_line_each_and_failures_their_whole_detail(
     tmp_path,
 ):
-    """A passing check's line is its number under a comment naming its test, rank count and variant (its case
-    and message are in results.json.gz): the view of a default run (about 120000 checks) stays a few
-    megabytes. Every check keeps a line of its own; the failures keep their case and their detail.
+    """A passing check's line is its number under a comment naming its test, rank count
+    and variant (its case and message are in results.json.gz): the view of a default run
+    (about 120000 checks) stays a few megabytes. Every check keeps a line of its own;
+    the failures keep their case and their detail.
     """
     passes = [
         record(
@@ -198,21 +203,23 @@ def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_who
     lines = text.splitlines()
     ok_lines = [line for line in lines if line.startswith("ok ")]
     assert len(ok_lines) == len(passes)
-    # each passing check, exactly: its number, its id and rank count, read back from its group's comment
+    # each passing check, exactly: its number, its id and rank count, read back from its
+    # group's comment
     expected = {
         n: (r["id"], r["ranks"], r["variant"])
         for n, r in enumerate(report["records"], 1)
         if r["outcome"] == "pass"
     }
     assert grouped_checks(text) == expected
-    assert (
-        sum(1 for line in lines if GROUP.match(line)) == 3
-    )  # one per test and rank count
-    # The whole view: its header, a comment per group, about 16 bytes a passing check, and the failure.
+    # one per test and rank count
+    assert sum(1 for line in lines if GROUP.match(line)) == 3
+    # The whole view: its header, a comment per group, about 16 bytes a passing check,
+    # and the failure.
     failure = text[text.index("not ok ") :]
     bound = 600 + 3 * 100 + sum(16 for _ in passes) + len(failure)
     assert len(text.encode()) <= bound
-    # The failure: its case on its line, its message and replay command in its YAML block.
+    # The failure: its case on its line, its message and replay command in its YAML
+    # block.
     assert (
         failure.splitlines()[0]
         == f"not ok {len(passes) + 1} - {tap.description(report['records'][-1])}"
@@ -222,14 +229,15 @@ def test_a_run_of_many_passing_checks_has_a_short_line_each_and_its_failures_who
     assert f"  replay: {json.dumps(report['records'][-1]['replay'])}" in failure
 
 
-def test_a_failure_between_grouped_checks_reopens_their_group_and_a_waiver_is_described_once(
+def test_a_failure_amid_grouped_checks_reopens_their_group_and_a_waiver_shows_once(
     tmp_path,
 ):
-    """Passing, skipped and waived checks are numbered under the comment of their test, rank count and variant;
-    a failure between them has its whole line, and the checks after it come under their comment again, so
-    each id reads back whole. A waived check's directive names its waiver; the waiver's reason, upstream and
-    expiry are in the first waived check's YAML block, and each message is kept without the note the waiver
-    appended to it (waivers.apply), which would repeat them."""
+    """Passing, skipped and waived checks are numbered under the comment of their test,
+    rank count and variant; a failure between them has its whole line, and the checks
+    after it come under their comment again, so each id reads back whole. A waived
+    check's directive names its waiver; the waiver's reason, upstream and expiry are in
+    the first waived check's YAML block, and each message is kept without the note the
+    waiver appended to it (waivers.apply), which would repeat them."""
     waiver = "mpich-6351-intercomm-reduce-null-sendbuf"
     recs = [
         record(index=0, ranks=2),
@@ -305,15 +313,15 @@ def test_a_failure_between_grouped_checks_reopens_their_group_and_a_waiver_is_de
         f"  waiver_upstream: {json.dumps(w['upstream'])}" in text
         and f'  waiver_expires: "{w["expires"]}"' in text
     )
-    assert text.index("  waiver_reason: ") < text.index(
-        "not ok 7 "
-    )  # in the first waived check's block
+    # in the first waived check's block
+    assert text.index("  waiver_reason: ") < text.index("not ok 7 ")
     assert text.count(f'  waiver: "{waiver}"') == 2
     assert (
         '  message: "observed 1, expected 2"' in lines
         and '  message: "observed 4, expected 5"' in lines
     )
-    # a waived check's replay command without its case's fields at the harness's default (the same case)
+    # a waived check's replay command without its case's fields at the harness's default
+    # (the same case)
     waived = report["records"][6]
     assert waived["outcome"] == "waived" and len(results.short_replay(waived)) < len(
         waived["replay"]

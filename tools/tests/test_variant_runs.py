@@ -12,7 +12,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def test_an_mpich_variant_runs_only_its_routine_and_reports_a_fallback(tmp_path):
     needs_build("mpich")
     out = tmp_path / "out"
-    # smp needs a commutative op: MPICH falls back for the non-commutative cases and says so.
+    # smp needs a commutative op: MPICH falls back for the non-commutative cases and
+    # says so.
     p = run_ordo(
         "run",
         "--vendor",
@@ -87,9 +88,8 @@ def test_a_variants_record_is_replayed_under_that_variants_settings(tmp_path):
         "--variant" not in r["replay"] for r in recs if r["variant"] == "default"
     )
     rid = smp[0]["id"]
-    assert any(
-        r["id"] == rid and r["variant"] == "default" for r in recs
-    )  # the id names a record of each
+    # the id names a record of each
+    assert any(r["id"] == rid and r["variant"] == "default" for r in recs)
     p = run_ordo(
         "replay",
         "--vendor",
@@ -158,7 +158,7 @@ def test_the_sweep_table_names_every_variant_and_its_failing_checks(tmp_path):
     assert all(r["case"]["routine"] == "scan" for r in scan_records)
 
 
-def test_a_detect_case_erroneous_at_the_root_only_is_reported_when_the_others_wait_for_the_root(
+def test_a_detect_case_erroneous_at_the_root_only_is_reported_while_others_wait_for_it(
     tmp_path,
 ):
     """MPI_Reduce with sendbuf == recvbuf is erroneous at the root only (recvbuf is
@@ -190,8 +190,8 @@ def test_a_detect_case_erroneous_at_the_root_only_is_reported_when_the_others_wa
     assert {r["ranks"] for r in recs} == {2, 3}
     assert all(r["outcome"] == "pass" and r["detect"] == "reported" for r in recs), recs
     assert all("never returned from the call" in r["message"] for r in recs)
-    # At 2 processes rank 1 waits for the root; at 3, rank 1 returns (its arguments are not
-    # erroneous: recvbuf is not significant there) and rank 2 waits.
+    # At 2 processes rank 1 waits for the root; at 3, rank 1 returns (its arguments are
+    # not erroneous: recvbuf is not significant there) and rank 2 waits.
     assert all(r["message"].endswith(": 1") for r in recs if r["ranks"] == 2)
     assert all(
         "returned no error: 1 |" in r["message"] and r["message"].endswith(": 2")

@@ -98,12 +98,14 @@ def test_mpivars_values_are_split_from_the_glued_descriptions():
         "sched_auto",
         "sched_recursive_doubling",
     ]
-    # every variable of the family, blocking and nonblocking; scan and exscan have no INTER variable
+    # every variable of the family, blocking and nonblocking; scan and exscan have no
+    # INTER variable
     assert len(parsed) == 20
 
 
 def test_mpivars_values_of_mpich_4_2_are_read_from_their_own_lines():
-    # MPICH 4.2.1 (Debian 13) keeps the line breaks of a description: each value on a line of its own.
+    # MPICH 4.2.1 (Debian 13) keeps the line breaks of a description: each value on a
+    # line of its own.
     text = (FIXTURES / "mpich-4.2.1-mpivars.txt").read_text()
     parsed = {
         cvar: [c[0] for c in items] for cvar, items in variants.parse_mpivars(text)
@@ -150,11 +152,11 @@ def test_mpich_variants_from_recorded_mpivars():
     for routine in variants.ROUTINES:
         assert counts.get((routine, "blocking", "intra"), 0) >= 2, routine
         assert counts.get((routine, "nonblocking+persistent", "intra"), 0) >= 1, routine
-    # binomial, nb, smp, reduce_scatter_gather, + the ch4 device's compositions alpha, beta, gamma
+    # binomial, nb, smp, reduce_scatter_gather, + the ch4 device's compositions alpha,
+    # beta, gamma
     assert counts[("reduce", "blocking", "intra")] == 4 + 3
-    assert (
-        counts[("allreduce", "nonblocking+persistent", "intra")] == 9 + 2
-    )  # + static tsp variants
+    # + static tsp variants
+    assert counts[("allreduce", "nonblocking+persistent", "intra")] == 9 + 2
     assert ("scan", "blocking", "inter") not in counts
     by_name = {v["name"]: v for v in found}
     v = by_name["mpich.reduce.intra.binomial"]
@@ -166,8 +168,9 @@ def test_mpich_variants_from_recorded_mpivars():
         {"routine": "reduce", "modes": ["blocking"], "comm": "intra"}
     ]
     assert v["source"] == "mpivars: MPIR_CVAR_REDUCE_INTRA_ALGORITHM"
-    # a composition of the ch4 device: device collectives on (common_env turns them off), and the
-    # selection file that names it, which exists and names it for the top of the hierarchy
+    # a composition of the ch4 device: device collectives on (common_env turns them
+    # off), and the selection file that names it, which exists and names it for the top
+    # of the hierarchy
     c = by_name["mpich.ch4.reduce.composition_alpha"]
     assert c["env"]["MPIR_CVAR_DEVICE_COLLECTIVES"] == "all"
     selection = c["env"]["MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE"]
@@ -185,7 +188,9 @@ def test_mpich_variants_from_recorded_mpivars():
     assert (c["fallback"] or {}).get("pattern") is None  # the library cannot tell
     assert v["fallback"] == {
         "env": {"MPIR_CVAR_COLLECTIVE_FALLBACK": "print"},
-        "pattern": "User set collective algorithm is not usable for the provided arguments",
+        "pattern": (
+            "User set collective algorithm is not usable for the provided arguments"
+        ),
     }
     assert by_name["mpich.ireduce.intra.tsp_tree"]["targets"][0]["modes"] == [
         "nonblocking",
@@ -256,10 +261,14 @@ def test_openmpi_variants_from_recorded_ompi_info():
     han = by_name["openmpi.coll.han"]
     assert re.search(
         han["fallback"]["pattern"],
-        "[vm:1] coll:han:comm_query (0/MPI_COMM_WORLD): comm has only local processes; disqualifying myself",
+        (
+            "[vm:1] coll:han:comm_query (0/MPI_COMM_WORLD): comm has only local"
+            " processes; disqualifying myself"
+        ),
     )
     assert [t["comm"] for t in by_name["openmpi.coll.basic"]["targets"]] == ["any"] * 6
-    # han's sub-modules, from the help text of coll_han_<coll>_{up,low}_module, and its simple compositions
+    # han's sub-modules, from the help text of coll_han_<coll>_{up,low}_module, and its
+    # simple compositions
     assert sorted(n for n in by_name if n.startswith("openmpi.han.")) == [
         "openmpi.han.allreduce.low.sm",
         "openmpi.han.allreduce.simple",
@@ -278,8 +287,10 @@ def test_openmpi_variants_from_recorded_ompi_info():
     ]
     assert re.search(
         v["fallback"]["pattern"],
-        "[vm:1] coll:han:comm_query (0/MPI_COMM_WORLD): comm has only local "
-        "processes; disqualifying myself",
+        (
+            "[vm:1] coll:han:comm_query (0/MPI_COMM_WORLD): comm has only local "
+            "processes; disqualifying myself"
+        ),
     )
 
 

@@ -14,7 +14,7 @@ def skip(index, message, clause="collective.large-count", ranks=2):
     )
 
 
-def test_a_must_clause_whose_checks_were_all_skipped_is_not_tested_and_the_headline_says_why():
+def test_a_must_clause_whose_checks_all_skipped_is_not_tested_the_headline_says_why():
     recs = [record(index=i) for i in range(3)] + [
         skip(
             10,
@@ -22,7 +22,10 @@ def test_a_must_clause_whose_checks_were_all_skipped_is_not_tested_and_the_headl
         ),
         skip(
             11,
-            "MPI_Allreduce_c is not provided by this library (MPI-4 large-count bindings)",
+            (
+                "MPI_Allreduce_c is not provided by this library (MPI-4 large-count"
+                " bindings)"
+            ),
         ),
     ]
     s = results.summarize(recs, partial=False)
@@ -60,7 +63,10 @@ def test_a_feature_the_library_lacks_leaves_a_clause_partly_tested():
         record(index=0, clause="collective.nonblocking-persistent"),
         skip(
             1,
-            "MPI_Reduce_init is not provided by this library (MPI-4 persistent collectives)",
+            (
+                "MPI_Reduce_init is not provided by this library (MPI-4 persistent"
+                " collectives)"
+            ),
             clause="collective.nonblocking-persistent",
         ),
     ]
@@ -68,7 +74,8 @@ def test_a_feature_the_library_lacks_leaves_a_clause_partly_tested():
     assert s["not_tested"][0]["status"] == "partly tested"
     assert (
         s["headline"]
-        == "conformant; 1 MUST clause partly tested: MPI-4 persistent collectives absent"
+        == "conformant; 1 MUST clause partly tested: MPI-4 persistent collectives"
+        " absent"
     )
 
 
@@ -81,9 +88,8 @@ def test_checks_of_ordos_own_implementation_are_not_credited_to_the_library():
         for i, o in enumerate(["pass", "fail"])
     ]
     s = results.summarize([record(index=9)] + own, partial=False)
-    assert (
-        s["verdict"] == "conformant"
-    )  # ordo's failing check is not the library's failure
+    # ordo's failing check is not the library's failure
+    assert s["verdict"] == "conformant"
     assert s["levels"]["MUST"]["total"] == 1
     assert s["ordo_own"]["total"] == 2 and s["ordo_own"]["clauses"] == [
         "reduce-locals.assignments"
@@ -139,7 +145,7 @@ def test_waiver_usage_names_stale_out_of_scope_and_not_applied_waivers():
     assert u["stale"] == ["idle"] and u["out_of_scope"] == ["big-runs", "a-variant"]
 
 
-def test_a_case_not_run_because_a_fatal_waiver_names_it_counts_for_that_waiver_not_as_stale():
+def test_a_case_held_back_by_a_fatal_waiver_counts_for_that_waiver_not_as_stale():
     ws = [
         {
             "id": "known-hang",
@@ -151,8 +157,8 @@ def test_a_case_not_run_because_a_fatal_waiver_names_it_counts_for_that_waiver_n
     ]
     avoided = record(test="Exscan.x", index=0, outcome="skip")
     avoided["message"] = (
-        "not run (--ordo-avoid-known-fatal): the waiver known-hang names a crash or hang "
-        "of this library here"
+        "not run (--ordo-avoid-known-fatal): the waiver known-hang names a crash or"
+        " hang of this library here"
     )
     other_skip = dict(
         record(test="Exscan.y", index=1, outcome="skip"),
@@ -182,9 +188,11 @@ def test_a_skip_reason_keeps_the_digits_of_names_and_groups_the_counts_that_vary
     )
     assert (
         results.skip_reason(
-            "not run: the waiver mpich-6351-intercomm-reduce-null-sendbuf-timeout names a hang"
+            "not run: the waiver mpich-6351-intercomm-reduce-null-sendbuf-timeout names"
+            " a hang"
         )
-        == "not run: the waiver mpich-6351-intercomm-reduce-null-sendbuf-timeout names a hang"
+        == "not run: the waiver mpich-6351-intercomm-reduce-null-sendbuf-timeout names"
+        " a hang"
     )
     assert (
         results.skip_reason("shape needs 3 ranks, has 2")
@@ -205,23 +213,25 @@ def test_the_headline_says_once_a_reason_that_differs_only_in_the_memory_a_case_
         for i, gib in enumerate(["8.0", "6.3", "7.0"], start=1)
     ]
     s = results.summarize(recs, partial=False)
-    assert s["headline"] == (
-        "conformant; 1 MUST clause not tested: "
+    assert (
+        s["headline"] == "conformant; 1 MUST clause not tested: "
         "opt-in: ./ordo run --huge (needs about 6.3-8.0 GiB per process)"
     )
     [gap] = s["not_tested"]
     assert len(gap["reasons"]) == 3
 
 
-# ---- issue #38: the verdict covers every level; known-fatal cases are counted --------------------------
+# ---- issue #38: the verdict covers every level; known-fatal cases are counted
+# --------------------------
 
 
 def known_fatal_skip(index, waiver, level="MUST", test="Exscan.x"):
-    """A case the harness held back because a crash or timeout waiver names it (--ordo-avoid-known-fatal)."""
+    """A case the harness held back because a crash or timeout waiver names it
+    (--ordo-avoid-known-fatal)."""
     r = record(test=test, index=index, outcome="skip", level=level)
     r["message"] = (
-        f"not run (--ordo-avoid-known-fatal): the waiver {waiver} names a crash or hang of this "
-        f"library here"
+        f"not run (--ordo-avoid-known-fatal): the waiver {waiver} names a crash or hang"
+        " of this library here"
     )
     return r
 
@@ -319,8 +329,9 @@ def test_ordos_own_failures_are_named_by_the_headline_but_not_charged_to_the_lib
 def test_the_exit_code_of_ordo_run_and_its_headline_agree(
     tmp_path, capsys, records, code, verdict
 ):
-    """The end of `ordo run` (runner/run.py finish): exit 1 exactly when the headline names a failing check,
-    whether the report was written or (run.json unreadable) the journal is read for the code alone.
+    """The end of `ordo run` (runner/run.py finish): exit 1 exactly when the headline
+    names a failing check, whether the report was written or (run.json unreadable) the
+    journal is read for the code alone.
     """
     from runner.run import finish
 
@@ -334,18 +345,18 @@ def test_the_exit_code_of_ordo_run_and_its_headline_agree(
     ]
     assert printed and printed[0][len("verdict: ") :].startswith(verdict)
     assert (code == 1) == (" failing" in printed[0])
-    (out / "run.json").write_text(
-        "{ not json"
-    )  # no report: the code from the records, by the same rule
+    # no report: the code from the records, by the same rule
+    (out / "run.json").write_text("{ not json")
     (out / "results.json.gz").unlink()
     assert finish(out, out / "journal.jsonl", "mpich", run) == code
 
 
 @pytest.mark.parametrize("keep", [False, True])
 def test_a_finished_run_deletes_its_cache_unless_asked_to_keep_it(tmp_path, keep):
-    """The cache/ folder (expected-result digests, covering arrays: 12.7 MB of the default MPICH run) is read
-    only by later launches of the same run; a finished run is never resumed, so its end deletes it, and the
-    report is still written. --keep-cache (finish's keep_cache) keeps it."""
+    """The cache/ folder (expected-result digests, covering arrays: 12.7 MB of the
+    default MPICH run) is read only by later launches of the same run; a finished run is
+    never resumed, so its end deletes it, and the report is still written. --keep-cache
+    (finish's keep_cache) keeps it."""
     from runner.run import finish
 
     out = write_run(tmp_path / "run", [record(index=0)])
@@ -391,7 +402,8 @@ def test_a_case_held_back_by_a_crash_or_timeout_waiver_makes_the_verdict_with_wa
 
 
 def _adapter_with_waivers(folder, ws):
-    """An adapter file whose waivers file holds ws (the report reads the waivers of the run's adapter)."""
+    """An adapter file whose waivers file holds ws (the report reads the waivers of the
+    run's adapter)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "waivers.json").write_text(json.dumps({"waivers": ws}))
     (folder / "adapter.json").write_text(
@@ -438,7 +450,10 @@ def _held_back_run(tmp_path, settings):
             index=4,
             outcome="waived",
             waiver="crash-both",
-            message="this case ended the job | waived until 2030-01-01: crashes (https://example.org/2)",
+            message=(
+                "this case ended the job | waived until 2030-01-01: crashes"
+                " (https://example.org/2)"
+            ),
         ),
     ]
     extra = {"adapter": _adapter_with_waivers(tmp_path / "adapter", WAIVERS)}
@@ -447,7 +462,7 @@ def _held_back_run(tmp_path, settings):
     return results.build(write_run(tmp_path / "run", recs, run=run_json(**extra)))
 
 
-def test_a_waiver_whose_only_uses_were_held_back_is_not_rechecked_and_the_views_count_both_uses(
+def test_a_waiver_used_only_by_held_back_cases_is_not_rechecked_views_count_both_uses(
     tmp_path,
 ):
     report = _held_back_run(tmp_path, {"run_known_fatal": False})
@@ -461,12 +476,12 @@ def test_a_waiver_whose_only_uses_were_held_back_is_not_rechecked_and_the_views_
     assert report["summary"]["verdict"] == "conformant with waivers"
     page = html.render(report)
     assert (
-        "<code>hang-known</code>: 0 checks waived after running, 2 not run (known crash or hang)"
-        in page
+        "<code>hang-known</code>: 0 checks waived after running, 2 not run (known crash"
+        " or hang)" in page
     )
     assert (
-        "<code>crash-both</code>: 1 check waived after running, 1 not run (known crash or hang)"
-        in page
+        "<code>crash-both</code>: 1 check waived after running, 1 not run (known crash"
+        " or hang)" in page
     )
     not_rechecked = page[page.index('id="not-rechecked"') :]
     assert "<code>hang-known</code>" in not_rechecked[: not_rechecked.index("</p>")]
@@ -475,8 +490,8 @@ def test_a_waiver_whose_only_uses_were_held_back_is_not_rechecked_and_the_views_
     md = markdown.render(report)
     assert "- `hang-known`: 2 not run (known crash or hang), expires" in md
     assert (
-        "- `crash-both`: 1 checks waived after running, 1 not run (known crash or hang), expires"
-        in md
+        "- `crash-both`: 1 checks waived after running, 1 not run (known crash or"
+        " hang), expires" in md
     )
     assert (
         "Not re-checked in this run" in md

@@ -127,9 +127,10 @@ def test_apply_waives_with_the_first_waiver_that_applies_and_says_why_others_did
     ]
     waivers.apply(record, ws, today="2026-11-23", library_version="4.0.2")
     assert record["outcome"] == "waived" and record["waiver"] == "good"
-    assert record["message"] == (
-        "m | the waiver old expired on 2020-01-01 | the waiver other-release is for 4.1, "
-        "not 4.0.2 | waived until 2030-01-01: r2 (u2)"
+    assert (
+        record["message"]
+        == "m | the waiver old expired on 2020-01-01 | the waiver other-release is for"
+        " 4.1, not 4.0.2 | waived until 2030-01-01: r2 (u2)"
     )
 
 
@@ -211,16 +212,23 @@ def test_a_merged_waiver_is_unwaived_to_the_outcome_its_message_tells():
     w = {"id": "w", "outcome": ["fail", "crash", "timeout"]}
     crash = {
         "outcome": "waived",
-        "message": "this case ended the job (exit code 6); last output: x | waived until d: r (u)",
+        "message": (
+            "this case ended the job (exit code 6); last output: x | waived until d:"
+            " r (u)"
+        ),
     }
     hang = {
         "outcome": "waived",
-        "message": "this case did not finish within the case time limit (exit code 124); "
-        "last output: x | waived until d: r (u)",
+        "message": (
+            "this case did not finish within the case time limit (exit code 124); "
+            "last output: x | waived until d: r (u)"
+        ),
     }
     fail = {
         "outcome": "waived",
-        "message": "on rank 0: element 1: expected 2, observed 3 | waived until d: r (u)",
+        "message": (
+            "on rank 0: element 1: expected 2, observed 3 | waived until d: r (u)"
+        ),
     }
     assert [waivers.unwaived(r, w)["outcome"] for r in (crash, hang, fail)] == [
         "crash",

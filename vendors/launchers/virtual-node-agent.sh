@@ -18,6 +18,7 @@ done
 host=$1
 shift
 if unshare --uts true 2>/dev/null; then
+  # shellcheck disable=SC2016  # $0 and $1 are the inner sh's: $host and the command
   exec unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' "$host" "$*"
 fi
 exec sh -c "$*"
