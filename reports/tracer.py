@@ -3,7 +3,7 @@
 The tracer witness (reference/include/ordo/reference/witness.h) names the
 first wrong combine of a wrong result. The harness writes it twice: as data,
 the record's "tracer" list (one item per failing rank whose message names it,
-conformance/harness/executor.cpp, tracer_item), e.g.
+conformance/harness/messages.cpp, tracer_item), e.g.
 
     {"kind": "swapped", "invec": [2, 3], "inoutvec": [0, 1], "why": "operands swapped",
      "expected": [0, 3], "element": 0, "group": null, "rank": 1, "size": 4,

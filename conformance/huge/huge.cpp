@@ -6,7 +6,7 @@
 // as a skip that says so and how much. Each case is judged in full, as
 // every case is (values against the reference, the send buffer unchanged,
 // guard bytes intact); the harness plans it a range of elements at a time
-// (executor.cpp, "Huge cases"), so that no process ever holds the other
+// (conformance/harness/by_ranges.h), so that no process ever holds the other
 // processes' inputs.
 #include <gtest/gtest.h>
 
