@@ -104,10 +104,28 @@ HUGE_EXECUTABLE, HUGE_CASE_TIMEOUT, HUGE_JOB_TIMEOUT = "ordo_check_huge", 900, 3
 # has cases the variant selects, in one launch of ordo_sweep_checks
 # (conformance/CMakeLists.txt: the detect family's erroneous calls last) per
 # variant and rank count, except these, which keep their own launch: the
-# threads check's thread level, and with --huge the huge check's limits
-# (without it, its cases are skips that say so).
+# families of conformance/own_launch.txt (the threads check's thread level;
+# the build reads the same file to leave them out of ordo_sweep_checks), and
+# with --huge the huge check's limits (without it, its cases are skips that
+# say so).
 SWEEP_EXECUTABLE = "ordo_sweep_checks"
-OWN_LAUNCH = ("ordo_check_threads",)
+OWN_LAUNCH_FILE = ROOT / "conformance" / "own_launch.txt"
+# A line that names a family; the others are comments or blank (the REGEX
+# with which conformance/CMakeLists.txt reads the file).
+OWN_LAUNCH_LINE = re.compile(r"[a-z0-9_]+")
+
+
+def read_own_launch(path=OWN_LAUNCH_FILE):
+    """The check executables of the families a list of own-launch families
+    names, read as the build reads conformance/own_launch.txt."""
+    return tuple(
+        f"ordo_check_{line}"
+        for line in pathlib.Path(path).read_text().splitlines()
+        if OWN_LAUNCH_LINE.fullmatch(line)
+    )
+
+
+OWN_LAUNCH = read_own_launch()
 # The floors of the derived case limits (`--case-floor`, `--hung-case-floor`;
 # conformance/harness/case_limits.h): a case gets at least DEFAULT_CASE_FLOOR
 # seconds, or DEFAULT_HUNG_FLOOR once cases of its kind hung in this run.
