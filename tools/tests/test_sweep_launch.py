@@ -277,3 +277,53 @@ def test_family_seen_reads_the_families_tests_from_every_launch_log(tmp_path):
         "ordo_check_values": [("scan", "blocking", "intra")],
         "ordo_check_op": [],
     }
+
+
+def test_the_own_launch_families_are_kept_in_one_file_the_build_and_runner_read(
+    tmp_path,
+):
+    """The families that keep their own launch (issue #40): conformance/own_launch.txt
+    only, read by conformance/CMakeLists.txt (file(STRINGS) with a REGEX) and by the
+    runner (run.OWN_LAUNCH) alike; every line of it is a comment, blank, or a family
+    of checks; with a build, ordo_sweep_checks links no object of those families and
+    those of every other family."""
+    import re
+
+    from runner import run
+
+    listed = ROOT / "conformance" / "own_launch.txt"
+    cmake = (ROOT / "conformance" / "CMakeLists.txt").read_text()
+    # No second list in the build: the only value of ordo_own_launch is the file's.
+    assert not re.search(r"set\(\s*ordo_own_launch\b", cmake)
+    read = re.findall(
+        r"file\(STRINGS\s+\$\{CMAKE_CURRENT_SOURCE_DIR\}/own_launch\.txt\s+"
+        r'ordo_own_launch\s+REGEX\s+"([^"]+)"\)',
+        cmake,
+    )
+    assert len(read) == 1, "conformance/CMakeLists.txt reads own_launch.txt once"
+    as_cmake = [
+        line for line in listed.read_text().splitlines() if re.search(read[0], line)
+    ]
+    assert as_cmake, "own_launch.txt names no family"
+    assert run.OWN_LAUNCH == tuple(f"ordo_check_{f}" for f in as_cmake)
+    for line in listed.read_text().splitlines():
+        assert not line.strip() or line.startswith("#") or line in as_cmake, line
+    for family in as_cmake:
+        assert (ROOT / "conformance" / family / "CMakeLists.txt").is_file(), family
+    # The runner reads the file it is given, as the build does: comments and
+    # blank lines are not families.
+    other = tmp_path / "own_launch.txt"
+    other.write_text("# a comment\n\nthreads\nhuge\n")
+    assert run.read_own_launch(other) == ("ordo_check_threads", "ordo_check_huge")
+    # What the build made of it (a configured build/mpich): the sweep executable's
+    # objects are every family's but those.
+    link = ROOT / "build/mpich/conformance/CMakeFiles/ordo_sweep_checks.dir/link.txt"
+    if not link.is_file():
+        return
+    linked = set(re.findall(r"CMakeFiles/ordo_checks_(\w+)\.dir/", link.read_text()))
+    families = {
+        p.parent.name
+        for p in (ROOT / "conformance").glob("*/CMakeLists.txt")
+        if "ordo_add_checks" in p.read_text()
+    }
+    assert linked == families - set(as_cmake) and set(as_cmake) <= families

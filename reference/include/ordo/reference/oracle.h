@@ -2,6 +2,10 @@
 // that rank passes to MPI and the receive buffer it must get back. Inputs are
 // a pure function of (case, group, rank), so every rank can compute every
 // other rank's inputs and the full rank-ordered fold by itself.
+// Implemented in three files: src/oracle_inputs.cpp (make_input,
+// make_recv_initial and their range versions), src/oracle_validation.cpp
+// (op_for_case, effective_recvcounts, validate_case,
+// check_plannable_by_ranges) and src/oracle_planning.cpp (the rest).
 #pragma once
 
 #include <optional>
