@@ -15,6 +15,9 @@ no MPI process could:
 
     read_journal(path)      the one journal reader (the runner's and the report's)
     schema_errors(record)   what a record breaks of the record schema
+    note_errors(note)       what an in-flight note (<journal>.inflight.<rank>:
+                            the case a rank had begun) breaks of its schema,
+                            schema/inflight-1.schema.json
 """
 import datetime
 import gzip
@@ -28,6 +31,7 @@ SCHEMA_ID = "urn:ordo:schema:record:1"
 SCHEMA_PATH = (
     pathlib.Path(__file__).resolve().parent / "schema" / "record-1.schema.json"
 )
+NOTE_SCHEMA_PATH = SCHEMA_PATH.with_name("inflight-1.schema.json")
 
 LEVELS = ("MUST", "SHOULD", "DETECT", "INFO")
 OUTCOMES = ("pass", "fail", "crash", "timeout", "skip", "waived", "corrupt")
@@ -588,6 +592,30 @@ def schema_errors(record):
     )
     return [
         f"{'/'.join(str(p) for p in e.absolute_path) or '(record)'}: {e.message}"
+        for e in errors
+    ]
+
+
+_note_validator = None
+
+
+def note_errors(note):
+    """Readable violations of the in-flight note's schema (inflight-1.schema.json,
+    whose shared fields refer to the record schema): [] for a note the harness
+    wrote ("seq: 'x' is not of type 'integer'")."""
+    global _note_validator
+    if _note_validator is None:
+        import jsonschema
+
+        doc = json.loads(NOTE_SCHEMA_PATH.read_text())
+        cls = jsonschema.validators.validator_for(doc)
+        cls.check_schema(doc)
+        _note_validator = with_store(cls, doc, resolver_store())
+    errors = sorted(
+        _note_validator.iter_errors(note), key=lambda e: list(e.absolute_path)
+    )
+    return [
+        f"{'/'.join(str(p) for p in e.absolute_path) or '(note)'}: {e.message}"
         for e in errors
     ]
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "harness.h"
+#include "harness_comm.h"
 #include "mpi_types.h"
 #include "ordo/reference/errors.h"
 #include "thresholds.h"

@@ -1,7 +1,11 @@
-// The MPI test harness: one GoogleTest main for every rank, the check
-// context (clause and level), verdicts combined on rank 0 over the
-// harness's own communicator with point-to-point only (never the collective
-// under test), and the results journal (one JSON line per check).
+// The MPI test harness, what a check sees of it: one GoogleTest main for
+// every rank, the check context (clause and level), verdicts combined on
+// rank 0 over the harness's own communicator with point-to-point only (never
+// the collective under test, harness_comm.h), and the results journal (one
+// JSON line per check, record.h). Its parts: harness.cpp (start, settings),
+// case_flight.cpp (begin_case and the in-flight note), case_record.cpp
+// (record), journal_files.cpp, job_protocol.cpp, watchdog.cpp, run_cache.cpp;
+// what they share, harness_state.h.
 #pragma once
 
 #include <mpi.h>
@@ -11,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness_comm.h"
 #include "ordo/reference/case.h"
 
 namespace ordo::harness {
@@ -120,17 +125,8 @@ void finalize();
 
 const Settings& settings();
 
-int world_rank();
-int world_size();
-// Rank 0's integers on every rank, by point-to-point on the harness's
-// communicator (collective: every rank calls it): what every rank would
-// compute alike, such as a covering array, computed once.
-std::vector<int> from_rank0(const std::vector<int>& mine);
-MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) and the parent of
-                          // renewed zoo shapes
+// world_rank, world_size, harness_comm, from_rank0, gather_to_rank0: harness_comm.h.
 
-// Declares the clause (a slug from spec/clauses.json) and level of the
-// running test; every case the test runs is recorded under them.
 // The run's cache (--ordo-cache-dir): what one job computed that a later job
 // of the same run may read instead of computing again. An entry is named
 // by `what` and keyed by `inputs` (every value it was computed from) joined
@@ -140,6 +136,8 @@ MPI_Comm harness_comm();  // a dup of MPI_COMM_WORLD: verdicts (point-to-point) 
 std::optional<std::string> cache_get(const std::string& what, const std::string& inputs);
 void cache_put(const std::string& what, const std::string& inputs, const std::string& body);
 
+// Declares the clause (a slug from spec/clauses.json) and level of the
+// running test; every case the test runs is recorded under them.
 void declare_check(const char* clause, Level level);
 #define ORDO_CLAUSE(slug, level) ::ordo::harness::declare_check(slug, ::ordo::harness::Level::level)
 
@@ -168,10 +166,6 @@ Outcome record(const ref::Case& c, const LocalVerdict& mine, double seconds, int
 
 // The level of the running check (declared by ORDO_CLAUSE).
 Level current_level();
-
-// Every rank sends `bytes` to rank 0 over the harness communicator; rank 0
-// gets them all (index = world rank), the others get an empty vector.
-std::vector<std::string> gather_to_rank0(const std::string& bytes);
 
 // Whether the library provides MPIX_Reduce_locals itself. Without it the
 // Reduce_locals cases run ordo's portable implementation

@@ -37,7 +37,15 @@
 //       each named variable's value in that rank's environment (null: not
 //       set). Read by the runner after each job: run.json's per-rank
 //       environment as launched (the launcher may add or drop variables).
+//
+// The in-flight note is an InflightNote (record.h), written by JournalFiles
+// (journal_files.h); the timeout marker by the Watchdog (watchdog.h); the
+// rest by the functions below (job_protocol.cpp), and the standby's go by
+// await_go (harness.h).
 #pragma once
+
+#include <string>
+#include <vector>
 
 namespace ordo::harness {
 
@@ -47,5 +55,12 @@ inline constexpr char kTimeoutSuffix[] = ".timeout";
 inline constexpr char kRestartSuffix[] = ".restart";
 inline constexpr char kEnvSuffix[] = ".env.";
 inline constexpr int kRestartExitCode = 75;
+
+// <journal>.env.<rank>: this rank's values of the variables `names`.
+void write_rank_env(const std::string& journal, int rank, const std::vector<std::string>& names);
+// <journal>.restart: the job ends after case `seq` (a restart_job waiver).
+void mark_restart(const std::string& journal, long long seq);
+// Ends this process with kRestartExitCode (every rank, after mark_restart).
+[[noreturn]] void end_job_for_restart();
 
 }  // namespace ordo::harness

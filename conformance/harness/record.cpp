@@ -65,6 +65,35 @@ std::string to_line(const Record& r) {
   return to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+Json to_json(const InflightNote& n) {
+  Json j;
+  j["seq"] = n.seq;
+  j["id"] = n.id;
+  j["test"] = n.test;
+  j["clause"] = n.clause;
+  j["level"] = n.level;
+  j["case"] = n.case_json;
+  j["routine"] = n.routine;
+  if (n.bytes) j["bytes"] = *n.bytes;
+  if (n.credited_to) j["credited_to"] = *n.credited_to;
+  if (!n.dimensions.is_null()) j["dimensions"] = n.dimensions;
+  if (!n.case_limit.is_null()) j["case_limit"] = n.case_limit;
+  if (n.comm_size) j["comm_size"] = *n.comm_size;
+  if (!n.comm_node_maps.is_null()) j["comm_node_maps"] = n.comm_node_maps;
+  if (n.returned) {
+    Json r;
+    r["detect"] = n.returned->detect;
+    r["message"] = n.returned->message;
+    if (!n.returned->case_limit.is_null()) r["case_limit"] = n.returned->case_limit;
+    j["returned"] = std::move(r);
+  }
+  return j;
+}
+
+std::string to_text(const InflightNote& n) {
+  return to_json(n).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 std::string now_iso() { return utc("%Y-%m-%dT%H:%M:%SZ"); }
 std::string today() { return utc("%Y-%m-%d"); }
 

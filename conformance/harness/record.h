@@ -3,6 +3,12 @@
 // reports/schema/results-1.schema.json, $defs/record). Every C++ writer (the
 // harness's record() and the property summary) fills a Record and writes it
 // through to_json() / to_line(); nothing else builds record JSON.
+//
+// And the in-flight note (job_protocol.h, <journal>.inflight.<rank>): what a
+// rank writes at the start of each case, from which the runner writes the
+// record of a case that ended its job. Its single C++ shape is InflightNote,
+// of reports/schema/inflight-1.schema.json; the runner validates every note
+// it reads against that schema (tools/runner/protocol.py).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -72,6 +78,41 @@ struct Record {
 Json to_json(const Record& r);
 // One journal line (no newline); invalid UTF-8 in a message is replaced.
 std::string to_line(const Record& r);
+
+// The in-flight note of a case (reports/schema/inflight-1.schema.json): the
+// fields the runner copies into the record of a case that crashed or hung.
+struct InflightNote {
+  long long seq = 0;               // the case's number in its process
+  std::string id;                  // <test>#<case index>
+  std::string test;                // GoogleTest Suite.name
+  std::string clause;              // slug from spec/clauses.json
+  std::string level;               // MUST | SHOULD | DETECT | INFO
+  Json case_json;                  // the case (ordo::ref::Case::to_json) or null
+  std::string routine;             // the MPI routine the record names; "" for a case-less check
+  std::optional<long long> bytes;  // as Record::bytes
+  std::optional<std::string> credited_to;  // Reduce_locals: "library" or "ordo"
+  Json dimensions;                         // as Record::dimensions; omitted when null
+  Json case_limit;  // the watchdog's limit (derived limits only); omitted when null
+  // Once the case's communicator is known (note_case_comm): its size and,
+  // under virtual nodes or with a world node map, each group's node map.
+  std::optional<int> comm_size;
+  Json comm_node_maps;  // omitted when null
+  // A DETECT case, once this rank's call returned: how ("reported",
+  // "accepted", or "" outside the case's communicator), the first line of
+  // its message and the short limit that then applies (omitted when null).
+  struct Returned {
+    std::string detect;
+    std::string message;
+    Json case_limit;
+  };
+  std::optional<Returned> returned;
+};
+
+// The note as the schema spells it, in the order the harness has always
+// written it.
+Json to_json(const InflightNote& n);
+// The note's file text: one line and a newline; invalid UTF-8 is replaced.
+std::string to_text(const InflightNote& n);
 
 // The time now, "YYYY-MM-DDTHH:MM:SSZ" (UTC), and today's date "YYYY-MM-DD".
 std::string now_iso();

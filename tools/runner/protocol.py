@@ -25,13 +25,22 @@ finished, never charged to it: a crash waiver of that case cannot waive it.
 A job whose harness could not write one of these files (or its journal: a
 full disk) says so on its output in a line beginning WRITE_FAILURE and
 aborts; that death is ordo's, never a case's (write_failure).
+
+Every in-flight note is read through read_note, which validates it against
+reports/schema/inflight-1.schema.json: a note that breaks it is a defect of
+ordo's harness (its one writer, conformance/harness/record.h), never charged
+to a case: the run stops with one line naming the file and what is wrong.
+A note that is not JSON at all (a rank that died while writing it) is
+skipped, as a rank without a note.
 """
 import glob
 import json
 import os
 import pathlib
 
-from reports.records import read_journal
+from reports.records import note_errors, read_journal
+
+from .errors import EXIT_INFRA, OrdoError
 
 
 INFLIGHT = ".inflight."
@@ -42,7 +51,7 @@ ENV = ".env."
 RESTART_EXIT_CODE = 75
 # The exit codes of `timeout` when it ended the job (TERM, then KILL).
 TIMEOUT_EXIT_CODES = (124, 137)
-# How the harness (conformance/harness/harness.cpp, property_tests/) begins the
+# How the harness (conformance/harness/journal_files.cpp, property_tests/) begins the
 # line it prints before it aborts because it cannot write its journal or notes.
 WRITE_FAILURE = "ordo: cannot write "
 
@@ -84,14 +93,32 @@ def rank_envs(journal):
     return dict(sorted(envs.items()))
 
 
+def read_note(path):
+    """The in-flight note in `path` (a dict), or None when it cannot be read or
+    is not JSON (cut short by a dying rank). Raises OrdoError (one line) when
+    it is JSON that breaks the note's schema."""
+    try:
+        note = json.loads(pathlib.Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    errors = note_errors(note)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise OrdoError(
+            f"the in-flight note {path} breaks reports/schema/inflight-1.schema.json: "
+            f"{errors[0]}{more} (a defect of ordo's harness)",
+            EXIT_INFRA,
+        )
+    return note
+
+
 def begun_cases(journal):
     """The cases the ranks had begun (one per rank that wrote its file)."""
     begun = []
     for f in inflight_files(journal):
-        try:
-            begun.append(json.loads(f.read_text()))
-        except (OSError, ValueError):
-            continue
+        note = read_note(f)
+        if note is not None:
+            begun.append(note)
     return begun
 
 
@@ -103,10 +130,10 @@ def ranks_in_case(journal, seq):
     for f in inflight_files(journal):
         try:
             rank = int(str(f).rsplit(INFLIGHT, 1)[1])
-            note = json.loads(f.read_text())
-        except (OSError, ValueError, IndexError):
+        except (ValueError, IndexError):
             continue
-        if note.get("seq") == seq:
+        note = read_note(f)
+        if note is not None and note.get("seq") == seq:
             notes[rank] = note
     return notes
 

@@ -81,7 +81,17 @@ def test_a_dead_job_is_a_detection_and_the_watchdog_marker_makes_it_a_timeout(tm
     pathlib.Path(str(j) + ".timeout").write_text("3\n")
     for rank, seq, test in ((0, 3, "Reduce.x"), (1, 2, "Reduce.w")):
         pathlib.Path(f"{j}.inflight.{rank}").write_text(
-            json.dumps({"seq": seq, "test": test, "clause": "reduce.values"})
+            json.dumps(
+                {
+                    "seq": seq,
+                    "id": f"{test}#0",
+                    "test": test,
+                    "clause": "reduce.values",
+                    "level": "MUST",
+                    "case": None,
+                    "routine": "",
+                }
+            )
         )
     # The runner's rule (runner/protocol.py): the earliest case begun that rank 0 had
     # not recorded.

@@ -12,7 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 from conftest import record  # noqa: E402
 from reports import record_diff, records  # noqa: E402
-from runner import properties  # noqa: E402
+from runner import properties, protocol  # noqa: E402
 from runner.adapters import (  # noqa: E402
     build_dir_for,
     launch_env,
@@ -478,6 +478,11 @@ def test_live_every_line_a_real_run_writes_follows_the_record_schema(tmp_path):
         if records.schema_errors(r)
     ]
     assert not problems, problems[:3]
+    # The in-flight note each rank left (its last case's) follows its schema too.
+    notes = protocol.inflight_files(journal)
+    assert len(notes) == 2, notes
+    for f in notes:
+        assert records.note_errors(json.loads(f.read_text())) == [], f
 
 
 def test_record_comparison_ignores_library_addresses_but_not_values():

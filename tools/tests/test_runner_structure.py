@@ -158,10 +158,22 @@ def test_the_marker_names_are_the_harness_names():
     assert f"{protocol.RESTART_EXIT_CODE}" in sources
 
 
+def _note(seq, test, **more):
+    """An in-flight note as the harness writes it (inflight-1.schema.json)."""
+    return {
+        "seq": seq,
+        "id": f"{test}#0",
+        "test": test,
+        "clause": "reduce.values",
+        "level": "MUST",
+        "case": None,
+        "routine": "",
+        **more,
+    }
+
+
 def _begin(journal, rank, seq, test):
-    pathlib.Path(f"{journal}.inflight.{rank}").write_text(
-        json.dumps({"seq": seq, "test": test, "id": f"{test}#0"})
-    )
+    pathlib.Path(f"{journal}.inflight.{rank}").write_text(json.dumps(_note(seq, test)))
 
 
 def test_a_dead_job_is_charged_to_the_earliest_case_rank_0_had_not_recorded(tmp_path):
@@ -184,12 +196,9 @@ def test_a_case_the_watchdog_ended_carries_the_limit_of_the_rank_whose_watchdog_
     for rank, seconds in ((0, 1.82), (1, 60.0), (2, 60.0)):
         pathlib.Path(f"{j}.inflight.{rank}").write_text(
             json.dumps(
-                {
-                    "seq": 5,
-                    "test": "U",
-                    "id": "U#5",
-                    "case_limit": {"seconds": seconds, "rule": "hung", "why": ""},
-                }
+                _note(
+                    5, "U", case_limit={"seconds": seconds, "rule": "hung", "why": ""}
+                )
             )
         )
     pathlib.Path(f"{j}.timeout").write_text("5 0\n")
@@ -258,9 +267,10 @@ def test_a_job_that_could_not_write_its_notes_stops_the_run_and_charges_no_case(
     before = j.read_text()
     fake = tmp_path / "job.sh"
     fake.write_text(
-        '#!/bin/sh\necho \'{"seq": 2, "test": "B", "id": "B#0"}\' >'
-        f" {j}.inflight.0\necho 'ordo: cannot write the in-flight note of {j}: No"
-        " space left on device'\necho 'Abort(3) on node 0'\nexit 3\n"
+        f"#!/bin/sh\necho '{json.dumps(_note(2, 'B'))}' > {j}.inflight.0\n"
+        f"echo 'ordo: cannot write the in-flight note of {j}: No space left"
+        " on device'\n"
+        "echo 'Abort(3) on node 0'\nexit 3\n"
     )
     fake.chmod(0o755)
     with pytest.raises(OrdoError) as e:
