@@ -241,7 +241,7 @@ void note_case_comm(const std::string& shape, int comm_size) {
   s.files.write_note(s.flight.note);
 }
 
-std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
+std::string known_fatal_waiver(const ref::Case& c, const std::vector<int>& comm_sizes) {
   const HarnessState& s = state();
   if (!s.job.settings.avoid_known_fatal) return "";
   // The record this case would get if the job died in it (the runner's
@@ -252,19 +252,23 @@ std::string known_fatal_waiver(const ref::Case& c, int comm_size) {
                  {"message", ""},
                  {"ranks", s.job.size},
                  {"case", Json::parse(c.to_json())}};
-  record["comm_size"] = comm_size;
   const bool local =
       c.routine == ref::Routine::reduce_local || c.routine == ref::Routine::reduce_locals;
   if (const std::string& maps = shape_node_maps(local ? "self" : c.comm); !maps.empty())
     record["comm_node_maps"] = Json::parse(maps, nullptr, false);
   if (const auto bytes = case_bytes(c)) record["bytes"] = *bytes;
   const std::string date = today();
+  // Each communicator of the shape may be where the library dies: a waiver
+  // whose trigger is a size holds the case back when any of them has it.
   for (const Json& w : s.job.waivers) {
-    for (const char* fatal : {"crash", "timeout"}) {
-      record["outcome"] = fatal;
-      // No message yet: the waiver's trigger alone (its signature is for the record).
-      if (waivers::match(w, record, date, s.job.library_version, false) == waivers::Match::waived)
-        return w.value("id", std::string());
+    for (const int comm_size : comm_sizes) {
+      record["comm_size"] = comm_size;
+      for (const char* fatal : {"crash", "timeout"}) {
+        record["outcome"] = fatal;
+        // No message yet: the waiver's trigger alone (its signature is for the record).
+        if (waivers::match(w, record, date, s.job.library_version, false) == waivers::Match::waived)
+          return w.value("id", std::string());
+      }
     }
   }
   return "";

@@ -297,6 +297,7 @@ void renew_shape(const std::string& name) {
   } else if (name == "odd-even") {
     MPI_Comm_split(parent, me % 2, me, &c);
     add_intra(name, c, me % 2);
+    if (p % 2 == 1) shapes()[name].group_sizes = {p - p / 2, p / 2};
   } else if (name == "inter-1-n") {
     add_inter(name, 1, parent);
   } else if (name == "inter-n-1") {
@@ -327,6 +328,7 @@ void build_zoo() {
   if (p >= 2) {
     MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &c);
     add_intra("odd-even", c, me % 2);
+    if (p % 2 == 1) shapes()["odd-even"].group_sizes = {p - p / 2, p / 2};
   }
   MPI_Comm_dup(MPI_COMM_SELF, &c);
   add_intra("self", c, me);

@@ -57,6 +57,11 @@ struct ZooComm {
   std::string failure;     // absent because the library failed to build it: the error
   int color = 0;           // which communicator of the shape this rank is in (odd-even: 0/1;
                            // intercommunicators: the group; self: the world rank)
+  // The sizes of the shape's communicators when they differ between its
+  // processes (odd-even at an odd world size), world rank 0's first; the
+  // same on every process, so that decisions taken before a case (a known
+  // fatal case, a held-back one) are alike on every process. Empty: one size.
+  std::vector<int> group_sizes;
 };
 
 void build_zoo();

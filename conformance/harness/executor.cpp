@@ -54,9 +54,15 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   if (!z.available)
     return record(c, {S::skip, "communicator shape " + c.comm + " needs more ranks", ""}, 0, 0);
   if (auto why = missing_feature(c)) return record(c, {S::skip, *why, ""}, 0, 0);
-  const int comm_size = z.topology.size_low + z.topology.size_high;
+  // The communicator's size as the record gives it: world rank 0's, the same
+  // on every process (odd-even at an odd world size has two sizes), so that
+  // every process keys, holds back and notes the case alike.
+  const int comm_size =
+      z.group_sizes.empty() ? z.topology.size_low + z.topology.size_high : z.group_sizes.front();
   note_case_comm(local ? "self" : c.comm, comm_size);
-  if (const std::string id = known_fatal_waiver(c, comm_size); !id.empty())
+  if (const std::string id = known_fatal_waiver(
+          c, z.group_sizes.empty() ? std::vector<int>{comm_size} : z.group_sizes);
+      !id.empty())
     return record(c, {S::skip, known_fatal_skip(id), ""}, 0, 0);
   if (std::string why = held_back(c, comm_size); !why.empty())
     return record(c, {S::skip, why, ""}, 0, comm_size);

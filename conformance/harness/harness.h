@@ -188,9 +188,10 @@ void set_next_reproducer(const std::string& path);
 void set_next_dimensions(const std::vector<std::pair<std::string, std::string>>& values);
 
 // With --ordo-avoid-known-fatal: the id of a crash or timeout waiver that
-// names this case, on a communicator of comm_size processes, in the running
-// test, else empty.
-std::string known_fatal_waiver(const ref::Case& c, int comm_size);
+// names this case, on a communicator of any of comm_sizes processes (the
+// sizes of the shape's communicators, the same on every process), in the
+// running test, else empty.
+std::string known_fatal_waiver(const ref::Case& c, const std::vector<int>& comm_sizes);
 // The skip's message of a case not run because the waiver `id` names it.
 std::string known_fatal_skip(const std::string& id);
 // A case of a hang key (case_limits.h) whose cases keep hanging in this run

@@ -177,7 +177,7 @@ TEST(Threads, concurrent_reductions_on_distinct_communicators_from_several_threa
   std::size_t fatal_case = cases.size();
   for (std::size_t t = first; watched && t < cases.size() && fatal_id.empty(); ++t) {
     if (!ordo::harness::selected(&cases[t])) continue;
-    fatal_id = ordo::harness::known_fatal_waiver(cases[t], p);
+    fatal_id = ordo::harness::known_fatal_waiver(cases[t], {p});
     if (!fatal_id.empty()) fatal_case = t;
   }
   // A case of the phase whose routine keeps hanging on communicators of the
