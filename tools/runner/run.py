@@ -1194,7 +1194,7 @@ def finish(out, journal, vendor, run, keep_cache=False):
 FAMILY_TESTS = protocol.FAMILY_TESTS
 
 
-def family_seen(logdir, name, n, families, records):
+def family_seen(logdir, name, n, families, records) -> list:
     """Per family of a combined job (ordo_sweep_checks): what it ran, [routine,
     mode, kind] as a job of its own records in `seen`. The families' tests
     come from the line each launch of the job writes to its log
@@ -1323,7 +1323,7 @@ def verify_job_logs(logdir, n, expected, vendor, nodes, where):
     return count
 
 
-def variant_outcomes(records, per_variant):
+def variant_outcomes(records, per_variant) -> list:
     """Per variant: its outcomes and the checks that went wrong under it."""
     rows: dict = {}
     for r in records:
