@@ -736,6 +736,10 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
 
 
 def cmd_findings(args):
+    if getattr(args, "recheck", False):
+        from .recheck import cmd_recheck
+
+        return cmd_recheck(args)
     found = find_all()
     if not args.report:
         if args.run or args.out or args.variant:
