@@ -213,7 +213,11 @@ def plan(finding, known, head):
             "env": {
                 k: v
                 for k, v in line["env"].items()
-                if extra and LINE_VARIABLES.match(k) and k not in venv and "$" not in v
+                if extra
+                and LINE_VARIABLES.match(k)
+                and not re.search("algorithm", k, re.I)
+                and k not in venv
+                and "$" not in v
             },
             "ranks": line["ranks"],
             "args": line["args"] if args is None else args,
@@ -401,6 +405,9 @@ def outcome_of(result, timeout):
         ev["how"] = f"signal {-rc}"
     else:
         ev["how"] = f"exit status {rc}"
+        said = re.findall(r"\bsignal (\d+)\b", result.get("output") or "")
+        if rc and said:
+            ev["how"] += f" (the output names signal {said[-1]})"
     return (PASSES if rc == 0 else FAILS), ev
 
 
@@ -548,12 +555,12 @@ def classify(rows):
 # ---- --apply ------------------------------------------------------------------------
 
 
-def extensions(doc):
+def extensions(doc, root=ROOT):
     """{(vendor, waiver id): [release, ...]}: the newer releases where the run
     a waiver stands for is present (the waiver's variant pattern, or the
     library's own choice for a waiver without one)."""
     out = {}
-    found = {(f["vendor"], f["id"]): f for f in findings.find_all()}
+    found = {(f["vendor"], f["id"]): f for f in findings.find_all(root)}
     for r in doc["rows"]:
         if r["system"] == "host" or r.get("status") != PRESENT or not r.get("release"):
             continue
@@ -598,12 +605,13 @@ def extend_text(text, waiver_id, add):
     return edited
 
 
-def apply(doc, root=ROOT):
-    """Extends the waivers of vendors/<v>/waivers.json under root; returns
-    [(vendor, waiver id, releases before, releases after)]."""
+def apply(doc, root=ROOT, write=True):
+    """Extends the waivers of vendors/<v>/waivers.json under root (write:
+    False, only says how); returns [(vendor, waiver id, releases before,
+    releases after)]."""
     changes = []
     by_vendor = {}
-    for (vendor, wid), add in sorted(extensions(doc).items()):
+    for (vendor, wid), add in sorted(extensions(doc, root).items()):
         by_vendor.setdefault(vendor, []).append((wid, add))
     for vendor, items in by_vendor.items():
         path = pathlib.Path(root) / "vendors" / vendor / "waivers.json"
@@ -618,7 +626,8 @@ def apply(doc, root=ROOT):
             )
             if now != was:
                 changes.append((vendor, wid, was, now))
-        path.write_text(text)
+        if write:
+            path.write_text(text)
     return changes
 
 
@@ -846,21 +855,9 @@ def cmd_recheck(args):
     return EXIT_OK
 
 
-def preview(doc):
-    """What apply() would change, on the checkout's waivers, without writing."""
-    out = []
-    by_vendor = {}
-    for (vendor, wid), add in sorted(extensions(doc).items()):
-        by_vendor.setdefault(vendor, []).append((wid, add))
-    for vendor, items in by_vendor.items():
-        text = (ROOT / "vendors" / vendor / "waivers.json").read_text()
-        for wid, add in items:
-            w = next(x for x in json.loads(text)["waivers"] if x.get("id") == wid)
-            was = findings.releases(w)
-            now = was + [a for a in add if a not in was]
-            if now != was:
-                out.append((vendor, wid, was, now))
-    return out
+def preview(doc, root=ROOT):
+    """What apply() would change, without writing."""
+    return apply(doc, root, write=False)
 
 
 def sweep(args, vendors, out):
