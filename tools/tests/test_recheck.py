@@ -415,3 +415,22 @@ def test_the_plans_of_the_real_findings_name_every_reproducer():
     for items in plans.values():
         for item in items:
             assert item["runs"], item["id"]
+
+
+def test_a_variants_tuning_file_is_given_by_its_path_in_the_checkout():
+    # The ch4 compositions name their tuning file as {root}/...: MPICH given
+    # the template itself cannot read it and crashes (signal 11) for that
+    # reason alone, so the run and the shown command take the path.
+    from runner import findings
+    from runner.adapters import load_adapter
+
+    adapter = load_adapter("mpich")
+    variant = {
+        "name": "v",
+        "env": {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE": "{root}/x.json"},
+    }
+    assert findings.variant_env(adapter, variant) == {
+        "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE": f"{ROOT}/x.json"
+    }
+    words = findings.launch_words(adapter, variant, 2, [])
+    assert f"{ROOT}/x.json" in words and not any("{root}" in w for w in words)
