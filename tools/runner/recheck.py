@@ -33,13 +33,17 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 from . import ROOT, findings, systems
 from . import variants as variants_mod
-from .adapters import load_adapter
+from .adapters import build_dir_for, launcher_prefix, load_adapter
 from .errors import EXIT_OK, EXIT_USAGE, OrdoError
+from .launch import job_command, outer_timeout
 
 SCHEMA = "ordo.findings-recheck/1"
 PRESENT, FIXED = "present", "fixed"
@@ -84,8 +88,9 @@ def line_env(line):
 
 def shell_variables(head):
     """The header's own shell variables (NAME="..." over several lines, or
-    NAME=word), their values on one line."""
-    out = {}
+    NAME=word), their values on one line; AGENT is ordo's launch agent of
+    virtual nodes unless the header says otherwise."""
+    out = {"AGENT": "vendors/launchers/virtual-node-agent.sh"}
     for m in re.finditer(
         r'^\s*([A-Z][A-Z0-9_]*)=(?:"([^"]*)"|(\S+))', head, re.M | re.S
     ):
@@ -95,11 +100,13 @@ def shell_variables(head):
 
 
 def expand(line, names):
-    return re.sub(
-        r"\$\{?([A-Z][A-Z0-9_]*)\}?",
-        lambda m: names.get(m.group(1), m.group(0)),
-        line,
-    )
+    for _ in range(3):  # a variable's value may name another ($L names $AGENT)
+        line = re.sub(
+            r"\$\{?([A-Z][A-Z0-9_]*)\}?",
+            lambda m: names.get(m.group(1), m.group(0)),
+            line,
+        )
+    return line
 
 
 def launch_lines(head):
@@ -131,6 +138,7 @@ def launch_lines(head):
                 "args": args,
                 "flags": flags,
                 "hosts": bool(re.search(r"\s(-hosts?|--host|--hostfile)\s", line)),
+                "placement": placement_flags(line),
             }
         )
     if not out:
@@ -143,9 +151,48 @@ def launch_lines(head):
                 "args": args,
                 "flags": flags,
                 "hosts": False,
+                "placement": [],
             }
         )
     return out
+
+
+def placement_flags(line):
+    """The launcher's own flags of a line that places its ranks on (virtual)
+    hosts: the words between the launcher and -n, less the variables it sets
+    (-genv, -env, -x, --mca coll*: the run's variables); a relative path of
+    the checkout (ordo's launch agent) made absolute. [] for another line."""
+    words = line.split()
+    at = next(
+        (i for i, w in enumerate(words) if re.match(r"(mpiexec|mpirun)\S*$", w)), None
+    )
+    if at is None or not re.search(r"\s(-hosts?|--host|--hostfile)\s", line):
+        return []
+    out, i = [], at + 1
+    while i < len(words) and words[i] not in ("-n", "-np"):
+        w = words[i]
+        if w in ("-genv", "-env") or (
+            w in ("--mca", "-mca") and "".join(words[i + 1 : i + 2]).startswith("coll")
+        ):
+            i += 3
+            continue
+        if w == "-x":
+            i += 2
+            continue
+        if not w.startswith("-") and "/" in w and (ROOT / w).exists():
+            w = str(ROOT / w)
+        out.append(w)
+        i += 1
+    return out
+
+
+def host_files(head):
+    """{name: text} of the files the header writes with printf '...' > NAME
+    (a host file)."""
+    return {
+        m.group(2): m.group(1).encode().decode("unicode_escape")
+        for m in re.finditer(r"printf\s+'([^']*)'\s*>\s*(\S+)", head)
+    }
 
 
 def _agreement(variant, line):
@@ -203,8 +250,8 @@ def plan(finding, known, head):
         notes = [note] if note else []
         if line["hosts"]:
             notes.append(
-                "the header's line places the ranks on (virtual) hosts; "
-                "the run puts them all on this machine"
+                "the header's line places the ranks on (virtual) hosts: "
+                "its launcher flags are given"
             )
         venv = (variant or {}).get("env") or {}
         spec = {
@@ -222,6 +269,10 @@ def plan(finding, known, head):
             "ranks": line["ranks"],
             "args": line["args"] if args is None else args,
             "flags": line["flags"],
+            "launcher_flags": line.get("placement") or [],
+            "files": {
+                k: v for k, v in host_files(head).items() if k in line["placement"]
+            },
             "line": line["line"],
             "note": "; ".join(notes) or None,
         }
@@ -411,6 +462,61 @@ def outcome_of(result, timeout):
     return (PASSES if rc == 0 else FAILS), ev
 
 
+def with_placement(adapter, spec, work):
+    """The adapter with the header line's placement flags after its own (the
+    files the header writes, a host file, written into `work`)."""
+    extra = list(spec.get("launcher_flags") or [])
+    if not extra:
+        return adapter
+    for name, text in (spec.get("files") or {}).items():
+        path = pathlib.Path(work) / pathlib.Path(name).name
+        path.write_text(text)
+        extra = [str(path) if w == name else w for w in extra]
+    la = dict(adapter["launcher"])
+    la["flags"] = list(la.get("flags") or []) + extra
+    return dict(adapter, launcher=la)
+
+
+def placement_works(adapter, spec, timeout=60):
+    """None when the release's launcher starts /bin/true with the header
+    line's placement flags, else why not (a launcher that cannot place ranks
+    on those virtual hosts: the finding's placement does not apply there)."""
+    cmd = job_command(
+        adapter,
+        launcher_prefix(adapter, build_dir_for(adapter), {}),
+        spec["ranks"],
+        "/bin/true",
+        timeout=timeout,
+    )
+    try:
+        p = subprocess.run(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            timeout=outer_timeout(cmd, timeout + 30),
+        )
+    except subprocess.TimeoutExpired:
+        return "the launcher with the header's placement flags did not start /bin/true"
+    if p.returncode == 0:
+        return None
+    said = [
+        ln.strip()
+        for ln in p.stdout.splitlines()
+        if ln.strip() and not set(ln.strip()) <= set("-=*")
+    ]
+    said = [
+        ln for ln in said if re.search(r"\b(no|not|unable|cannot|fail|error)", ln, re.I)
+    ] + said
+    return (
+        "the release's launcher cannot place the ranks as the header's line does "
+        f"(/bin/true under its flags: exit status {p.returncode}: "
+        f"{(said or ['no output'])[0][:TAIL_WIDTH]})"
+    )
+
+
 def run_one(adapter, finding, spec, variants, variables, timeout, runner=None):
     """One run of the plan here: {"outcome", "evidence", "seconds", "reason"}."""
     runner = runner or findings.build_and_run
@@ -430,9 +536,19 @@ def run_one(adapter, finding, spec, variants, variables, timeout, runner=None):
             "seconds": 0.0,
         }
     t0 = time.time()
+    work = tempfile.mkdtemp(prefix="ordo-recheck-")
     try:
+        placed = with_placement(adapter, spec, work)
+        why = placement_works(placed, spec) if placed is not adapter else None
+        if why:
+            return {
+                "outcome": NOT_APPLICABLE,
+                "reason": why,
+                "evidence": {},
+                "seconds": round(time.time() - t0, 1),
+            }
         result = runner(
-            adapter,
+            placed,
             finding,
             variant,
             spec["ranks"],
@@ -447,6 +563,8 @@ def run_one(adapter, finding, spec, variants, variables, timeout, runner=None):
             "evidence": {},
             "seconds": round(time.time() - t0, 1),
         }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     outcome, ev = outcome_of(result, timeout)
     reason = None
     if outcome == NOT_APPLICABLE:
