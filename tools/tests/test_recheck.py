@@ -434,3 +434,50 @@ def test_a_variants_tuning_file_is_given_by_its_path_in_the_checkout():
     }
     words = findings.launch_words(adapter, variant, 2, [])
     assert f"{ROOT}/x.json" in words and not any("{root}" in w for w in words)
+
+
+PLACED = textwrap.dedent(
+    """\
+    Finding: a fake on virtual nodes.
+
+      mpicc.openmpi x.c -o repro
+      printf 'ordo-node0 slots=2\\nordo-node1 slots=2\\n' > hosts
+      M="--hostfile hosts --map-by slot --mca plm_rsh_agent $AGENT \\
+         --mca oob_tcp_if_include lo"
+      mpiexec.openmpi $M --mca coll_han_priority 100 -n 4 ./repro send 9
+      mpiexec.openmpi -n 4 ./repro send 9
+    """
+)
+
+
+def test_a_line_on_virtual_hosts_keeps_its_launcher_flags_and_host_file(tmp_path):
+    lines = recheck.launch_lines(PLACED)
+    agent = str(ROOT / "vendors" / "launchers" / "virtual-node-agent.sh")
+    assert lines[0]["placement"] == [
+        "--hostfile",
+        "hosts",
+        "--map-by",
+        "slot",
+        "--mca",
+        "plm_rsh_agent",
+        agent,
+        "--mca",
+        "oob_tcp_if_include",
+        "lo",
+    ]  # the coll variable is the run's own (its variant's), not a flag
+    assert lines[0]["env"]["OMPI_MCA_coll_han_priority"] == "100"
+    assert lines[1]["placement"] == []
+    assert recheck.host_files(PLACED) == {
+        "hosts": "ordo-node0 slots=2\nordo-node1 slots=2\n"
+    }
+    known = [{"name": "han", "env": {"OMPI_MCA_coll_han_priority": "100"}}]
+    (run,) = recheck.plan(finding("han"), known, PLACED)
+    assert run["launcher_flags"] == lines[0]["placement"]
+    adapter = {"launcher": {"command": "mpiexec.openmpi", "flags": ["--oversubscribe"]}}
+    placed = recheck.with_placement(adapter, run, tmp_path)
+    flags = placed["launcher"]["flags"]
+    assert flags[:3] == ["--oversubscribe", "--hostfile", str(tmp_path / "hosts")]
+    assert (
+        tmp_path / "hosts"
+    ).read_text() == "ordo-node0 slots=2\nordo-node1 slots=2\n"
+    assert adapter["launcher"]["flags"] == ["--oversubscribe"]  # not changed
