@@ -53,7 +53,7 @@ TAIL_LINES = 6  # lines of a run's output kept as evidence (its end)
 TAIL_WIDTH = 240  # characters of each
 HANG_RE = re.compile(r"\bhang", re.I)
 ENV_WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-COMPILER_ERROR = re.compile(r"\b(error|Error|fatal)\b")
+COMPILER_ERROR = re.compile(r"\b(error|Error|fatal)\b|undefined reference")
 
 
 # ---- the plan: which runs each finding gets -----------------------------------
@@ -205,9 +205,10 @@ def _agreement(variant, line):
 
 
 # The variables of a header's line a run takes besides its variant's: the
-# library's control variables (MPICH's cliques: ranks on virtual nodes), not
+# library's control variables (MPICH's cliques: ranks on virtual nodes) and
+# glibc's heap settings (MALLOC_PERTURB_: a heap fault shows), not
 # a launcher's own (a host file, an agent), nor another algorithm's choice.
-LINE_VARIABLES = re.compile(r"^(MPIR_CVAR_\w+|OMPI_MCA_coll\w*)$")
+LINE_VARIABLES = re.compile(r"^(MPIR_CVAR_\w+|OMPI_MCA_coll\w*|MALLOC_\w+)$")
 # The reduction routines a reproducer may take as its first argument.
 ROUTINES = (
     "reduce",
@@ -416,7 +417,8 @@ def applicable(name, variants, variables, extra=None):
 
 def first_error(text):
     lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
-    for ln in lines:
+    # the compiler's or the linker's own line before collect2's summary
+    for ln in sorted(lines, key=lambda ln: ln.startswith("collect2:")):
         if COMPILER_ERROR.search(ln):
             return ln[:TAIL_WIDTH]
     return lines[0][:TAIL_WIDTH] if lines else "(no output)"
@@ -450,7 +452,7 @@ def outcome_of(result, timeout):
     if result.get("timed_out"):
         ev["how"] = f"ended by the time limit ({timeout} s)"
         return FAILS, ev
-    if rc and rc > 128:
+    if rc and 128 < rc <= 128 + 64:  # a shell's 128 + the signal (255 is not one)
         ev["how"] = f"killed by signal {rc - 128} (exit status {rc})"
     elif rc and rc < 0:
         ev["how"] = f"signal {-rc}"

@@ -109,6 +109,7 @@ def result(rc=0, output="", compile_rc=0, compile_output="", timed_out=False):
         (result(1, "wrong sum\n"), recheck.FAILS, "exit status 1"),
         (result(139), recheck.FAILS, "killed by signal 11"),
         (result(-6), recheck.FAILS, "signal 6"),
+        (result(255), recheck.FAILS, "exit status 255"),  # not a signal
         (
             result(11, "... Segmentation fault (signal 11)\n"),
             recheck.FAILS,
@@ -122,6 +123,7 @@ def test_what_a_run_shows(res, outcome, how):
     got, ev = recheck.outcome_of(res, 60)
     assert got == outcome
     assert how in ev["how"]
+    assert res["rc"] != 255 or "signal" not in ev["how"]
     assert ev["tail"] == [ln for ln in res["output"].splitlines() if ln][-6:]
 
 
@@ -134,6 +136,9 @@ def test_a_reproducer_that_does_not_build_is_not_applicable_with_its_first_error
     got, ev = recheck.outcome_of(res, 60)
     assert got == recheck.NOT_APPLICABLE
     assert ev["first_error"] == "fake.c:3:5: error: 'MPI_Foo' undeclared"
+    link = "ld: x.o: in function `MAIN__':\nx.f90:(.text+0xfc): undefined reference to"
+    link += " `mpi_f_sync_reg_'\ncollect2: error: ld returned 1 exit status\n"
+    assert recheck.first_error(link).startswith("x.f90:(.text+0xfc): undefined ref")
     spec = {"variant": None, "env": {}, "ranks": 2, "args": [], "flags": []}
     row = recheck.run_one({}, {}, spec, [], None, 60, runner=lambda *a: res)
     assert row["reason"] == "does not build: fake.c:3:5: error: 'MPI_Foo' undeclared"
