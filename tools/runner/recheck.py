@@ -53,6 +53,12 @@ TAIL_LINES = 6  # lines of a run's output kept as evidence (its end)
 TAIL_WIDTH = 240  # characters of each
 HANG_RE = re.compile(r"\bhang", re.I)
 ENV_WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+# What the libraries and launchers print when a process ends abnormally.
+ABORTED = re.compile(
+    r"Abort\(\d+\) on node|Assertion failed|YOUR APPLICATION TERMINATED|"
+    r"MPI_ABORT was invoked|exited due to process rank|Segmentation fault|"
+    r"free\(\): invalid|double free|malloc\(\): |corrupted (size|double)"
+)
 COMPILER_ERROR = re.compile(r"\b(error|Error|fatal)\b|undefined reference")
 
 
@@ -461,7 +467,35 @@ def outcome_of(result, timeout):
         said = re.findall(r"\bsignal (\d+)\b", result.get("output") or "")
         if rc and said:
             ev["how"] += f" (the output names signal {said[-1]})"
+    if rc == 0 and aborted(result.get("output")):
+        ev[
+            "how"
+        ] = f"exit status 0, but the output shows an abort: {aborted(result['output'])}"
+        return FAILS, ev
     return (PASSES if rc == 0 else FAILS), ev
+
+
+def aborted(text):
+    """The line of a run's output that shows a process ended abnormally (its
+    launcher may still exit 0: MPICH 4.2.1's Hydra after 'Abort(1) on node
+    1'), or None."""
+    for line in (text or "").splitlines():
+        if ABORTED.search(line):
+            return line.strip()[:TAIL_WIDTH]
+    return None
+
+
+def recheck_outcomes(rows):
+    """The outcome of each row that passed, judged again from its kept output
+    (the evidence's tail): an abort there fails it."""
+    for r in rows:
+        ev = r.get("evidence") or {}
+        if r.get("outcome") == PASSES and ev.get("rc") == 0:
+            line = aborted("\n".join(ev.get("tail") or []))
+            if line:
+                r["outcome"] = FAILS
+                ev["how"] = f"exit status 0, but the output shows an abort: {line}"
+    return rows
 
 
 def with_placement(adapter, spec, work):
@@ -658,7 +692,8 @@ def classify(rows):
             r["status"] = FIXED
         else:
             r["status"] = NOT_REPRODUCED
-        notes = [r.get("note")] if r.get("note") else []
+        base = r.setdefault("plan_note", r.get("note"))  # the plan's own
+        notes = [base] if base else []
         if r["outcome"] == FAILS and r["evidence"].get("timed_out"):
             notes.append(
                 "a hang: the finding is a hang"
@@ -680,7 +715,7 @@ def extensions(doc, root=ROOT):
     a waiver stands for is present (the waiver's variant pattern, or the
     library's own choice for a waiver without one)."""
     out = {}
-    found = {(f["vendor"], f["id"]): f for f in findings.find_all(root)}
+    found = {(f["vendor"], f["id"]): f for f in findings.find_all(pathlib.Path(root))}
     for r in doc["rows"]:
         if r["system"] == "host" or r.get("status") != PRESENT or not r.get("release"):
             continue
@@ -961,6 +996,7 @@ def cmd_recheck(args):
             raise OrdoError(f"cannot read {args.from_json}: {e}", EXIT_USAGE)
         if doc.get("schema") != SCHEMA:
             raise OrdoError(f"{args.from_json} is not a --recheck result", EXIT_USAGE)
+        doc["rows"] = classify(recheck_outcomes(doc["rows"]))
     else:
         doc = sweep(args, vendors, out)
     doc["extensions"] = [[v, wid, was, now] for v, wid, was, now in preview(doc)]

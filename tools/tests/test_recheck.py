@@ -111,6 +111,11 @@ def result(rc=0, output="", compile_rc=0, compile_output="", timed_out=False):
         (result(-6), recheck.FAILS, "signal 6"),
         (result(255), recheck.FAILS, "exit status 255"),  # not a signal
         (
+            result(0, "Abort(1) on node 1: Internal error\n"),
+            recheck.FAILS,
+            "exit status 0, but the output shows an abort: Abort(1) on node 1",
+        ),
+        (
             result(11, "... Segmentation fault (signal 11)\n"),
             recheck.FAILS,
             "names signal 11",
@@ -486,3 +491,16 @@ def test_a_line_on_virtual_hosts_keeps_its_launcher_flags_and_host_file(tmp_path
         tmp_path / "hosts"
     ).read_text() == "ordo-node0 slots=2\nordo-node1 slots=2\n"
     assert adapter["launcher"]["flags"] == ["--oversubscribe"]  # not changed
+
+
+def test_a_kept_output_that_shows_an_abort_fails_a_run_that_exited_0():
+    rows = [
+        row("host", recheck.FAILS, rc=1, tail=["wrong"]),
+        row("debian-13", recheck.PASSES, rc=0, tail=["x", "Abort(1) on node 0: bad"]),
+    ]
+    got = recheck.classify(recheck.recheck_outcomes(rows))
+    assert got[1]["outcome"] == recheck.FAILS
+    assert got[1]["status"] == recheck.PRESENT
+    assert "Abort(1) on node 0" in got[1]["evidence"]["how"]
+    again = recheck.classify(got)  # classified twice: the same notes
+    assert [r["note"] for r in again] == [r["note"] for r in got]
