@@ -817,7 +817,7 @@ def markdown(doc):
         "names (or the library's own choice), at the process count and with the "
         f"arguments of the header's launch line; limit {doc['timeout']} s a run. "
         "The host is the control: a finding not reproduced there is never "
-        "called fixed.",
+        "called fixed." + (f" ({doc['rewritten']}.)" if doc.get("rewritten") else ""),
         "",
         "| system | OS | " + " | ".join(doc["vendor_names"]) + " |",
         "|---|---|" + "---|" * len(doc["vendor_names"]),
@@ -997,6 +997,11 @@ def cmd_recheck(args):
         if doc.get("schema") != SCHEMA:
             raise OrdoError(f"{args.from_json} is not a --recheck result", EXIT_USAGE)
         doc["rows"] = classify(recheck_outcomes(doc["rows"]))
+        doc["rewritten"] = (
+            f"rewritten from {pathlib.Path(args.from_json).name} by `./ordo findings "
+            "--recheck --from`: the runs that exited 0 judged again from their kept "
+            "output"
+        )
     else:
         doc = sweep(args, vendors, out)
     doc["extensions"] = [[v, wid, was, now] for v, wid, was, now in preview(doc)]
