@@ -55,7 +55,8 @@ HANG_RE = re.compile(r"\bhang", re.I)
 ENV_WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # What the libraries and launchers print when a process ends abnormally.
 ABORTED = re.compile(
-    r"Abort\(\d+\) on node|Assertion failed|YOUR APPLICATION TERMINATED|"
+    r"Abort\(\d+\) on node|Assertion failed|Assertion .* failed|"
+    r"YOUR APPLICATION TERMINATED|"
     r"MPI_ABORT was invoked|exited due to process rank|Segmentation fault|"
     r"free\(\): invalid|double free|malloc\(\): |corrupted (size|double)"
 )

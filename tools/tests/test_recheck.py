@@ -116,6 +116,11 @@ def result(rc=0, output="", compile_rc=0, compile_output="", timed_out=False):
             "exit status 0, but the output shows an abort: Abort(1) on node 1",
         ),
         (
+            result(0, "repro: x.c:82: unpack: Assertion `0' failed.\n"),
+            recheck.FAILS,
+            "the output shows an abort: repro: x.c:82: unpack: Assertion `0' failed.",
+        ),
+        (
             result(11, "... Segmentation fault (signal 11)\n"),
             recheck.FAILS,
             "names signal 11",
