@@ -40,7 +40,7 @@ from runner.reporting import (  # noqa: E402
 )
 from runner.run import cmd_run  # noqa: E402
 from runner.selftest import cmd_test  # noqa: E402
-from runner import systems  # noqa: E402
+from runner import recheck, systems  # noqa: E402
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -414,8 +414,10 @@ def build_parser():
     fi.add_argument(
         "--out",
         metavar="FILE",
-        help="write the report into FILE instead of standard output",
+        help="write the report into FILE instead of standard output "
+        "(with --recheck: the folder DIR of its JSON and Markdown)",
     )
+    recheck.add_arguments(fi)
     fi.set_defaults(func=cmd_findings)
     sy = sub.add_parser(
         "systems",

@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 from . import ROOT, variants as variants_mod
-from .adapters import build_dir_for, launcher_prefix, load_adapter
+from .adapters import build_dir_for, expand, launcher_prefix, load_adapter
 from .errors import EXIT_OK, OrdoError
 from .launch import job_command, outer_timeout
 
@@ -450,12 +450,19 @@ def _display(cmd):
     return " ".join(shlex.quote(str(c)) for c in cmd)
 
 
+def variant_env(adapter, variant):
+    """The variant's variables, their templates ({root}: a tuning file of
+    the checkout) expanded."""
+    build = build_dir_for(adapter)
+    return {k: expand(v, build) for k, v in ((variant or {}).get("env") or {}).items()}
+
+
 def launch_words(adapter, variant, ranks, args):
     """The launch of ./repro under the adapter's launcher with its flags and
     the variant's variables, for a person to type (the command by name; the
     adapter's launch settings, ordo's own, are not applied: the report shows
     the library alone)."""
-    env = dict((variant or {}).get("env") or {})
+    env = variant_env(adapter, variant)
     prefix = launcher_prefix(adapter, build_dir_for(adapter), env)
     command = adapter["launcher"]["command"]
     prefix = [
@@ -505,7 +512,7 @@ def build_and_run(adapter, finding, variant, ranks, args, flags, timeout):
         }
         if compile_rc != 0:
             return result
-        env = dict((variant or {}).get("env") or {})
+        env = variant_env(adapter, variant)
         prefix = launcher_prefix(adapter, build_dir_for(adapter), env)
         cmd = job_command(adapter, prefix, ranks, exe, timeout=timeout, flags=args)
         result["command"] = launch_words(adapter, variant, ranks, args)
@@ -761,6 +768,10 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
 
 
 def cmd_findings(args):
+    if getattr(args, "recheck", False):
+        from .recheck import cmd_recheck
+
+        return cmd_recheck(args)
     found = find_all()
     if not args.report:
         if args.run or args.out or args.variant:
