@@ -252,7 +252,7 @@ def plan(finding, known, head):
     default = not finding["waivers"] or any(
         not w.get("variant") for w in finding["waivers"]
     )
-    runs = []
+    runs: list[dict] = []
 
     def add(variant, pattern, line, note=None, args=None, extra=True):
         notes = [note] if note else []
@@ -373,7 +373,7 @@ def known_variables(adapter):
     names ompi_info lists, framework selectors included); None when the tool
     gives nothing."""
     kind = (adapter.get("algorithm_variants") or {}).get("discover")
-    command = variants_mod.DISCOVERERS.get(kind)
+    command = variants_mod.DISCOVERERS.get(kind) if kind else None
     if not command:
         return None
     try:
@@ -715,7 +715,7 @@ def extensions(doc, root=ROOT):
     """{(vendor, waiver id): [release, ...]}: the newer releases where the run
     a waiver stands for is present (the waiver's variant pattern, or the
     library's own choice for a waiver without one)."""
-    out = {}
+    out: dict = {}
     found = {(f["vendor"], f["id"]): f for f in findings.find_all(pathlib.Path(root))}
     for r in doc["rows"]:
         if r["system"] == "host" or r.get("status") != PRESENT or not r.get("release"):
@@ -766,7 +766,7 @@ def apply(doc, root=ROOT, write=True):
     False, only says how); returns [(vendor, waiver id, releases before,
     releases after)]."""
     changes = []
-    by_vendor = {}
+    by_vendor: dict = {}
     for (vendor, wid), add in sorted(extensions(doc, root).items()):
         by_vendor.setdefault(vendor, []).append((wid, add))
     for vendor, items in by_vendor.items():
@@ -824,7 +824,8 @@ def markdown(doc):
         "|---|---|" + "---|" * len(doc["vendor_names"]),
     ]
     for s in doc["systems"]:
-        os_name = next(iter(s["vendors"].values()), {}).get("os", "?")
+        first: dict = next(iter(s["vendors"].values()), {})
+        os_name = first.get("os", "?")
         lines.append(
             f"| {s['system']} | {os_name} | "
             + " | ".join(
