@@ -52,6 +52,14 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"ordo: {message} (see `{self.prog} --help`)\n")
 
 
+def findings_command(args):
+    """`ordo findings`: --recheck goes to runner.recheck (which uses
+    runner.findings), the rest to runner.findings."""
+    if getattr(args, "recheck", False):
+        return recheck.cmd_recheck(args)
+    return cmd_findings(args)
+
+
 def build_parser():
     """The whole command line: every subcommand and its options (main(); the CI
     templates' test checks every ./ordo line of .github/ and ci/ against it;
@@ -418,7 +426,7 @@ def build_parser():
         "(with --recheck: the folder DIR of its JSON and Markdown)",
     )
     recheck.add_arguments(fi)
-    fi.set_defaults(func=cmd_findings)
+    fi.set_defaults(func=findings_command)
     sy = sub.add_parser(
         "systems",
         help="list, make or remove the roots of other Debian releases (run --system)",

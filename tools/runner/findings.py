@@ -768,10 +768,8 @@ def report(finding, run=False, timeout=60, chosen_variant=None):
 
 
 def cmd_findings(args):
-    if getattr(args, "recheck", False):
-        from .recheck import cmd_recheck
-
-        return cmd_recheck(args)
+    """`ordo findings` without --recheck (ordo_cli dispatches --recheck to
+    runner.recheck, which imports this module)."""
     found = find_all()
     if not args.report:
         if args.run or args.out or args.variant:
