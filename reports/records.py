@@ -120,6 +120,9 @@ def case_died(
     ):  # count x type size, the communicator's size: waivers' conditions read them
         if isinstance(begun.get(key), int):
             record[key] = begun[key]
+    # every size where the shape's communicators differ: the case may have died in any
+    if isinstance(begun.get("comm_sizes"), list):
+        record["comm_sizes"] = begun["comm_sizes"]
     # each group's node map (the waivers' comm_node_map)
     if isinstance(begun.get("comm_node_maps"), list):
         record["comm_node_maps"] = begun["comm_node_maps"]

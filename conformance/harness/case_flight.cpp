@@ -232,11 +232,13 @@ std::string held_back_together(const ref::Case& c, int comm_size) {
   return why.empty() ? s.case_stats.hold_back(call_key_of(c)) : why;
 }
 
-void note_case_comm(const std::string& shape, int comm_size) {
+void note_case_comm(const std::string& shape, int comm_size, const std::vector<int>& comm_sizes) {
   HarnessState& s = state();
   const std::string& maps = shape_node_maps(shape);  // collective on a shape's first case
   if (!s.files.enabled() || !s.flight.noted) return;
   s.flight.note.comm_size = comm_size;
+  s.flight.note.comm_sizes.clear();
+  if (comm_sizes.size() > 1) s.flight.note.comm_sizes = comm_sizes;
   if (!maps.empty()) s.flight.note.comm_node_maps = Json::parse(maps, nullptr, false);
   s.files.write_note(s.flight.note);
 }

@@ -59,7 +59,7 @@ Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   // every process keys, holds back and notes the case alike.
   const int comm_size =
       z.group_sizes.empty() ? z.topology.size_low + z.topology.size_high : z.group_sizes.front();
-  note_case_comm(local ? "self" : c.comm, comm_size);
+  note_case_comm(local ? "self" : c.comm, comm_size, local ? std::vector<int>{} : z.group_sizes);
   if (const std::string id = known_fatal_waiver(
           c, z.group_sizes.empty() ? std::vector<int>{comm_size} : z.group_sizes);
       !id.empty())

@@ -210,7 +210,11 @@ std::string held_back_together(const ref::Case& c, int comm_size);
 // case that crashed or hung carries them, as waivers' comm_size and
 // comm_node_map conditions read. Collective over the job's communicator on
 // the first case of a shape under --nodes (every rank runs every case).
-void note_case_comm(const std::string& shape, int comm_size);
+// comm_sizes: every size of the shape's communicators where they differ
+// (odd-even at an odd world size), so that the record of a case that died
+// in the smaller one still meets a waiver of that size.
+void note_case_comm(const std::string& shape, int comm_size,
+                    const std::vector<int>& comm_sizes = {});
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);
 

@@ -79,6 +79,7 @@ Json to_json(const InflightNote& n) {
   if (!n.dimensions.is_null()) j["dimensions"] = n.dimensions;
   if (!n.case_limit.is_null()) j["case_limit"] = n.case_limit;
   if (n.comm_size) j["comm_size"] = *n.comm_size;
+  if (!n.comm_sizes.empty()) j["comm_sizes"] = n.comm_sizes;
   if (!n.comm_node_maps.is_null()) j["comm_node_maps"] = n.comm_node_maps;
   if (n.returned) {
     Json r;

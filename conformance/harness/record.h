@@ -96,6 +96,10 @@ struct InflightNote {
   // Once the case's communicator is known (note_case_comm): its size and,
   // under virtual nodes or with a world node map, each group's node map.
   std::optional<int> comm_size;
+  // When the shape's communicators differ in size (odd-even at an odd world
+  // size): every size, for a dead case may have died in any of them; omitted
+  // when empty.
+  std::vector<int> comm_sizes;
   Json comm_node_maps;  // omitted when null
   // A DETECT case, once this rank's call returned: how ("reported",
   // "accepted", or "" outside the case's communicator), the first line of

@@ -11,7 +11,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 from conftest import record  # noqa: E402
-from reports import record_diff, records  # noqa: E402
+from reports import record_diff, records, waivers  # noqa: E402
 from runner import properties, protocol  # noqa: E402
 from runner.adapters import (  # noqa: E402
     build_dir_for,
@@ -547,3 +547,27 @@ def test_the_record_of_a_dead_case_keeps_the_node_maps_of_its_communicator():
     )
     # a note without maps: none
     assert "comm_node_maps" not in records.case_died(BEGUN, **HOW)
+
+
+def test_the_record_of_a_dead_case_on_two_sizes_keeps_both_and_meets_either():
+    """odd-even at an odd world size has communicators of two sizes; the note
+    gives world rank 0's as comm_size and both as comm_sizes. A crash on the
+    lone odd process (a one-process communicator) must still meet a waiver
+    whose trigger is comm_size 1 (--run-known-fatal on Open MPI 4.1.4's
+    coll/basic Exscan), and the record must validate against the schema."""
+    begun = dict(BEGUN, comm_size=2, comm_sizes=[2, 1])
+    record = records.case_died(begun, **HOW)
+    assert record["comm_size"] == 2 and record["comm_sizes"] == [2, 1]
+    assert not records.schema_errors(record)
+    waiver = {
+        "id": "w",
+        "test": record["test"],
+        "outcome": record["outcome"],
+        "comm_size": 1,
+        "reason": "r",
+        "upstream": "u",
+        "expires": "2099-01-01",
+    }
+    assert waivers.covers(waiver, record, signature=False)
+    assert not waivers.covers(waiver, dict(record, comm_sizes=[2, 3]), signature=False)
+    assert "comm_sizes" not in records.case_died(BEGUN, **HOW)
