@@ -500,6 +500,127 @@ ORDO_API int MPI_Op_free(MPI_Op* op) {
   return rc;
 }
 
+// The type constructors of C: each new handle is noted as made and not yet
+// committed, so that a reduction given it fails with MPI_ERR_TYPE on every
+// process alike (Section 5.1.9: a datatype is committed before it is used in
+// a communication) instead of leaving the check to the library beneath,
+// whose point-to-point reports it on some processes only while the others
+// wait. MPI_Type_dup is not noted (its result shares its old type's state),
+// nor a handle the library's own Fortran bindings make past these entry
+// points (Open MPI's call PMPI_* directly): only a handle seen made here and
+// never seen committed is rejected.
+#define ORDO_MADE(call)                                      \
+  do {                                                       \
+    const int rc_ = (call);                                  \
+    if (rc_ == MPI_SUCCESS) r::note_made_datatype(*newtype); \
+    return rc_;                                              \
+  } while (0)
+
+ORDO_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_contiguous(count, oldtype, newtype));
+}
+ORDO_API int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_vector(count, blocklength, stride, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype));
+}
+ORDO_API int MPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_indexed(count, blocklengths, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_hindexed(int count, const int blocklengths[],
+                                      const MPI_Aint displacements[], MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_hindexed(count, blocklengths, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
+                                           MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_indexed_block(count, blocklength, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                            const MPI_Aint displacements[], MPI_Datatype oldtype,
+                                            MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_hindexed_block(count, blocklength, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_struct(int count, const int blocklengths[],
+                                    const MPI_Aint displacements[], const MPI_Datatype types[],
+                                    MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_struct(count, blocklengths, displacements, types, newtype));
+}
+ORDO_API int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
+                                      const int starts[], int order, MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
+                                    const int distribs[], const int dargs[], const int psizes[],
+                                    int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order,
+                                    oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                     MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_resized(oldtype, lb, extent, newtype));
+}
+
+#ifdef ORDO_REFMPI_LARGE_COUNT
+ORDO_API int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_contiguous_c(count, oldtype, newtype));
+}
+ORDO_API int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype));
+}
+ORDO_API int MPI_Type_indexed_c(MPI_Count count, const MPI_Count blocklengths[],
+                                const MPI_Count displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_indexed_c(count, blocklengths, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count blocklengths[],
+                                        const MPI_Count displacements[], MPI_Datatype oldtype,
+                                        MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_hindexed_c(count, blocklengths, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                             const MPI_Count displacements[], MPI_Datatype oldtype,
+                                             MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_indexed_block_c(count, blocklength, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                              const MPI_Count displacements[], MPI_Datatype oldtype,
+                                              MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_hindexed_block_c(count, blocklength, displacements, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count blocklengths[],
+                                      const MPI_Count displacements[], const MPI_Datatype types[],
+                                      MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_struct_c(count, blocklengths, displacements, types, newtype));
+}
+ORDO_API int MPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[],
+                                        const MPI_Count subsizes[], const MPI_Count starts[],
+                                        int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_subarray_c(ndims, sizes, subsizes, starts, order, oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count gsizes[],
+                                      const int distribs[], const int dargs[], const int psizes[],
+                                      int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_darray_c(size, rank, ndims, gsizes, distribs, dargs, psizes, order,
+                                      oldtype, newtype));
+}
+ORDO_API int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                                       MPI_Datatype* newtype) {
+  ORDO_MADE(PMPI_Type_create_resized_c(oldtype, lb, extent, newtype));
+}
+#endif
+#undef ORDO_MADE
+
 ORDO_API int MPI_Type_commit(MPI_Datatype* datatype) {
   const int rc = PMPI_Type_commit(datatype);
   if (rc == MPI_SUCCESS) r::note_committed_datatype(*datatype);

@@ -244,19 +244,39 @@ std::vector<MPI_Datatype>& freed_datatypes() {
 }
 }  // namespace
 
+namespace {
+// Handles made by a C type constructor here and not yet committed.
+std::vector<MPI_Datatype>& uncommitted_datatypes() {
+  static std::vector<MPI_Datatype> v;
+  return v;
+}
+void drop(std::vector<MPI_Datatype>& v, MPI_Datatype dt) {
+  v.erase(std::remove(v.begin(), v.end(), dt), v.end());
+}
+}  // namespace
+
 void forget_datatype(MPI_Datatype dt) {
   auto& v = freed_datatypes();
   if (std::find(v.begin(), v.end(), dt) == v.end()) v.push_back(dt);
+  drop(uncommitted_datatypes(), dt);
 }
 
 void note_committed_datatype(MPI_Datatype dt) {
-  auto& v = freed_datatypes();
-  v.erase(std::remove(v.begin(), v.end(), dt), v.end());
+  drop(freed_datatypes(), dt);
+  drop(uncommitted_datatypes(), dt);
+}
+
+void note_made_datatype(MPI_Datatype dt) {
+  drop(freed_datatypes(), dt);  // a freed handle's value may come back
+  auto& v = uncommitted_datatypes();
+  if (std::find(v.begin(), v.end(), dt) == v.end()) v.push_back(dt);
 }
 
 int layout_of(MPI_Datatype dt, Layout* out) {
   const auto& freed = freed_datatypes();
   if (std::find(freed.begin(), freed.end(), dt) != freed.end()) return MPI_ERR_TYPE;
+  const auto& made = uncommitted_datatypes();
+  if (std::find(made.begin(), made.end(), dt) != made.end()) return MPI_ERR_TYPE;
   int rc = PMPI_Type_size(dt, &out->size);
   if (rc == MPI_SUCCESS) rc = PMPI_Type_get_extent(dt, &out->lb, &out->extent);
   if (rc == MPI_SUCCESS) rc = PMPI_Type_get_true_extent(dt, &out->true_lb, &out->true_extent);

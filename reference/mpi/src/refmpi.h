@@ -44,6 +44,9 @@ int layout_of(MPI_Datatype dt, Layout* out);
 // the library about a datatype that no longer exists (Section 2.5.1).
 void forget_datatype(MPI_Datatype dt);
 void note_committed_datatype(MPI_Datatype dt);
+// A type constructor of C made this handle: until MPI_Type_commit notes it,
+// a reduction given it fails with MPI_ERR_TYPE (see bindings.cpp).
+void note_made_datatype(MPI_Datatype dt);
 
 // The reference's model of an MPI datatype (decoded with
 // MPI_Type_get_envelope / get_contents); nullopt when it uses a constructor
