@@ -105,7 +105,10 @@ def build(
     prefix, ok = configure(env)
     if (
         not ok
-        or run_logged(["cmake", "--build", str(bdir), "-j", build_jobs()], log) != 0
+        or run_logged(
+            ["cmake", "--build", str(bdir), "-j", build_jobs()] + build_targets(), log
+        )
+        != 0
     ):
         raise failed()
     if not plain_launch and probe_launch_settings(
@@ -127,6 +130,14 @@ def build_jobs():
     run), else the number of cores."""
     jobs = os.environ.get("ORDO_BUILD_JOBS", "")
     return jobs if jobs.isdigit() and int(jobs) > 0 else str(os.cpu_count() or 2)
+
+
+def build_targets():
+    """cmake --build's targets: ORDO_BUILD_TARGETS (space-separated, e.g.
+    "ordo_replay ordo_check_minloc_maxloc" for a --filter'ed run on a busy
+    machine), else all. A run launches the check executables the build holds."""
+    targets = os.environ.get("ORDO_BUILD_TARGETS", "").split()
+    return ["--target", *targets] if targets else []
 
 
 PROBES_FILE = "launch-probes.json"

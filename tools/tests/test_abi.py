@@ -215,3 +215,24 @@ def test_abi_on_a_system_without_it_says_so(tmp_path):
     p = run_ordo("run", "--abi", "--out", str(tmp_path / "out"), timeout=120)
     assert p.returncode == 2 and "--system debian-unstable" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_build_jobs_and_targets_from_the_environment(libdir, monkeypatch):
+    commands: list = []
+    fake_build(monkeypatch, commands)
+    monkeypatch.setenv("ORDO_BUILD_JOBS", "1")
+    monkeypatch.setenv("ORDO_BUILD_TARGETS", "ordo_replay ordo_check_minloc_maxloc")
+    build.build(abi.abi_adapter(settings()), reference_tests=False, quiet=True)
+    (cmd,) = [c for c in commands if "--build" in c]
+    assert cmd[cmd.index("-j") + 1] == "1"
+    assert cmd[cmd.index("--target") :] == [
+        "--target",
+        "ordo_replay",
+        "ordo_check_minloc_maxloc",
+    ]
+    monkeypatch.delenv("ORDO_BUILD_TARGETS")
+    monkeypatch.setenv("ORDO_BUILD_JOBS", "none")
+    commands.clear()
+    build.build(abi.abi_adapter(settings()), reference_tests=False, quiet=True)
+    (cmd,) = [c for c in commands if "--build" in c]
+    assert "--target" not in cmd and cmd[cmd.index("-j") + 1] == str(os.cpu_count())
