@@ -8,7 +8,7 @@ import pathlib
 import jsonschema
 import pytest
 
-from conftest import ROOT, run_json, run_ordo
+from conftest import ROOT, record, run_json, run_ordo, write_run
 from runner import abi, adapters, build
 from runner.errors import OrdoError
 from runner.reporting import build_identity_line
@@ -236,3 +236,28 @@ def test_build_jobs_and_targets_from_the_environment(libdir, monkeypatch):
     build.build(abi.abi_adapter(settings()), reference_tests=False, quiet=True)
     (cmd,) = [c for c in commands if "--build" in c]
     assert "--target" not in cmd and cmd[cmd.index("-j") + 1] == str(os.cpu_count())
+
+
+def test_ordo_compare_prints_whether_two_abi_runs_used_the_same_build(libdir, tmp_path):
+    recs = [record(index=i, ranks=2) for i in range(3)]
+    runs = {
+        name: write_run(tmp_path / name, recs, run=abi_run(libdir, name))
+        for name in ("mpich", "openmpi")
+    }
+    validator = jsonschema.validators.validator_for(run_schema())(run_schema())
+    for folder in runs.values():
+        assert not list(
+            validator.iter_errors(json.loads((folder / "run.json").read_text()))
+        )
+    p = run_ordo(
+        "compare", *map(str, runs.values()), "--out", str(tmp_path / "cmp"), timeout=120
+    )
+    assert p.returncode == 0, p.stderr
+    assert "build: identical executables in every run" in p.stdout
+    other = json.loads((runs["openmpi"] / "run.json").read_text())
+    other["build_identity"]["sha256"] = "e" * 64
+    (runs["openmpi"] / "run.json").write_text(json.dumps(other))
+    p = run_ordo(
+        "compare", *map(str, runs.values()), "--out", str(tmp_path / "cmp"), timeout=120
+    )
+    assert p.returncode == 0 and "build: the executables differ" in p.stdout
