@@ -312,6 +312,17 @@ def build_parser():
         "--case", metavar="JSON", help="the case as JSON, as a failure prints it"
     )
     rp.add_argument(
+        "--abi",
+        action="store_true",
+        help="through the MPI-5.0 standard ABI's build, as `run --abi` (an ABI "
+        "run's replay commands say so)",
+    )
+    rp.add_argument(
+        "--abi-library",
+        metavar="NAME|PATH",
+        help="with --abi: the library to run against, as for `run`",
+    )
+    rp.add_argument(
         "--record",
         metavar="JOURNAL:ID",
         help="a record of a journal (journal.jsonl or journal.jsonl.gz), by id",

@@ -172,6 +172,25 @@ def abi_adapter(settings):
     return adapter
 
 
+# Set for the ranks of an ABI run: the harness writes `--abi --abi-library VALUE` into
+# every replay command (conformance/harness/case_record.cpp, replay_command).
+REPLAY_VARIABLE = "ORDO_ABI_LIBRARY"
+
+
+def adapter_for(settings):
+    """The adapter of a run or a replay: through the ABI (abi_adapter, and the
+    ranks' replay commands say so) or the vendor's own."""
+    if settings.get("abi") or settings.get("abi_library"):
+        adapter = abi_adapter(settings)
+        a = adapter["_abi"]
+        os.environ[REPLAY_VARIABLE] = (
+            a["library"] if a["library_name"] == "file" else a["library_name"]
+        )
+        return adapter
+    os.environ.pop(REPLAY_VARIABLE, None)
+    return load_adapter(settings["vendor"])
+
+
 def prepare(adapter, bdir):
     """The build's link folder (abi/link/libmpi_abi.so) and the run's private folder
     (abi/run-<name>/libmpi_abi.so.1): links to the libraries' files. The link folder

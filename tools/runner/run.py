@@ -32,7 +32,6 @@ from .adapters import (
     known_launchers,
     launch_env,
     launcher_prefix,
-    load_adapter,
     known_vendors,
     notice_line,
     require_launcher,
@@ -243,13 +242,10 @@ def run_adapters(settings):
     the same, or with --launcher the adapter with a launcher template's
     launcher (vendors/launchers/); the build keeps the adapter's own (its
     CTest entries use it)."""
-    if settings.get("abi") or settings.get("abi_library"):
-        # Through the MPI-5.0 standard ABI (runner/abi.py): one build, the
-        # library chosen at launch, launched by its own adapter.
-        adapter = abi.abi_adapter(settings)
-        settings["vendor"] = adapter["name"]
-    else:
-        adapter = load_adapter(settings["vendor"])
+    # Through the MPI-5.0 standard ABI (--abi, runner/abi.py): one build, the
+    # library chosen at launch, launched by its own adapter.
+    adapter = abi.adapter_for(settings)
+    settings["vendor"] = adapter["name"] if adapter.get("_abi") else settings["vendor"]
     if settings["vendor"] not in known_vendors():
         # a site's adapter file: found again on --resume
         settings["vendor"] = adapter["_path"]

@@ -261,3 +261,32 @@ def test_ordo_compare_prints_whether_two_abi_runs_used_the_same_build(libdir, tm
         "compare", *map(str, runs.values()), "--out", str(tmp_path / "cmp"), timeout=120
     )
     assert p.returncode == 0 and "build: the executables differ" in p.stdout
+
+
+def test_an_abi_runs_replay_commands_go_through_the_abi(libdir, monkeypatch):
+    """The ranks of an ABI run get ORDO_ABI_LIBRARY (the harness writes `--abi
+    --abi-library` into every replay command); any other run's never do."""
+    monkeypatch.setenv(abi.REPLAY_VARIABLE, "left over")
+    abi.adapter_for(settings(abi_library="openmpi"))
+    assert os.environ[abi.REPLAY_VARIABLE] == "openmpi"
+    own = libdir / "libmpi_abi_openmpi.so.1.0.0"
+    abi.adapter_for(settings(vendor="openmpi", abi_library=str(own)))
+    assert os.environ[abi.REPLAY_VARIABLE] == str(own)
+    assert abi.adapter_for({"vendor": "mpich"})["name"] == "mpich"
+    assert abi.REPLAY_VARIABLE not in os.environ
+    text = (ROOT / "conformance" / "harness" / "case_record.cpp").read_text()
+    assert 'getenv("ORDO_ABI_LIBRARY")' in text and "--abi --abi-library" in text
+
+
+def test_replay_takes_abi_and_says_one_line_for_a_missing_library(tmp_path):
+    p = run_ordo(
+        "replay",
+        "--abi",
+        "--abi-library",
+        "/no/such/libmpi_abi.so.1",
+        "--case",
+        "{}",
+        timeout=120,
+    )
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "no such file" in p.stderr
