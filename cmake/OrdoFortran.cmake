@@ -14,7 +14,11 @@
 set(ORDO_FORTRAN_WRAPPER "" CACHE FILEPATH "The library's Fortran wrapper (mpifort.mpich); empty: no Fortran bindings")
 set(ORDO_FORTRAN_DEFINITIONS "")
 set(ORDO_FORTRAN_LACKS "")
-if(NOT ORDO_FORTRAN_WRAPPER)
+if(ORDO_ABI_BUILD)
+  # MPI-5.0's standard ABI is the C ABI (libmpi_abi.so.1): the Fortran bindings
+  # are not part of it, so a build through the ABI has no Fortran layer.
+  set(ORDO_FORTRAN_LACKS "the MPI-5.0 standard ABI is a C ABI: the Fortran bindings are not part of it (this build goes through libmpi_abi)")
+elseif(NOT ORDO_FORTRAN_WRAPPER)
   set(ORDO_FORTRAN_LACKS "the vendor adapter names no Fortran wrapper (compilers.fortran)")
 elseif(NOT EXISTS "${ORDO_FORTRAN_WRAPPER}")
   set(ORDO_FORTRAN_LACKS "the Fortran wrapper ${ORDO_FORTRAN_WRAPPER} is not installed")

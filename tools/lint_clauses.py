@@ -6,7 +6,9 @@ slug from spec/clauses.json and a level of MUST, SHOULD, DETECT or INFO; every
 clause the reference raises (SemanticsError("<slug>", ...)) must be known too.
 Every clause of the catalogue cites its section of MPI-4.1 ("section") and of
 MPI-5.0 ("section_50" with MPI-5.0's heading in "title_50"), or says in
-"no_section_50" why MPI-5.0 has none for it.
+"no_section_50" why MPI-5.0 has none for it. A clause of what MPI-4.1 does
+not have (MPI-5.0's standard ABI) gives "section": "none" and the reason in
+"no_section_41".
 Prints the number of checks per clause. Exit 0 when clean, 1 otherwise.
 """
 import json
@@ -40,6 +42,12 @@ def citation_errors(clauses):
             errors.append(
                 f"spec/clauses.json: clause '{slug}' cites no MPI-4.1 section"
                 ' ("section")'
+            )
+        elif c["section"] == "none" and not _text(c.get("no_section_41")):
+            # a clause of what MPI-4.1 does not have (MPI-5.0's standard ABI)
+            errors.append(
+                f"spec/clauses.json: clause '{slug}' has MPI-4.1 section \"none\""
+                ' without a reason ("no_section_41")'
             )
         if _text(c.get("no_section_50")):
             continue

@@ -208,6 +208,19 @@ def build_parser():
         "(build/<vendor>-sanitize/)",
     )
     r.add_argument(
+        "--abi",
+        action="store_true",
+        help="build the C and C++ checks once through the MPI-5.0 standard ABI "
+        "(the standard mpi.h, libmpi_abi.so.1; build/<system>/mpi-abi/) and run "
+        "them against the ABI library of --vendor (or of --abi-library)",
+    )
+    r.add_argument(
+        "--abi-library",
+        metavar="NAME|PATH",
+        help="with --abi: the library to run against, mpich or openmpi (launched "
+        "by that adapter), or a libmpi_abi.so.1 file (launched by --vendor's)",
+    )
+    r.add_argument(
         "--nodes",
         type=int,
         metavar="N",
@@ -297,6 +310,17 @@ def build_parser():
     )
     rp.add_argument(
         "--case", metavar="JSON", help="the case as JSON, as a failure prints it"
+    )
+    rp.add_argument(
+        "--abi",
+        action="store_true",
+        help="through the MPI-5.0 standard ABI's build, as `run --abi` (an ABI "
+        "run's replay commands say so)",
+    )
+    rp.add_argument(
+        "--abi-library",
+        metavar="NAME|PATH",
+        help="with --abi: the library to run against, as for `run`",
     )
     rp.add_argument(
         "--record",

@@ -393,9 +393,13 @@ std::string replay_command(const ref::Case& c) {
   // Inside the root of `ordo run --system NAME` (tools/runner/systems.py sets ORDO_SYSTEM): the
   // replay runs in the same root.
   const char* system = std::getenv("ORDO_SYSTEM");
+  // A run through the MPI-5.0 standard ABI (`ordo run --abi`, tools/runner/abi.py sets
+  // ORDO_ABI_LIBRARY): the replay goes through the same build and library.
+  const char* abi = std::getenv("ORDO_ABI_LIBRARY");
   return "./ordo replay" +
          (system && *system ? std::string(" --system ") + system : std::string()) + " --vendor " +
          (settings.vendor.empty() ? std::string("mpich") : settings.vendor) +
+         (abi && *abi ? std::string(" --abi --abi-library ") + abi : std::string()) +
          (settings.launcher.empty() ? std::string() : " --launcher " + settings.launcher) +
          " --ranks " + std::to_string(s.job.size) +
          (settings.variant.empty() || settings.variant == "default"

@@ -35,10 +35,20 @@ int main(int argc, char** argv) {
     MPI_Get_version(&major, &minor);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    // A build through the MPI-5.0 standard ABI: the ABI version the library
+    // provides (MPI_Abi_get_version), beside its own version string.
+    std::string abi;
+#ifdef ORDO_ABI_BUILD
+    int abi_major = -1, abi_minor = -1;
+    const int abi_rc = MPI_Abi_get_version(&abi_major, &abi_minor);
+    abi = abi_rc == MPI_SUCCESS ? ",\"abi_version\":\"" + std::to_string(abi_major) + "." +
+                                      std::to_string(abi_minor) + "\""
+                                : ",\"abi_version\":null,\"abi_error\":" + std::to_string(abi_rc);
+#endif
     if (rank == 0)
-      std::printf("{\"library\":\"%s\",\"mpi_version\":\"%d.%d\"}\n",
+      std::printf("{\"library\":\"%s\",\"mpi_version\":\"%d.%d\"%s}\n",
                   ordo::json::escape(std::string(lib, static_cast<std::size_t>(n))).c_str(), major,
-                  minor);
+                  minor, abi.c_str());
     MPI_Finalize();
     return 0;
   }

@@ -398,6 +398,18 @@ namespace {
 // A witness op whose user function is a Fortran procedure of the binding's
 // layer (fortran/ordo_f08.F90, ordo_f90.F90), created by MPI_Op_create from
 // Fortran: the library calls it the Fortran way (ordo_fortran_user_fn).
+#ifdef ORDO_ABI_BUILD
+// A build through the MPI-5.0 standard ABI has no Fortran layer (the Fortran
+// bindings are not part of the C ABI, nor are MPI_Op_c2f / MPI_Op_f2c in the
+// libraries that provide it): a Fortran binding's case is a skip before it
+// gets here (features.cpp, binding_lacks).
+MPI_Op fortran_op(const std::string& name, std::string* error, const std::string& binding) {
+  if (error)
+    *error = "op '" + name + "' has no user function in the " + binding +
+             " binding: the Fortran bindings are not part of the MPI-5.0 standard ABI";
+  return MPI_OP_NULL;
+}
+#else
 MPI_Op fortran_op(const std::string& name, std::string* error, const std::string& binding) {
   FortranKernel kernel = FortranKernel::tracer;
   if (name == "witness.tracer")
@@ -428,6 +440,7 @@ MPI_Op fortran_op(const std::string& name, std::string* error, const std::string
   }
   return op;
 }
+#endif
 }  // namespace
 
 MPI_Op mpi_op(const std::string& name, std::string* error, const std::string& binding) {
@@ -516,6 +529,7 @@ MPI_Op mpi_op_fresh(const std::string& name, std::string* error, const std::stri
 
 }  // namespace ordo::harness
 
+#ifndef ORDO_ABI_BUILD  // no Fortran layer in an ABI build (see fortran_op)
 // What the library handed a Fortran witness function: len and the datatype's
 // Fortran handle, by reference, as the Fortran function received them; the
 // handle must convert (MPI_Type_f2c) to the one passed to the call.
@@ -535,6 +549,8 @@ extern "C" void ordo_fortran_user_fn(int kernel, void* invec, void* inoutvec, MP
       return recorder_fn(invec, inoutvec, &n, &dt);
   }
 }
+
+#endif
 
 namespace ordo::harness {
 

@@ -77,7 +77,10 @@ def build_dir_for(adapter, sanitize=False):
     # ORDO_BUILD_ROOT moves the build directories (default: build/ in the checkout).
     # The sanitizer build of a library (ORDO_SANITIZE, `ordo run --sanitize`) has its
     # own: <vendor>-sanitize.
-    name = adapter["name"] + ("-sanitize" if sanitize else "")
+    # An ABI build (runner/abi.py) is one folder for every library it runs against.
+    name = (adapter.get("_build_name") or adapter["name"]) + (
+        "-sanitize" if sanitize else ""
+    )
     return (
         pathlib.Path(os.environ.get("ORDO_BUILD_ROOT", ROOT / "build")).resolve() / name
     )

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from . import ROOT
+from . import ROOT, abi
 from .adapters import build_dir_for, expand, launch_env, launcher_prefix, require_tools
 from .errors import EXIT_INFRA, OrdoError
 from .launch import job_command, outer_timeout
@@ -48,12 +48,25 @@ def build(
 
     def configure(env):
         prefix = launcher_prefix(adapter, bdir, env)
-        cmd = [
-            "cmake",
-            "-S",
-            str(ROOT),
-            "-B",
-            str(bdir),
+        cmd = ["cmake", "-S", str(ROOT), "-B", str(bdir)]
+        if adapter.get("_abi"):
+            # Through the standard ABI (runner/abi.py): the standard header and
+            # libmpi_abi, no wrapper, and no launcher of one library (the same
+            # configuration whatever library runs, so nothing is built again).
+            abi.prepare(adapter, bdir)
+            cmd += abi.cmake_args(adapter, bdir)
+        else:
+            cmd += library_args(prefix)
+        cmd.append(f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}")
+        # `ordo run` keeps a test build's setting
+        if reference_tests or not (bdir / "CMakeCache.txt").exists():
+            cmd.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
+        if extras is not None:
+            cmd.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
+        return prefix, run_logged(cmd, log) == 0
+
+    def library_args(prefix):
+        return [
             f"-DMPI_C_COMPILER={shutil.which(adapter['compilers'].get('c', '')) or ''}",
             f"-DMPI_CXX_COMPILER={shutil.which(adapter['compilers']['cxx'])}",
             # The Fortran layer (conformance/harness/fortran/) is built with the
@@ -64,14 +77,7 @@ def build(
             f"-DMPIEXEC_NUMPROC_FLAG={adapter['launcher']['np_flag']}",
             f"-DORDO_MPIEXEC_PREFLAGS={';'.join(prefix[1:])}",
             f"-DORDO_VENDOR={adapter['name']}",
-            f"-DORDO_SANITIZE={'ON' if sanitize else 'OFF'}",
         ]
-        # `ordo run` keeps a test build's setting
-        if reference_tests or not (bdir / "CMakeCache.txt").exists():
-            cmd.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
-        if extras is not None:
-            cmd.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
-        return prefix, run_logged(cmd, log) == 0
 
     def failed():
         tail = log.read_text().splitlines()[-15:]
@@ -83,7 +89,13 @@ def build(
     if not quiet:
         print(
             (
-                f"ordo: building against {adapter['name']} in"
+                "ordo: building "
+                + (
+                    "through the MPI-5.0 standard ABI"
+                    if adapter.get("_abi")
+                    else f"against {adapter['name']}"
+                )
+                + " in"
                 f" {bdir.relative_to(ROOT) if bdir.is_relative_to(ROOT) else bdir}"
             ),
             flush=True,
@@ -94,7 +106,7 @@ def build(
     if (
         not ok
         or run_logged(
-            ["cmake", "--build", str(bdir), "-j", str(os.cpu_count() or 2)], log
+            ["cmake", "--build", str(bdir), "-j", build_jobs()] + build_targets(), log
         )
         != 0
     ):
@@ -111,6 +123,21 @@ def build(
     if not quiet:
         print(f"ordo: built in {time.time() - t0:.0f} s", flush=True)
     return bdir, prefix
+
+
+def build_jobs():
+    """cmake --build's -j: ORDO_BUILD_JOBS (e.g. 1 on a machine shared with a long
+    run), else the number of cores."""
+    jobs = os.environ.get("ORDO_BUILD_JOBS", "")
+    return jobs if jobs.isdigit() and int(jobs) > 0 else str(os.cpu_count() or 2)
+
+
+def build_targets():
+    """cmake --build's targets: ORDO_BUILD_TARGETS (space-separated, e.g.
+    "ordo_replay ordo_check_minloc_maxloc" for a --filter'ed run on a busy
+    machine), else all. A run launches the check executables the build holds."""
+    targets = os.environ.get("ORDO_BUILD_TARGETS", "").split()
+    return ["--target", *targets] if targets else []
 
 
 PROBES_FILE = "launch-probes.json"
@@ -341,3 +368,25 @@ def check_executables(bdir):
         ):
             found.append(str(exe))
     return found
+
+
+def build_identity(bdir, executables):
+    """The build's identity in run.json: a SHA-256 of each executable the run
+    launches (by its path in the build folder) and one of them all, so two runs
+    can be shown to have used identical binaries (`ordo compare`)."""
+    import hashlib
+
+    files = {}
+    for exe in sorted(set(executables)):
+        digest = hashlib.sha256()
+        try:
+            with open(exe, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError:
+            continue
+        files[os.path.relpath(exe, bdir)] = digest.hexdigest()
+    whole = hashlib.sha256(
+        "".join(f"{name}\t{h}\n" for name, h in sorted(files.items())).encode()
+    ).hexdigest()
+    return {"sha256": whole, "executables": files}

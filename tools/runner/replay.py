@@ -4,13 +4,13 @@ import pathlib
 import subprocess
 
 from reports.records import read_journal
+from . import abi
 from . import placement as placement_mod
 from . import variants as variants_mod
 from .adapters import (
     env_notices,
     launch_env,
     launcher_prefix,
-    load_adapter,
     notice_line,
     require_launcher,
     with_launcher,
@@ -22,7 +22,14 @@ from .launch import job_command, ordo_flags
 
 
 def cmd_replay(args):
-    adapter = load_adapter(args.vendor)
+    # --abi: through the MPI-5.0 standard ABI's build, as the run was (runner/abi.py)
+    adapter = abi.adapter_for(
+        {
+            "vendor": args.vendor,
+            "abi": getattr(args, "abi", False),
+            "abi_library": getattr(args, "abi_library", None),
+        }
+    )
     ranks = parse_ranks(args.ranks)
     if len(ranks) != 1:
         raise OrdoError("--ranks takes one rank count for replay")

@@ -129,8 +129,31 @@ def cmd_compare(args):
             f"  {r['run']['vendor']:10} {s['total']:6d} checks  {path}:"
             f" {s.get('headline') or s['verdict']}"
         )
+    print(build_identity_line(loaded))
     print(f"comparison: {dest / 'compare.html'}")
     return EXIT_OK
+
+
+def build_identity_line(loaded):
+    """Whether the runs ran identical executables (run.json's build_identity): the
+    same build through the MPI ABI against two libraries shows one sha256."""
+    hashes: list = [
+        ((r.get("run") or {}).get("build_identity") or {}).get("sha256") or ""
+        for r in loaded
+    ]
+    if not all(hashes):
+        missing = sum(1 for h in hashes if not h)
+        return (
+            f"  build: {missing} of the runs recorded no build identity (runs"
+            " before it was recorded): not compared"
+        )
+    if len(set(hashes)) == 1:
+        return (
+            f"  build: identical executables in every run (sha256 {hashes[0][:16]}...)"
+        )
+    return "  build: the executables differ: " + ", ".join(
+        f"{h[:16]}..." for h in hashes
+    )
 
 
 def cmd_gate(args):

@@ -18,6 +18,7 @@ from reports import results
 from reports.records import BAD, journal_file, read_journal
 from . import (
     ROOT,
+    abi,
     placement as placement_mod,
     properties,
     protocol,
@@ -31,7 +32,6 @@ from .adapters import (
     known_launchers,
     launch_env,
     launcher_prefix,
-    load_adapter,
     known_vendors,
     notice_line,
     require_launcher,
@@ -40,7 +40,13 @@ from .adapters import (
     with_launcher,
 )
 from .arguments import parse_env, parse_ranks
-from .build import build, check_executables, git_state, library_version
+from .build import (
+    build,
+    build_identity,
+    check_executables,
+    git_state,
+    library_version,
+)
 from .coverage import coverage_table
 from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
 from .job import run_job
@@ -91,6 +97,8 @@ RUN_SETTINGS = (
     "launch_per_family",
     "no_expect_cache",
     "run_hung_kinds",
+    "abi",
+    "abi_library",
 )
 
 
@@ -234,7 +242,10 @@ def run_adapters(settings):
     the same, or with --launcher the adapter with a launcher template's
     launcher (vendors/launchers/); the build keeps the adapter's own (its
     CTest entries use it)."""
-    adapter = load_adapter(settings["vendor"])
+    # Through the MPI-5.0 standard ABI (--abi, runner/abi.py): one build, the
+    # library chosen at launch, launched by its own adapter.
+    adapter = abi.adapter_for(settings)
+    settings["vendor"] = adapter["name"] if adapter.get("_abi") else settings["vendor"]
     if settings["vendor"] not in known_vendors():
         # a site's adapter file: found again on --resume
         settings["vendor"] = adapter["_path"]
@@ -503,6 +514,14 @@ def run_record(args, run, settings, options, adapter, bdir, prefix, sanitize):
         return run
     version = library_version(prefix, adapter, bdir)
     chosen = options.chosen
+    executables = check_executables(bdir) + [
+        str(p)
+        for p in (
+            bdir / "conformance" / "ordo_replay",
+            bdir / "conformance" / SWEEP_EXECUTABLE,
+        )
+        if p.is_file()
+    ]
     return {
         "schema": SCHEMA_RUN,
         "ordo_version": (ROOT / "VERSION").read_text().strip(),
@@ -544,6 +563,14 @@ def run_record(args, run, settings, options, adapter, bdir, prefix, sanitize):
         # NAME`; os-release and the Debian versions of the library's, the
         # compilers' and the launcher's packages.
         "system": systems.describe_current(adapter),
+        # A SHA-256 of each executable the run may launch, and of them all: two
+        # runs with the same sha256 ran identical binaries (`ordo compare`).
+        "build_identity": build_identity(bdir, executables),
+        # Through the MPI-5.0 standard ABI (runner/abi.py): the library file,
+        # its package, the ABI version it reports, the header of the build.
+        "abi": abi.record(adapter, version, systems.owner, systems.installed)
+        if adapter.get("_abi")
+        else None,
     }
 
 

@@ -90,6 +90,21 @@ def test_lint_wants_mpi50s_heading_or_a_reason():
     )
 
 
+
+def test_a_clause_mpi41_lacks_gives_none_with_a_reason():
+    """The standard ABI's clauses (#37): MPI-4.1 has no section for them."""
+    lint = _lint()
+    abi = copy.deepcopy(CATALOGUE["clauses"]["abi.version"])
+    assert abi["section"] == "none" and abi["no_section_41"].strip()
+    assert lint.citation_errors({"x": abi}) == []
+    del abi["no_section_41"]
+    assert any("no_section_41" in e for e in lint.citation_errors({"x": abi}))
+    assert any(
+        "no_section_41" in e
+        for e in lint.citation_errors({"x": dict(abi, no_section_41=" ")})
+    )
+
+
 # ---- reports -------------------------------------------------------------------
 
 
