@@ -90,7 +90,6 @@ def test_lint_wants_mpi50s_heading_or_a_reason():
     )
 
 
-
 def test_a_clause_mpi41_lacks_gives_none_with_a_reason():
     """The standard ABI's clauses (#37): MPI-4.1 has no section for them."""
     lint = _lint()
