@@ -380,3 +380,12 @@ def render_compare(reports, names):
         .get_template("compare.html.j2")
         .render(**compare_context(reports, names))
     )
+
+
+def render_matrix(model):
+    """The release matrix (reports/matrix.py's build) as a page."""
+    return (
+        _environment()
+        .get_template("matrix.html.j2")
+        .render(outcomes=rec.OUTCOMES, **model)
+    )
