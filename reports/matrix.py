@@ -157,22 +157,23 @@ def load_findings(path):
 
 
 def _waiver_findings(reports):
-    """waiver id -> its finding (the reproducer's name, else the waiver's id), from
-    the runs' waivers and the checkout's vendors/*/waivers.json."""
+    """waiver id -> (its library, its finding: the reproducer's name, else the
+    waiver's id), from the checkout's vendors/*/waivers.json and the runs' waivers."""
     out = {}
     docs = []
     for path in sorted((ROOT / "vendors").glob("*/waivers.json")):
         try:
-            docs.append(json.loads(path.read_text()).get("waivers") or [])
-        except (OSError, ValueError, AttributeError):
+            docs.append((path.parent.name, json.loads(path.read_text())["waivers"]))
+        except (OSError, ValueError, KeyError, TypeError):
             continue
     for report in reports:
-        docs.append((report.get("waivers") or {}).get("waivers") or [])
-    for ws in docs:
-        for w in ws:
+        ws = (report.get("waivers") or {}).get("waivers") or []
+        docs.append((report["run"].get("vendor"), ws))
+    for vendor, ws in docs:
+        for w in ws if isinstance(ws, list) else ():
             if isinstance(w, dict) and w.get("id"):
                 repro = w.get("reproducer")
-                out[w["id"]] = pathlib.Path(repro).stem if repro else w["id"]
+                out[w["id"]] = (vendor, pathlib.Path(repro).stem if repro else w["id"])
     return out
 
 
@@ -249,6 +250,9 @@ def build(reports, names, findings=None):
 
     # Findings x releases, one table per library.
     finding_of = _waiver_findings(reports)
+    waivers_of: dict = {}
+    for wid, where in finding_of.items():
+        waivers_of.setdefault(where, set()).add(wid)
     cells: dict = {}  # (vendor, finding, variant) -> {column: {state: [notes]}}
     waiver_ids: dict = {}
 
@@ -274,7 +278,7 @@ def build(reports, names, findings=None):
                 k = (r["waiver"], r.get("variant") or "default")
                 waived[k] = waived.get(k, 0) + 1
         for (wid, variant), n in waived.items():
-            finding = finding_of.get(wid, wid)
+            finding = finding_of.get(wid, (key[0], wid))[1]
             waiver_ids.setdefault((key[0], finding), set()).add(wid)
             add(
                 key[0],
@@ -286,7 +290,7 @@ def build(reports, names, findings=None):
             )
         known = (report["summary"].get("known_fatal") or {}).get("by_waiver") or {}
         for wid, n in known.items():
-            finding = finding_of.get(wid, wid)
+            finding = finding_of.get(wid, (key[0], wid))[1]
             waiver_ids.setdefault((key[0], finding), set()).add(wid)
             add(
                 key[0],
@@ -314,7 +318,10 @@ def build(reports, names, findings=None):
                 {
                     "finding": finding,
                     "variant": variant,
-                    "waivers": sorted(waiver_ids.get((vendor, finding), ())),
+                    "waivers": sorted(
+                        waiver_ids.get((vendor, finding), set())
+                        | waivers_of.get((vendor, finding), set())
+                    ),
                     "cells": row_cells,
                 }
             )
