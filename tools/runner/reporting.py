@@ -120,10 +120,12 @@ def cmd_compare(args):
             reports.matrix.load_findings(args.findings) if args.findings else None
         )
         loaded = [rep.results.obtain(r) for r in args.runs]
-        page = reports.html.render_compare(loaded, names)
         wanted = args.matrix or findings is not None
         if wanted or reports.matrix.differ(loaded, names):
             model = reports.matrix.build(loaded, names, findings)
+        page = reports.html.render_compare(
+            loaded, names, "matrix.html" if model is not None else None
+        )
     except rep.results.ReportError as e:
         raise _report_error(e)
     if not wanted and model is None and reports.matrix.differ(loaded, names) is None:

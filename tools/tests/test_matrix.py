@@ -435,7 +435,10 @@ def test_ordo_compare_writes_the_matrix_for_runs_of_several_releases(
     assert (
         "<h1>ordo release matrix</h1>" in (tmp_path / "c" / "matrix.html").read_text()
     )
-    assert (tmp_path / "c" / "compare.html").is_file()
+    assert (
+        '<a href="matrix.html">Release matrix</a>'
+        in (tmp_path / "c" / "compare.html").read_text()
+    )
     # Without --findings: on by itself, the runs being of several releases.
     p = ordo("compare", four_runs[1], four_runs[3], "--out", tmp_path / "d")
     assert p.returncode == 0, p.stderr
@@ -446,6 +449,7 @@ def test_ordo_compare_of_one_release_writes_no_matrix_unless_asked(four_runs, tm
     p = ordo("compare", four_runs[3], four_runs[3], "--out", tmp_path / "c")
     assert p.returncode == 0, p.stderr
     assert not (tmp_path / "c" / "matrix.md").exists() and "matrix:" not in p.stdout
+    assert "matrix.html" not in (tmp_path / "c" / "compare.html").read_text()
     p = ordo("compare", four_runs[3], four_runs[3], "--matrix", "--out", tmp_path / "d")
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "d" / "matrix.html").is_file()
