@@ -498,6 +498,15 @@ def test_a_run_folder_without_run_json_is_refused_in_one_line(four_runs, tmp_pat
             ["rows[0] has no 'finding'"],
         ),
     ],
+    ids=[
+        "not-json",
+        "a-list",
+        "another-schema",
+        "rows-not-a-list",
+        "system-without-name",
+        "unknown-status",
+        "row-without-finding",
+    ],
 )
 def test_a_findings_file_of_the_wrong_shape_is_refused_in_one_line(
     four_runs, tmp_path, content, words
