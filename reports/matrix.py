@@ -238,6 +238,18 @@ def build(reports, names, findings=None):
                     found, _release(r["vendor"], found[1], "", r["system"])
                 )
             recheck_rows.append((found, r))
+    # A run that does not name its system (a run.json from before systems) joins the
+    # one release of its library and version that does, when there is one.
+    alias = {}
+    for key in [k for k in releases if not k[2]]:
+        named = [k for k in releases if k[:2] == key[:2] and k[2]]
+        if len(named) == 1:
+            alias[key] = named[0]
+            releases.pop(key)
+    run_keys = [alias.get(k, k) for k in run_keys]
+    for key, rel in releases.items():  # in the order given
+        rel["runs"] = [n for n, k in zip(names, run_keys) if k == key]
+    recheck_rows = [(alias.get(k, k), r) for k, r in recheck_rows]
     order = sorted(
         releases, key=lambda k: (library_name(k[0]).lower(), version_key(k[1]), k[2])
     )
@@ -245,7 +257,6 @@ def build(reports, names, findings=None):
     index = {k: i for i, k in enumerate(order)}
     for i, c in enumerate(columns):
         c["index"] = i
-        c["id"] = f"r{i}"
     with_runs = [i for i, c in enumerate(columns) if c["runs"]]
 
     # Findings x releases, one table per library.

@@ -536,3 +536,24 @@ def test_a_missing_findings_file_is_refused_in_one_line(four_runs, tmp_path):
         tmp_path / "c",
     )
     one_line_exit_2(p, "cannot read")
+
+
+def test_a_run_that_names_no_system_joins_its_release(
+    four_runs, findings_file, tmp_path
+):
+    old = write_run(
+        tmp_path / "old",
+        passes("mpich"),
+        run=run_json(vendor="mpich", library_version=library_version("mpich", "4.0.2")),
+    )
+    m = build([old, *four_runs], matrix.load_findings(findings_file))
+    assert [c["label"] for c in m["columns"]] == [
+        "MPICH 4.0.2",
+        "MPICH 4.2.1",
+        "Open MPI 4.1.4",
+        "Open MPI 5.0.7",
+    ]
+    assert m["columns"][0]["runs"] == [str(old), str(four_runs[3])]
+    # Alone, it is a release of an unknown system.
+    (c,) = build([old])["columns"]
+    assert (c["label"], c["system"]) == ("MPICH 4.0.2", "system unknown")
