@@ -374,9 +374,20 @@ def compare_context(reports, names):
     }
 
 
-def render_compare(reports, names):
+def render_compare(reports, names, matrix_page=None):
+    """The comparison page; matrix_page: the release matrix's file name beside it, for
+    a link (None: no matrix)."""
     return (
         _environment()
         .get_template("compare.html.j2")
-        .render(**compare_context(reports, names))
+        .render(matrix_page=matrix_page, **compare_context(reports, names))
+    )
+
+
+def render_matrix(model):
+    """The release matrix (reports/matrix.py's build) as a page."""
+    return (
+        _environment()
+        .get_template("matrix.html.j2")
+        .render(outcomes=rec.OUTCOMES, **model)
     )

@@ -530,7 +530,9 @@ def add_report_parsers(sub):
         "compare",
         help="several runs side by side in one HTML page",
         description="Writes DIR/compare.html: verdicts, clauses, heat maps and every "
-        "check whose outcome differs, one column per run (and variant).",
+        "check whose outcome differs, one column per run (and variant); with runs of "
+        "several releases also DIR/matrix.html and DIR/matrix.md, one column per "
+        "release.",
     )
     cp.add_argument(
         "runs",
@@ -540,6 +542,20 @@ def add_report_parsers(sub):
     )
     cp.add_argument(
         "--out", metavar="DIR", help="output folder (default: out/compare-<time>)"
+    )
+    cp.add_argument(
+        "--matrix",
+        action="store_true",
+        help="also write the release matrix (DIR/matrix.html, DIR/matrix.md): "
+        "findings, clauses and new failures per release; on by itself when the "
+        "runs are of more than one release or library",
+    )
+    cp.add_argument(
+        "--findings",
+        metavar="FILE",
+        help="the results of `ordo findings --recheck` "
+        "(bench/results/findings_recheck.json) for the matrix's findings table "
+        "(implies --matrix)",
     )
     cp.add_argument(
         "--records",

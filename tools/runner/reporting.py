@@ -106,23 +106,45 @@ def cmd_compare(args):
         return compare_records(args)
     rep = _reports()
     import reports.html
+    import reports.matrix
 
-    if len(args.runs) < 2:
+    if len(args.runs) < 2 and not (args.matrix or args.findings):
         raise OrdoError(
             "compare needs at least two runs (output folders or results.json files)"
         )
+    names = [str(r) for r in args.runs]
+    model = None
     try:
+        # The findings file first: a wrong one is refused before the runs are read.
+        findings = (
+            reports.matrix.load_findings(args.findings) if args.findings else None
+        )
         loaded = [rep.results.obtain(r) for r in args.runs]
-        page = reports.html.render_compare(loaded, [str(r) for r in args.runs])
+        wanted = args.matrix or findings is not None
+        if wanted or reports.matrix.differ(loaded, names):
+            model = reports.matrix.build(loaded, names, findings)
+        page = reports.html.render_compare(
+            loaded, names, "matrix.html" if model is not None else None
+        )
     except rep.results.ReportError as e:
         raise _report_error(e)
+    if not wanted and model is None and reports.matrix.differ(loaded, names) is None:
+        print(
+            "ordo: no release matrix: a run has no run.json (--matrix says which)",
+            file=sys.stderr,
+        )
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     dest = pathlib.Path(args.out or ROOT / "out" / f"compare-{stamp}")
+    files = {"compare.html": page}
+    if model is not None:
+        files["matrix.html"] = reports.html.render_matrix(model)
+        files["matrix.md"] = reports.matrix.markdown(model)
     try:
         dest.mkdir(parents=True, exist_ok=True)
-        (dest / "compare.html").write_text(page)
+        for name, text in files.items():
+            (dest / name).write_text(text)
     except OSError as e:
-        raise OrdoError(f"cannot write {dest / 'compare.html'}: {e.strerror}")
+        raise OrdoError(f"cannot write into {dest}: {e.strerror}")
     for r, path in zip(loaded, args.runs):
         s = r["summary"]
         print(
@@ -131,6 +153,11 @@ def cmd_compare(args):
         )
     print(build_identity_line(loaded))
     print(f"comparison: {dest / 'compare.html'}")
+    if model is not None:
+        print(
+            f"matrix:     {dest / 'matrix.html'}, {dest / 'matrix.md'}"
+            f" ({len(model['columns'])} releases)"
+        )
     return EXIT_OK
 
 

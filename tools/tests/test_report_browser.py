@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from conftest import sample_records, write_run
-from reports import html, results
+from reports import html, matrix, results
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -94,7 +94,7 @@ def console_messages(stderr):
 
 @pytest.fixture
 def pages(tmp_path):
-    """The report page and a comparison page, written to files."""
+    """The report page, a comparison page and a release matrix, written to files."""
     source = os.environ.get("ORDO_BROWSER_RUN")
     report = (
         results.obtain(source)
@@ -109,6 +109,10 @@ def pages(tmp_path):
     files = {"report": tmp_path / "report.html", "compare": tmp_path / "compare.html"}
     files["report"].write_text(html.render(report))
     files["compare"].write_text(html.render_compare([report, other], ["run", "other"]))
+    files["matrix"] = tmp_path / "matrix.html"
+    files["matrix"].write_text(
+        html.render_matrix(matrix.build([report, other], ["run", "other"]))
+    )
     return files
 
 
@@ -117,7 +121,7 @@ def png_size(data):
     return struct.unpack(">II", data[16:24])
 
 
-@pytest.mark.parametrize("page", ["report", "compare"])
+@pytest.mark.parametrize("page", ["report", "compare", "matrix"])
 def test_the_page_renders_without_console_errors(pages, tmp_path, page):
     shot = tmp_path / f"{page}.png"
     p = chromium(tmp_path, f"--screenshot={shot}", pages[page].as_uri())
@@ -134,7 +138,7 @@ def test_the_page_renders_without_console_errors(pages, tmp_path, page):
         shutil.copy2(shot, pathlib.Path(keep) / shot.name)
 
 
-@pytest.mark.parametrize("page", ["report", "compare"])
+@pytest.mark.parametrize("page", ["report", "compare", "matrix"])
 def test_every_in_page_link_reaches_its_target(pages, tmp_path, page):
     text = pages[page].read_text()
     # A copy with the checker script; the report itself allows no script at all.
