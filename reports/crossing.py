@@ -117,7 +117,7 @@ def context(report):
         out["per_variant"] = []
         return out
     main = views[0] if views[0]["variant"] == "default" else None
-    out = dict(main) if main else {"matrices": [], "figures": [], "dimensions": []}
+    out = dict(main) if main else {"dimensions": views[0]["dimensions"]}
     out["cases"] = len(records)
     out["main"] = main is not None
     out["variants"] = [v for v in views if v is not main]
