@@ -7,7 +7,9 @@ struct-padded: 40 cases, 2 fail"); the pairs no valid call has, and those only
 calls the library cannot run hold, with their reasons. Computed from results.json
 alone: the crossing records' "dimensions" and run.crossing, the space the check
 crossed at each rank count (the reference says what is valid, the harness what
-the library lacks).
+the library lacks). In a variant sweep each variant runs its own covering array
+over the routines and forms it selects (run.crossing_variants): each has its own
+view, of its own records against its own space.
 """
 import collections
 import itertools
@@ -60,13 +62,81 @@ def _listed(spaces, key, order):
     return out
 
 
+def _variant(record):
+    return record.get("variant") or "default"
+
+
+def spaces_by_variant(run):
+    """{variant: {ranks: space}}: the default variant's spaces (run.crossing) and
+    each other variant's own (run.crossing_variants), each built over what that
+    variant selects."""
+    out = {}
+    if run.get("crossing"):
+        out["default"] = run["crossing"]
+    for name, spaces in (run.get("crossing_variants") or {}).items():
+        if spaces:
+            out[name] = spaces
+    return out
+
+
 def context(report):
     """What the template's coverage section shows; None when the run had no crossing
-    check."""
-    spaces = report["run"].get("crossing") or {}
+    check. A run of one variant: that variant's view, as always. A sweep: the
+    default variant's view (when it ran) and one view per other variant in
+    "variants", each of its own records against its own space (a variant's
+    covering array is built for the routines and forms it selects), with
+    "per_variant" the figures of all of them."""
+    run = report["run"]
     records = [r for r in report["records"] if isinstance(r.get("dimensions"), dict)]
+    spaces = spaces_by_variant(run)
     if not spaces and not records:
         return None
+    names = sorted(
+        set(spaces) | {_variant(r) for r in records},
+        key=lambda v: (v != "default", v),
+    )
+    views = []
+    for name in names:
+        view = _view(spaces.get(name, {}), [r for r in records if _variant(r) == name])
+        view["variant"] = name
+        view["anchor"] = "coverage-" + "".join(
+            c if c.isalnum() or c in "-_" else "-" for c in name
+        )
+        view["scope"] = next(
+            (
+                s["scope"]
+                for _, s in sorted(spaces.get(name, {}).items())
+                if "scope" in s
+            ),
+            "",
+        )
+        views.append(view)
+    if len(views) == 1:
+        out = views[0]
+        out["variants"] = []
+        out["per_variant"] = []
+        return out
+    main = views[0] if views[0]["variant"] == "default" else None
+    out = dict(main) if main else {"dimensions": views[0]["dimensions"]}
+    out["cases"] = len(records)
+    out["main"] = main is not None
+    out["variants"] = [v for v in views if v is not main]
+    out["per_variant"] = per_variant_figures(views)
+    return out
+
+
+def per_variant_figures(views):
+    """One row per variant and rank count: cases, valid pairs, held by the array,
+    held by the cases that ran."""
+    rows = []
+    for v in views:
+        for f in v["figures"]:
+            rows.append(dict(f, variant=v["variant"], scope=v["scope"]))
+    return rows
+
+
+def _view(spaces, records):
+    """The coverage of one variant: its matrices, figures, gaps and listed pairs."""
     dims = _dimensions(spaces, records)
     rank_counts = sorted(int(n) for n in spaces)
     order = {name: i for i, (name, _) in enumerate(dims)}
@@ -182,4 +252,5 @@ def context(report):
         "unavailable": grouped(unavailable),
         "cases": len(records),
         "dimensions": [name for name, _ in dims],
+        "main": True,
     }

@@ -9,7 +9,7 @@ import html
 import json
 import re
 
-from . import records as rec, results as res
+from . import crossing, records as rec, results as res
 
 MAX_CHARS = 60000
 MAX_FAILURES = 20
@@ -60,6 +60,34 @@ def placement_lines(run):
         for n, m in sorted(maps.items(), key=lambda kv: int(kv[0]))
     ]
     return ["", head + (": node map " + "; ".join(shown) if shown else "")]
+
+
+def coverage_lines(report):
+    """The crossing check's coverage per variant, in a variant sweep (each variant
+    runs its own covering array over what it selects): one line per variant, its
+    rank counts, cases, and the valid pairs the cases that ran hold at the rank
+    count where they hold the least."""
+    ctx = crossing.context(report)
+    if not ctx or not ctx.get("per_variant"):
+        return []
+    by_variant: dict = {}
+    for f in ctx["per_variant"]:
+        by_variant.setdefault(f["variant"], []).append(f)
+    lines = [
+        "| variant | selects | ranks | crossing cases"
+        " | valid pairs held by cases that ran (least) |",
+        "| --- | --- | --- | ---: | ---: |",
+    ]
+    for name, figures in by_variant.items():
+        least = min(figures, key=lambda f: (f["percent_ran"], f["ranks"]))
+        ranks = sorted(f["ranks"] for f in figures)
+        lines.append(
+            f"| {code(name)} | {code(figures[0]['scope'] or 'every case')}"
+            f" | {ranks[0]}-{ranks[-1]} | {sum(f['cases'] for f in figures)}"
+            f" | {least['ran']} of {least['valid']} ({least['percent_ran']:.1f}%)"
+            f" at {least['ranks']} |"
+        )
+    return ["**Crossing coverage per variant**", ""] + lines + [""]
 
 
 def binding_lines(summary):
@@ -292,6 +320,7 @@ def render(report, report_link="report.html"):
             " full report has each reason."
         )
         lines.append("")
+    lines += coverage_lines(report)
     lines += clause_lines(report)
     lines.append(
         f"<sub>Full report: {text(report_link)} ·"

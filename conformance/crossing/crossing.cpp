@@ -5,12 +5,17 @@
 // this number of processes. Each case is judged in full, as every case is:
 // values and order against the reference, send buffer unchanged, holes
 // untouched, MPI_SUCCESS. Rank 0 prints the coverage figure to the job log.
+// Under a selection (--ordo-select: an algorithm variant's routines, modes
+// and communicator kind) the array is built over that part of the space
+// alone: every valid pair of its calls in a case of the variant.
 #include "ordo/reference/crossing.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <string>
 
 #include "catalogue.h"
 #include "executor.h"
@@ -43,6 +48,37 @@ std::optional<ordo::ref::Topology> shape_topology(const std::string& shape) {
   return z.topology;
 }
 
+// The runner's survey (--ordo-survey) asks which routines, modes and
+// communicator kinds this check has cases of, to launch it for the variants
+// that select them; a variant runs its own array over those. The whole
+// space's array may hold no row of a kind that has valid calls (at 2
+// processes, no blocking Allreduce on an intercommunicator): one row of
+// each such kind is added for the survey (which runs no case).
+void survey_every_kind(std::vector<int>* flat, std::uint64_t seed) {
+  const auto& dims = x::dimensions();
+  const std::size_t width = dims.size();
+  auto kind_of = [&](const int* row) {
+    std::string form = dims[1].values[static_cast<std::size_t>(row[1])];
+    if (form.size() > 2 && form.compare(form.size() - 2, 2, "_c") == 0)
+      form.resize(form.size() - 2);
+    return dims[0].values[static_cast<std::size_t>(row[0])] + ":" + form + ":" +
+           (dims[7].values[static_cast<std::size_t>(row[7])].rfind("inter", 0) == 0 ? "inter"
+                                                                                    : "intra");
+  };
+  std::set<std::string> held;
+  for (std::size_t i = 0; i + width <= flat->size(); i += width) held.insert(kind_of(&(*flat)[i]));
+  for (const std::string& routine : dims[0].values)
+    for (const char* mode : {"blocking", "nonblocking", "persistent"})
+      for (const char* kind : {"intra", "inter"}) {
+        if (held.count(routine + ":" + mode + ":" + kind)) continue;
+        const x::Coverage one =
+            x::covering_array(1, shape_topology, seed, false, &ordo::harness::missing_feature,
+                              {{routine, {mode}, kind}});
+        if (!one.rows.empty())
+          flat->insert(flat->end(), one.rows.front().begin(), one.rows.front().end());
+      }
+}
+
 }  // namespace
 
 TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
@@ -59,10 +95,15 @@ TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
   // strength, seed and shapes: a variant sweep launches this check once per
   // variant), and sends its rows to the others (the shapes it reads were
   // built at start-up; looking them up is local).
+  // The part of the space this job's selection runs (a variant's algorithm):
+  // empty, the whole space.
+  x::Scope scope;
+  for (const auto& t : ordo::harness::settings().select)
+    scope.push_back({t.routine, t.modes, t.comm});
   Json summary;
   if (rank == 0) {
-    std::string inputs = "crossing/1|strength=" + std::to_string(strength) +
-                         "|seed=" + std::to_string(seed) +
+    std::string inputs = "crossing/2|strength=" + std::to_string(strength) +
+                         "|scope=" + x::describe(scope) + "|seed=" + std::to_string(seed) +
                          "|processes=" + std::to_string(ordo::harness::world_size());
     for (const x::Dimension& d : x::dimensions())
       if (d.name == "comm")
@@ -80,12 +121,13 @@ TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
     if (summary.is_null()) {
       const x::Coverage cov =
           x::covering_array(strength, shape_topology, seed,
-                            /*with_invalid=*/strength == 2, &ordo::harness::missing_feature);
+                            /*with_invalid=*/strength == 2, &ordo::harness::missing_feature, scope);
       // The report's coverage matrix is of pairs: the invalid and unavailable
       // pairs with their reasons (an array of triples holds every pair too).
-      const x::Coverage pairs = strength == 2 ? cov
-                                              : x::covering_array(2, shape_topology, seed, true,
-                                                                  &ordo::harness::missing_feature);
+      const x::Coverage pairs = strength == 2
+                                    ? cov
+                                    : x::covering_array(2, shape_topology, seed, true,
+                                                        &ordo::harness::missing_feature, scope);
       summary = Json{{"rows", cov.rows},
                      {"valid_rows", cov.valid_rows},
                      {"valid_tuples", cov.valid_tuples},
@@ -104,6 +146,7 @@ TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
   if (rank == 0)
     for (const auto& row : summary["rows"])
       for (const auto& v : row) flat.push_back(v.get<int>());
+  if (rank == 0 && !ordo::harness::settings().survey.empty()) survey_every_kind(&flat, seed);
   flat = ordo::harness::from_rank0(flat);
   std::vector<x::Row> rows;
   const std::size_t width = x::dimensions().size();
@@ -113,12 +156,15 @@ TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
   const char* what = strength == 2 ? "pairs" : strength == 3 ? "triples" : "values";
   const long long valid_tuples = rank == 0 ? summary["valid_tuples"].get<long long>() : 0;
   if (rank == 0) {
+    // The scope, when there is one, ends the line: its figures are of it.
+    const std::string in_scope =
+        scope.empty() ? std::string() : ", in the selection " + x::describe(scope);
     std::printf(
         "ordo crossing: strength %d at %d processes: %zu cases hold %lld of %lld valid %s "
-        "(%.1f%%) that this library can run, from %lld valid calls\n",
+        "(%.1f%%) that this library can run, from %lld valid calls%s\n",
         strength, ordo::harness::world_size(), rows.size(),
         summary["covered_tuples"].get<long long>(), valid_tuples, what,
-        summary["percent"].get<double>(), summary["valid_rows"].get<long long>());
+        summary["percent"].get<double>(), summary["valid_rows"].get<long long>(), in_scope.c_str());
     if (summary.contains("unavailable_first"))
       std::printf(
           "ordo crossing: %zu more valid %s need what the library lacks (%lld calls), e.g. %s: "

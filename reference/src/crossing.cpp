@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -387,6 +388,93 @@ std::optional<Case> realize_row(const Row& row, const ShapeTopology& shapes, std
   return std::nullopt;
 }
 
+// A scope as tables over the values of routine x form x communicator, the
+// three dimensions a target names (the others are crossed in full).
+bool target_matches(const ScopeTarget& t, const std::string& routine, std::string_view mode,
+                    bool inter) {
+  if (t.routine != "*" && t.routine != routine) return false;
+  if (t.comm != "*" && t.comm != "any" && t.comm != (inter ? "inter" : "intra")) return false;
+  for (const std::string& m : t.modes)
+    if (m == "*" || m == mode) return true;
+  return false;
+}
+
+struct ScopeTable {
+  bool all = true;  // no scope: the whole space
+  std::size_t forms = 0, comms = 0;
+  std::vector<char> rfc;                 // [routine][form][comm]: in scope
+  std::vector<char> rf;                  // [routine][form]: with some communicator in scope
+  std::vector<std::vector<char>> value;  // [dim][value]: some in-scope triple has it
+  bool has(int r, int f, int c) const {
+    return all || rfc[(static_cast<std::size_t>(r) * forms + static_cast<std::size_t>(f)) * comms +
+                      static_cast<std::size_t>(c)];
+  }
+  bool has_rf(int r, int f) const {
+    return all || rf[static_cast<std::size_t>(r) * forms + static_cast<std::size_t>(f)];
+  }
+  bool has_value(int d, int v) const {
+    return all || value[static_cast<std::size_t>(d)][static_cast<std::size_t>(v)];
+  }
+  // An in-scope routine, form and communicator that agree with the values a
+  // tuple names of them (`prefer`'s own where it is in scope), or false.
+  bool complete(const std::vector<int>& dims, const std::vector<int>& values, Row* prefer) const {
+    auto named = [&](int d, int fallback) {
+      for (std::size_t i = 0; i < dims.size(); ++i)
+        if (dims[i] == d) return values[i];
+      return fallback;
+    };
+    Row& p = *prefer;
+    p[kRoutine] = named(kRoutine, p[kRoutine]);
+    p[kForm] = named(kForm, p[kForm]);
+    p[kComm] = named(kComm, p[kComm]);
+    if (has(p[kRoutine], p[kForm], p[kComm])) return true;
+    const int routines = static_cast<int>(rfc.size() / (forms * comms));
+    for (int r = 0; r < routines; ++r)
+      for (int f = 0; f < static_cast<int>(forms); ++f)
+        for (int c = 0; c < static_cast<int>(comms); ++c)
+          if (named(kRoutine, r) == r && named(kForm, f) == f && named(kComm, c) == c &&
+              has(r, f, c)) {
+            p[kRoutine] = r;
+            p[kForm] = f;
+            p[kComm] = c;
+            return true;
+          }
+    return false;
+  }
+};
+
+bool inter_shape(const std::string& comm) { return comm.rfind("inter", 0) == 0; }
+
+ScopeTable scope_table(const Scope& scope) {
+  ScopeTable t;
+  if (scope.empty()) return t;
+  t.all = false;
+  const auto& dims = dimensions();
+  const Values& v = values();
+  const std::size_t routines = dims[kRoutine].values.size();
+  t.forms = dims[kForm].values.size();
+  t.comms = dims[kComm].values.size();
+  t.rfc.assign(routines * t.forms * t.comms, 0);
+  t.rf.assign(routines * t.forms, 0);
+  t.value.resize(kDims);
+  for (int d = 0; d < kDims; ++d)
+    t.value[static_cast<std::size_t>(d)].assign(dims[static_cast<std::size_t>(d)].values.size(),
+                                                d == kRoutine || d == kForm || d == kComm ? 0 : 1);
+  for (std::size_t r = 0; r < routines; ++r)
+    for (std::size_t f = 0; f < t.forms; ++f)
+      for (std::size_t c = 0; c < t.comms; ++c) {
+        bool in = false;
+        for (const ScopeTarget& target : scope)
+          in = in || target_matches(target, dims[kRoutine].values[r], mode_name(v.mode[f]),
+                                    inter_shape(dims[kComm].values[c]));
+        if (!in) continue;
+        t.rfc[(r * t.forms + f) * t.comms + c] = 1;
+        t.rf[r * t.forms + f] = 1;
+        t.value[kRoutine][r] = t.value[kForm][f] = t.value[kComm][c] = 1;
+      }
+  return t;
+}
+
 }  // namespace
 
 std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::uint64_t seed,
@@ -402,6 +490,28 @@ std::vector<std::pair<std::string, std::string>> values_of(const Row& row) {
   return out;
 }
 
+bool in_scope(const Row& row, const Scope& scope) {
+  if (scope.empty()) return true;
+  const auto& dims = dimensions();
+  for (const ScopeTarget& t : scope)
+    if (target_matches(t, dims[kRoutine].values[static_cast<std::size_t>(row[kRoutine])],
+                       mode_name(values().mode[static_cast<std::size_t>(row[kForm])]),
+                       inter_shape(dims[kComm].values[static_cast<std::size_t>(row[kComm])])))
+      return true;
+  return false;
+}
+
+std::string describe(const Scope& scope) {
+  std::string s;
+  for (const ScopeTarget& t : scope) {
+    if (!s.empty()) s += ";";
+    s += t.routine + ":";
+    for (std::size_t i = 0; i < t.modes.size(); ++i) s += (i ? "+" : "") + t.modes[i];
+    s += ":" + t.comm;
+  }
+  return s;
+}
+
 long long tuples_held(const std::vector<Row>& rows, int strength) {
   KeySet held;
   for (const auto& s : dim_sets(strength))
@@ -410,7 +520,7 @@ long long tuples_held(const std::vector<Row>& rows, int strength) {
 }
 
 Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t seed,
-                        bool with_invalid, const Availability& available) {
+                        bool with_invalid, const Availability& available, const Scope& scope) {
   if (strength < 1 || strength > 3) throw UsageError("the crossing strength is 1, 2 or 3");
   const auto& dims = dimensions();
   // Validity depends on the comm shape's topology; ask once per shape.
@@ -434,7 +544,30 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   // (The row's case is `single` itself, its concurrency set in place: no
   // copy of a case per row of the space.)
   std::optional<Case> single;
+  // The rows out of scope are skipped where the odometer stands: a routine
+  // and form no target names skip every row below them, a communicator
+  // the rows of its bindings and concurrencies.
+  const ScopeTable in = scope_table(scope);
+  // Moves the odometer on at dimension d (the dimensions after it back to
+  // their first value); false after the last row.
+  auto advance = [&](int d) {
+    for (int e = d + 1; e < kDims; ++e) row[static_cast<std::size_t>(e)] = 0;
+    while (d >= 0 && ++row[static_cast<std::size_t>(d)] ==
+                         static_cast<int>(dims[static_cast<std::size_t>(d)].values.size()))
+      row[static_cast<std::size_t>(d--)] = 0;
+    return d >= 0;
+  };
   for (;;) {
+    if (!in.all) {
+      if (!in.has_rf(row[kRoutine], row[kForm])) {
+        if (!advance(kForm)) break;
+        continue;
+      }
+      if (!in.has(row[kRoutine], row[kForm], row[kComm])) {
+        if (!advance(kComm)) break;
+        continue;
+      }
+    }
     bool ok = false;
     if (row[kConcurrency] == 0) {
       single = realize_row(row, cached, seed, &why, &memo);
@@ -456,6 +589,7 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
   }
   Coverage cov;
   cov.strength = strength;
+  cov.scope = scope;
   cov.valid_rows = static_cast<long long>(valid.size());
   cov.unavailable_rows = static_cast<long long>(unavailable.size());
   const auto sets = dim_sets(strength);
@@ -578,8 +712,13 @@ Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t
       std::function<void(std::size_t)> each = [&](std::size_t i) {
         if (i == s.size()) {
           if (valid_keys.count(key_of(s, v))) return;
+          std::vector<int> named;
+          for (int d : s) named.push_back(v[d]);
           const Row* holder = probe_with(s[0], v[s[0]]);
           Row probe = holder ? *holder : v;
+          // Out of scope (no in-scope routine, form and communicator has
+          // these values): not invalid, only not this array's concern.
+          if (!in.complete(s, named, &probe)) return;
           for (int d : s) probe[d] = v[d];
           std::string reason;
           realize_row(probe, cached, seed, &reason, &memo);
@@ -619,10 +758,15 @@ std::string to_json(const Coverage& cov, int processes) {
   std::string o = "{\"strength\":" + std::to_string(cov.strength) +
                   ",\"processes\":" + std::to_string(processes) + ",\"dimensions\":[";
   const auto& dims = dimensions();
+  const ScopeTable in = scope_table(cov.scope);
   for (std::size_t d = 0; d < dims.size(); ++d) {
     o += (d ? ",{" : "{") + std::string("\"name\":") + q(dims[d].name) + ",\"values\":[";
-    for (std::size_t v = 0; v < dims[d].values.size(); ++v)
-      o += (v ? "," : "") + q(dims[d].values[v]);
+    bool first = true;
+    for (std::size_t v = 0; v < dims[d].values.size(); ++v) {
+      if (!in.has_value(static_cast<int>(d), static_cast<int>(v))) continue;
+      o += (first ? "" : ",") + q(dims[d].values[v]);
+      first = false;
+    }
     o += "]}";
   }
   o += "],\"cases\":" + std::to_string(cov.rows.size()) +
@@ -630,6 +774,7 @@ std::string to_json(const Coverage& cov, int processes) {
        ",\"valid_tuples\":" + std::to_string(cov.valid_tuples) +
        ",\"covered_tuples\":" + std::to_string(cov.covered_tuples) +
        ",\"unavailable_calls\":" + std::to_string(cov.unavailable_rows) +
+       (cov.scope.empty() ? "" : ",\"scope\":" + q(describe(cov.scope))) +
        ",\"invalid\":" + tuples(cov.invalid) + ",\"unavailable\":" + tuples(cov.unavailable) + "}";
   return o;
 }

@@ -364,3 +364,157 @@ TEST(Crossing, the_value_index_class_is_a_minloc_pair_and_unavailable_without_th
     EXPECT_TRUE(t.dims[0] == 3 || t.dims[1] == 3) << t.describe();  // a pair with the datatype
   }
 }
+
+// A covering array per algorithm variant (#39): the scope a variant's
+// algorithm serves (its routines, modes and communicator kind) is crossed
+// on its own, every valid pair of its rows held, no row out of it.
+namespace {
+
+// Whether a row is in a scope, decided here from the dimensions' names
+// (the form's mode is its name before "_c"; an intercommunicator's shape
+// starts with "inter").
+bool in_scope_here(const x::Row& r, const x::Scope& scope) {
+  const auto& dims = x::dimensions();
+  const std::string routine = dims[0].values[static_cast<std::size_t>(r[0])];
+  std::string mode = dims[1].values[static_cast<std::size_t>(r[1])];
+  if (mode.size() > 2 && mode.compare(mode.size() - 2, 2, "_c") == 0) mode.resize(mode.size() - 2);
+  const std::string kind =
+      dims[7].values[static_cast<std::size_t>(r[7])].rfind("inter", 0) == 0 ? "inter" : "intra";
+  for (const auto& t : scope) {
+    if (t.routine != "*" && t.routine != routine) continue;
+    if (t.comm != "*" && t.comm != "any" && t.comm != kind) continue;
+    for (const auto& m : t.modes)
+      if (m == "*" || m == mode) return true;
+  }
+  return false;
+}
+
+// Whether some row in the scope has the values a tuple names.
+bool could_be_in_scope(const x::Tuple& t, const x::Scope& scope) {
+  const auto& dims = x::dimensions();
+  x::Row r(dims.size(), 0);
+  for (std::size_t i = 0; i < t.dims.size(); ++i)
+    r[static_cast<std::size_t>(t.dims[i])] = t.values[i];
+  auto named = [&](int d) { return std::find(t.dims.begin(), t.dims.end(), d) != t.dims.end(); };
+  for (int routine = 0; routine < static_cast<int>(dims[0].values.size()); ++routine)
+    for (int form = 0; form < static_cast<int>(dims[1].values.size()); ++form)
+      for (int comm = 0; comm < static_cast<int>(dims[7].values.size()); ++comm) {
+        if ((named(0) && r[0] != routine) || (named(1) && r[1] != form) ||
+            (named(7) && r[7] != comm))
+          continue;
+        x::Row probe = r;
+        probe[0] = routine;
+        probe[1] = form;
+        probe[7] = comm;
+        if (in_scope_here(probe, scope)) return true;
+      }
+  return false;
+}
+
+const std::vector<x::Scope>& some_scopes() {
+  static const std::vector<x::Scope> s = {
+      {{"allreduce", {"blocking"}, "intra"}},
+      {{"reduce", {"nonblocking", "persistent"}, "inter"}},
+      {{"scan", {"blocking"}, "intra"}, {"exscan", {"nonblocking"}, "intra"}},
+      {{"reduce_scatter_block", {"*"}, "*"}},
+      {{"*", {"persistent"}, "any"}},
+  };
+  return s;
+}
+
+}  // namespace
+
+TEST(Crossing, a_scoped_array_holds_every_valid_pair_of_its_scope_and_no_row_out_of_it) {
+  for (int p : {1, 4}) {
+    const auto shapes = zoo_at(p);
+    const auto valid = all_valid(shapes);
+    const x::Coverage whole = x::covering_array(2, shapes, 3);
+    for (const x::Scope& scope : some_scopes()) {
+      SCOPED_TRACE("p = " + std::to_string(p) + ", scope " + x::describe(scope));
+      std::vector<x::Row> in;
+      for (const auto& r : valid)
+        if (in_scope_here(r, scope)) in.push_back(r);
+      const auto want = pairs_of(in);
+      const x::Coverage cov = x::covering_array(2, shapes, 3, /*with_invalid=*/true, {}, scope);
+      if (in.empty()) {  // an intercommunicator's scope at 1 process: nothing to cross
+        EXPECT_TRUE(cov.rows.empty());
+        EXPECT_EQ(cov.valid_tuples, 0);
+        continue;
+      }
+      EXPECT_EQ(cov.valid_rows, static_cast<long long>(in.size()));
+      EXPECT_EQ(cov.valid_tuples, static_cast<long long>(want.size()));
+      EXPECT_EQ(cov.covered_tuples, cov.valid_tuples);
+      EXPECT_DOUBLE_EQ(cov.percent(), 100.0);
+      EXPECT_EQ(pairs_of(cov.rows), want);  // every in-scope valid pair, and no other
+      std::string why;
+      for (const auto& r : cov.rows) {
+        EXPECT_TRUE(in_scope_here(r, scope)) << x::describe(scope);
+        EXPECT_TRUE(x::in_scope(r, scope));
+        EXPECT_TRUE(x::realize(r, shapes, 3, &why)) << why;
+      }
+      // Far fewer pairs than the whole space's, and fewer rows.
+      EXPECT_LT(cov.valid_tuples, whole.valid_tuples);
+      EXPECT_LE(cov.rows.size(), whole.rows.size());
+      // An invalid pair is one some in-scope routine, form and communicator
+      // could hold: never a routine the scope does not name.
+      for (const auto& [t, reason] : cov.invalid) {
+        EXPECT_FALSE(reason.empty()) << t.describe();
+        EXPECT_NE(reason, "no valid call has these values") << t.describe();
+        EXPECT_TRUE(could_be_in_scope(t, scope)) << t.describe();
+      }
+      // ... and every pair some in-scope row could hold is valid or listed.
+      long long scoped_pairs = 0;
+      const auto& dims = x::dimensions();
+      for (int a = 0; a < static_cast<int>(dims.size()); ++a)
+        for (int b = a + 1; b < static_cast<int>(dims.size()); ++b)
+          for (int va = 0; va < static_cast<int>(dims[static_cast<std::size_t>(a)].values.size());
+               ++va)
+            for (int vb = 0; vb < static_cast<int>(dims[static_cast<std::size_t>(b)].values.size());
+                 ++vb) {
+              x::Tuple t;
+              t.dims = {a, b};
+              t.values = {va, vb};
+              scoped_pairs += could_be_in_scope(t, scope) ? 1 : 0;
+            }
+      EXPECT_EQ(static_cast<long long>(cov.invalid.size()) + cov.valid_tuples, scoped_pairs);
+    }
+  }
+}
+
+TEST(Crossing, the_whole_space_array_is_the_array_of_a_scope_naming_everything) {
+  for (int p : {1, 4}) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const auto shapes = zoo_at(p);
+    const x::Coverage a = x::covering_array(2, shapes, 5, true);
+    const x::Coverage b = x::covering_array(2, shapes, 5, true, {}, {{"*", {"*"}, "*"}});
+    EXPECT_EQ(a.rows, b.rows);
+    EXPECT_EQ(a.valid_rows, b.valid_rows);
+    EXPECT_EQ(a.valid_tuples, b.valid_tuples);
+    EXPECT_EQ(a.invalid.size(), b.invalid.size());
+    EXPECT_TRUE(a.scope.empty());
+    EXPECT_EQ(x::describe(a.scope), "");
+  }
+}
+
+TEST(Crossing, a_scoped_coverage_as_json_names_its_scope_and_only_its_values) {
+  const x::Scope scope = {{"allreduce", {"nonblocking", "persistent"}, "inter"}};
+  const x::Coverage cov = x::covering_array(2, zoo_at(4), 1, true, {}, scope);
+  EXPECT_EQ(x::describe(scope), "allreduce:nonblocking+persistent:inter");
+  const ordo::json::Value v = ordo::json::parse(x::to_json(cov, 4));
+  EXPECT_EQ(v.get_string("scope"), "allreduce:nonblocking+persistent:inter");
+  const auto& dims = v.get("dimensions")->items;
+  ASSERT_EQ(dims.size(), x::dimensions().size());
+  auto values = [&](std::size_t d) {
+    std::vector<std::string> out;
+    for (const auto& item : dims[d].get("values")->items) out.push_back(item.str);
+    return out;
+  };
+  EXPECT_EQ(values(0), std::vector<std::string>{"allreduce"});
+  EXPECT_EQ(values(1), (std::vector<std::string>{"nonblocking", "persistent", "nonblocking_c",
+                                                 "persistent_c"}));
+  for (const std::string& c : values(7)) EXPECT_EQ(c.rfind("inter", 0), 0u) << c;
+  EXPECT_EQ(values(2).size(), x::dimensions()[2].values.size());  // the other dimensions whole
+  // The whole space's coverage has no scope.
+  const ordo::json::Value w = ordo::json::parse(x::to_json(x::covering_array(2, zoo_at(4), 1), 4));
+  EXPECT_EQ(w.get("scope"), nullptr);
+}

@@ -1137,22 +1137,29 @@ def note_seen(ctx, rc, name, wanted, offset, done_event):
 def report_crossing(ctx, rc, name):
     """The crossing check's coverage figure (conformance/crossing/), from its
     job log, and the space it crossed (the report's coverage matrix: invalid
-    and unavailable pairs)."""
+    and unavailable pairs): the default variant's in run.crossing, another
+    variant's (its own array, over what it selects) in
+    run.crossing_variants[variant]."""
     if name not in ("ordo_check_crossing", SWEEP_EXECUTABLE):
         return
     log = rc.logdir / f"{name}-{rc.n}ranks.log"
     if not log.is_file():
         return
+    label = "" if rc.vname == "default" else f"[{rc.vname}] "
     for line in log.read_text(errors="replace").splitlines():
         if line.startswith("ordo crossing: "):
-            print(f"      {line[len('ordo crossing: '):]}", flush=True)
-        elif line.startswith("ordo crossing-space: ") and rc.vname == "default":
+            print(f"      {label}{line[len('ordo crossing: '):]}", flush=True)
+        elif line.startswith("ordo crossing-space: "):
             try:
                 space = json.loads(line[len("ordo crossing-space: ") :])
             except ValueError:
                 # a line cut short by a dying job: the matrix shows no reasons
                 continue
-            ctx.run.setdefault("crossing", {})[str(rc.n)] = space
+            if rc.vname == "default":
+                ctx.run.setdefault("crossing", {})[str(rc.n)] = space
+            else:
+                spaces = ctx.run.setdefault("crossing_variants", {})
+                spaces.setdefault(rc.vname, {})[str(rc.n)] = space
 
 
 # ---- the end ----

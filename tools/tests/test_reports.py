@@ -1002,6 +1002,130 @@ def test_the_html_report_draws_the_coverage_matrix_with_its_reasons():
     assert 'id="coverage"' not in html.render(_report(sample_records()))
 
 
+def _variant_sweep_report():
+    """A sweep: the default variant's space and records (_crossing_report) and a
+    variant's own covering array over what it selects (allreduce, blocking, intra):
+    its space names its scope and only the routine and comm values in it."""
+    report = _crossing_report()
+    dims = [
+        {"name": "routine", "values": ["allreduce"]},
+        {"name": "datatype", "values": ["basic", "struct-padded"]},
+        {"name": "comm", "values": ["world"]},
+    ]
+
+    def space(n, cases, valid, covered):
+        return {
+            "strength": 2,
+            "processes": n,
+            "dimensions": dims,
+            "cases": cases,
+            "valid_calls": 10,
+            "valid_tuples": valid,
+            "covered_tuples": covered,
+            "unavailable_calls": 0,
+            "scope": "allreduce:blocking:intra",
+            "invalid": [],
+            "unavailable": [],
+        }
+
+    variant = "mpich.allreduce.intra.nb"
+    report["run"]["crossing_variants"] = {
+        variant: {"2": space(2, 2, 5, 5), "4": space(4, 1, 5, 5)}
+    }
+    report["run"]["variants"] = ["default", variant]
+    for n, dts in ((2, ("basic", "struct-padded")), (4, ("basic",))):
+        for i, dt in enumerate(dts):
+            r = record(
+                test="Crossing."
+                "every_valid_pair_of_values_of_the_case_dimensions_is_checked",
+                clause="crossing.reduce-family",
+                index=i,
+                ranks=n,
+                variant=variant,
+            )
+            r["dimensions"] = {"routine": "allreduce", "datatype": dt, "comm": "world"}
+            report["records"].append(r)
+    return report
+
+
+def test_a_variant_sweep_gives_each_variant_its_own_coverage_figures_and_matrix():
+    from reports import crossing
+
+    report = _variant_sweep_report()
+    assert not results.schema_errors(report), results.schema_errors(report)
+    ctx = crossing.context(report)
+    # The default variant's view: its own records only, as in a run of it alone.
+    alone = crossing.context(_crossing_report())
+    assert ctx["main"] and ctx["figures"] == alone["figures"]
+    assert ctx["matrices"] == alone["matrices"]
+    # The variant's view: its records against its own space.
+    [v] = ctx["variants"]
+    assert v["variant"] == "mpich.allreduce.intra.nb"
+    assert v["scope"] == "allreduce:blocking:intra"
+    assert v["dimensions"] == ["routine", "datatype", "comm"]
+    fig = {f["ranks"]: f for f in v["figures"]}
+    # 2 ranks: both datatypes ran (3 pairs of 2 records: 5 distinct); 4 ranks: one.
+    assert (fig[2]["cases"], fig[2]["valid"], fig[2]["ran"]) == (2, 5, 5)
+    assert (fig[4]["cases"], fig[4]["ran"]) == (1, 3)
+    assert v["gaps"] == []  # struct-padded ran at 2 ranks: no valid pair unheld
+    rows = {(f["variant"], f["ranks"]): f for f in ctx["per_variant"]}
+    assert set(rows) == {
+        ("default", 2),
+        ("default", 4),
+        ("mpich.allreduce.intra.nb", 2),
+        ("mpich.allreduce.intra.nb", 4),
+    }
+    assert rows[("mpich.allreduce.intra.nb", 4)]["percent_ran"] == 60.0
+    assert rows[("default", 2)]["scope"] == ""
+
+
+def test_the_reports_show_the_coverage_per_variant():
+    report = _variant_sweep_report()
+    page = html.render(report)
+    assert 'id="coverage-mpich-allreduce-intra-nb"' in page
+    assert 'href="#coverage-mpich-allreduce-intra-nb"' in page
+    assert "(allreduce:blocking:intra)" in page
+    assert page.count("<h3>form &times; datatype</h3>") == 1  # the default's matrix
+    assert page.count("<h3>routine &times; datatype</h3>") == 1  # the variant's
+    md = markdown.render(report)
+    assert "Crossing coverage per variant" in md
+    line = next(x for x in md.splitlines() if "mpich.allreduce.intra.nb" in x)
+    assert "`allreduce:blocking:intra`" in line and "3 of 5 (60.0%) at 4" in line
+    # A run of one variant keeps its one matrix and no table per variant.
+    alone = _crossing_report()
+    assert "coverage-" not in html.render(alone)
+    assert "Crossing coverage per variant" not in markdown.render(alone)
+
+
+def test_the_runner_keeps_each_variants_space_and_prints_its_figure(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from runner import run as runner
+
+    figure = (
+        "ordo crossing: strength 2 at 3 processes: 12 cases hold 300 of 300 valid pairs"
+        " (100.0%) that this library can run, from 5000 valid calls, in the selection"
+        " allreduce:blocking:intra"
+    )
+    space = {"strength": 2, "processes": 3, "scope": "allreduce:blocking:intra"}
+    ctx = SimpleNamespace(run={})
+    for vname in ("default", "mpich.allreduce.intra.nb"):
+        logdir = tmp_path / vname
+        logdir.mkdir()
+        (logdir / f"{runner.SWEEP_EXECUTABLE}-3ranks.log").write_text(
+            f"{figure}\nordo crossing-space: {json.dumps(dict(space, v=vname))}\n"
+        )
+        rc = SimpleNamespace(logdir=logdir, n=3, vname=vname)
+        runner.report_crossing(ctx, rc, runner.SWEEP_EXECUTABLE)
+    assert ctx.run["crossing"]["3"]["v"] == "default"
+    assert ctx.run["crossing_variants"]["mpich.allreduce.intra.nb"]["3"]["v"] == (
+        "mpich.allreduce.intra.nb"
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("      strength 2 at 3 processes: 12 cases hold 300 of")
+    assert out[1].startswith("      [mpich.allreduce.intra.nb] strength 2 at 3 proc")
+
+
 def test_the_node_map_rows_follow_the_rank_count_as_a_number():
     maps = {str(n): {"node_map": [list(range(n))]} for n in (10, 4, 8)}
     page = html.render(_report(sample_records(), node_maps=maps))

@@ -1,8 +1,9 @@
 """A variant sweep's launches (issue #17): one launch of ordo_sweep_checks per
 variant and rank count for the families it combines, their own launch for
 the others, and the same records as one launch per family; the crossing
-check's covering array computed once per run and rank count (the run's
-cache) and never read from an entry computed from other inputs."""
+check's covering array computed once per run, rank count and selection (the
+run's cache: each variant's own array, #39) and never read from an entry
+computed from other inputs."""
 import json
 import pathlib
 
@@ -128,29 +129,45 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
     )
 
 
-def test_the_covering_array_is_computed_once_per_rank_count_never_read_from_inputs(
+def test_the_covering_array_is_computed_once_per_rank_count_and_selection(
     tmp_path,
 ):
     needs_build("mpich")
     out = tmp_path / "out"
     sweep(out, "--launch-per-family")
+    # Each variant's own array, over what it selects (#39): the two variants select
+    # other routines, so two entries, each keyed by its selection and naming it.
     entries = sorted((out / "cache").glob("crossing-*.json"))
-    assert len(entries) == 1  # both variants' jobs at 3 ranks: one computation
-    logs = sorted((out / "logs").glob("*/ordo_check_crossing-3ranks.log"))
-    assert len(logs) == 2 and coverage_lines(logs[0]) == coverage_lines(logs[1]) != []
-    # An entry whose key is not this job's (another build, library or shape set) is
-    # never read: with its key changed and its rows emptied, a job computes the array
-    # again and covers every pair.
-    entry = json.loads(entries[0].read_text())
+    scopes = {
+        json.loads(json.loads(json.loads(e.read_text())["body"])["space"])["scope"]: e
+        for e in entries
+    }
+    assert sorted(scopes) == ["allreduce:blocking:intra", "reduce:blocking:intra"]
+    logs = {
+        log.parent.name: log
+        for log in (out / "logs").glob("*/ordo_check_crossing-3ranks.log")
+    }
+    assert len(logs) == 2
+    for name, scope in (
+        ("mpich.reduce.intra.binomial", "reduce:blocking:intra"),
+        ("mpich.allreduce.intra.recursive_doubling", "allreduce:blocking:intra"),
+    ):
+        [line] = coverage_lines(logs[name])
+        assert "(100.0%)" in line and line.endswith(f"in the selection {scope}")
+    # An entry whose key is not this job's (another build, library, shape set or
+    # selection) is never read: with its key changed and its rows emptied, a job
+    # computes the array again and covers every pair.
+    reduce_entry = scopes["reduce:blocking:intra"]
+    entry = json.loads(reduce_entry.read_text())
     body = json.loads(entry["body"])
     body["rows"] = []
-    entries[0].write_text(
+    reduce_entry.write_text(
         json.dumps({"key": entry["key"] + "|another build", "body": json.dumps(body)})
     )
     again = tmp_path / "again"
     again.mkdir()
     (again / "cache").mkdir()
-    (again / "cache" / entries[0].name).write_text(entries[0].read_text())
+    (again / "cache" / reduce_entry.name).write_text(reduce_entry.read_text())
     p = run_ordo(
         "run",
         "--vendor",
@@ -174,7 +191,7 @@ def test_the_covering_array_is_computed_once_per_rank_count_never_read_from_inpu
         / "mpich.reduce.intra.binomial"
         / "ordo_check_crossing-3ranks.log"
     )
-    assert coverage_lines(log) == coverage_lines(logs[0])
+    assert coverage_lines(log) == coverage_lines(logs["mpich.reduce.intra.binomial"])
     assert [r["id"] for r in records(again)] == [
         r["id"]
         for r in records(out)

@@ -45,6 +45,25 @@ std::optional<Case> realize(const Row& row, const ShapeTopology& shapes, std::ui
 // harness says (missing_feature); the reference itself knows no library.
 using Availability = std::function<std::optional<std::string>(const Case&)>;
 
+// The part of the case space an algorithm variant serves (the runner's
+// selection, --ordo-select): a row is in scope when one target names its
+// routine, its form's mode and its communicator's kind. An empty scope is
+// the whole space.
+struct ScopeTarget {
+  std::string routine;             // a routine's name (routine_name), or "*"
+  std::vector<std::string> modes;  // blocking, nonblocking, persistent, or "*"
+  std::string comm;                // intra, inter, or "*" / "any"
+};
+using Scope = std::vector<ScopeTarget>;
+
+// Whether a row is in the scope (always, for an empty scope).
+bool in_scope(const Row& row, const Scope& scope);
+
+// The scope as text, "allreduce:blocking:intra;..." (the --ordo-select
+// syntax), empty for the whole space: the figure's line and the array
+// cache's key name it.
+std::string describe(const Scope& scope);
+
 // The value of every dimension of a row, as {"routine": "scan", ...}; the
 // order of dimensions().
 std::vector<std::pair<std::string, std::string>> values_of(const Row& row);
@@ -69,6 +88,7 @@ struct Coverage {
   // library's reason for one such call; empty without an Availability.
   long long unavailable_rows = 0;
   std::vector<std::pair<Tuple, std::string>> unavailable;
+  Scope scope;  // the part of the space the array covers (empty: all of it)
   double percent() const {
     return valid_tuples == 0
                ? 100.0
@@ -83,12 +103,19 @@ long long tuples_held(const std::vector<Row>& rows, int strength);
 // A covering array of the given strength (2 or 3) over the valid rows the
 // library can run (all valid rows when `available` is empty); deterministic
 // for a seed (every process computes the same rows). with_invalid: also list
-// the invalid tuples with their reasons.
+// the invalid tuples with their reasons. With a scope, only the rows in it
+// are enumerated: the array holds every valid tuple of the in-scope rows,
+// the figures count those, and the invalid tuples listed are those some
+// in-scope routine, form and communicator could hold (the others are out
+// of scope, not invalid). An empty scope gives the whole space's array.
 Coverage covering_array(int strength, const ShapeTopology& shapes, std::uint64_t seed,
-                        bool with_invalid = false, const Availability& available = {});
+                        bool with_invalid = false, const Availability& available = {},
+                        const Scope& scope = {});
 
 // The coverage as JSON (for the run's report): the dimensions and their
-// values, the figures, and the invalid and unavailable tuples with reasons.
+// values (of a scoped array, the routine, form and communicator values its
+// scope holds), the figures, the scope ("scope", only when there is one),
+// and the invalid and unavailable tuples with reasons.
 std::string to_json(const Coverage& cov, int processes);
 
 }  // namespace ordo::ref::crossing
