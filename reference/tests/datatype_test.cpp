@@ -300,6 +300,28 @@ TEST(Datatype, an_interleaved_type_has_an_extent_below_its_true_extent_and_never
   EXPECT_TRUE(same.overlaps_itself(3));
 }
 
+// overlaps_itself decides from one element's ranges and the extent; here
+// against the count's own sorted ranges, for layouts that interleave,
+// collide after a few elements, or have negative or zero extents.
+TEST(Datatype, self_overlap_agrees_with_the_sorted_ranges_of_every_count) {
+  auto sorted_overlap = [](const Datatype& t, int n) {
+    const auto r = t.data_ranges(n);
+    for (std::size_t i = 1; i < r.size(); ++i)
+      if (r[i].begin < r[i - 1].end) return true;
+    return false;
+  };
+  for (const char* text :
+       {"resized(0,16,indexed([2,2],[0,10],MPI_INT))", "resized(0,16,indexed([2,2],[0,8],MPI_INT))",
+        "resized(0,12,indexed([1,1],[0,9],MPI_INT))", "resized(0,12,indexed([1,1],[0,10],MPI_INT))",
+        "resized(-8,-16,indexed([2,2],[0,10],MPI_INT))", "resized(0,0,MPI_INT)",
+        "resized(4,24,hindexed([1,1,1],[0,28,56],MPI_DOUBLE_INT))", "resized(0,2,MPI_INT)",
+        "vector(3,2,-4,MPI_INT)", "resized(0,20,hvector(2,1,44,MPI_INT))"}) {
+    const Datatype t = Datatype::parse(text);
+    for (int n = 0; n <= 12; ++n)
+      EXPECT_EQ(t.overlaps_itself(n), sorted_overlap(t, n)) << text << " x" << n;
+  }
+}
+
 // The crossing's large-element class: contiguous ints of the element size,
 // whole cells of four ints.
 TEST(Datatype, a_large_element_is_one_dense_run_of_its_bytes) {
