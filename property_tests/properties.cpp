@@ -96,6 +96,8 @@ void property(const ordo::ref::Case& c) {
   RC_TAG(ordo::props::routine_label(c));
   RC_CLASSIFY(ordo::props::kind_of(c) != ordo::props::Kind::predefined, ordo::props::op_label(c));
   RC_CLASSIFY(c.binding != "c", ordo::props::binding_label(c));
+  const std::vector<std::string> layouts = ordo::props::datatype_labels(c);
+  for (const std::string& l : layouts) RC_CLASSIFY(true, l);
   RC_CLASSIFY(c.comm.rfind("split:", 0) == 0 || c.comm.rfind("inter:", 0) == 0,
               ordo::props::shape_label(c));
   RC_CLASSIFY(c.routine == ordo::ref::Routine::reduce && c.comm.rfind("inter", 0) == 0,
@@ -108,6 +110,9 @@ void property(const ordo::ref::Case& c) {
     g_labels["binding"][c.binding]++;
     g_labels["level"][ordo::harness::level_name(level)]++;
     g_labels["count"][count_label(c.count)]++;
+    if (ordo::props::kind_of(c) == ordo::props::Kind::witness)
+      g_labels["datatype"][layouts.empty() ? "elements apart, within the chunk" : layouts[0]]++;
+    for (std::size_t i = 1; i < layouts.size(); ++i) g_labels["datatype"][layouts[i]]++;
     g_labels["concurrency"][c.concurrency.empty() ? "single" : c.concurrency]++;
     if (ordo::props::g_stats.generated) ordo::props::g_stats.generated->push_back(c);
   } else {

@@ -102,9 +102,10 @@ TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
     scope.push_back({t.routine, t.modes, t.comm});
   Json summary;
   if (rank == 0) {
-    std::string inputs = "crossing/2|strength=" + std::to_string(strength) +
+    std::string inputs = "crossing/3|strength=" + std::to_string(strength) +
                          "|scope=" + x::describe(scope) + "|seed=" + std::to_string(seed) +
-                         "|processes=" + std::to_string(ordo::harness::world_size());
+                         "|processes=" + std::to_string(ordo::harness::world_size()) +
+                         "|element_bytes=" + std::to_string(x::element_bytes());
     for (const x::Dimension& d : x::dimensions())
       if (d.name == "comm")
         for (const std::string& shape : d.values) {
@@ -173,6 +174,10 @@ TEST(Crossing, every_valid_pair_of_values_of_the_case_dimensions_is_checked) {
           summary["unavailable_rows"].get<long long>(),
           summary["unavailable_first"][0].get<std::string>().c_str(),
           summary["unavailable_first"][1].get<std::string>().c_str());
+    std::printf(
+        "ordo crossing: the large-element datatype class's element is %zu bytes "
+        "(--ordo-element-bytes)\n",
+        x::element_bytes());
     std::printf("ordo crossing-space: %s\n", summary["space"].get<std::string>().c_str());
     std::fflush(stdout);
   }

@@ -19,6 +19,7 @@
 #include "harness_state.h"
 #include "job_protocol.h"
 #include "node_map.h"
+#include "ordo/reference/errors.h"
 #include "shared_folds.h"
 #include "waivers.h"
 
@@ -169,6 +170,18 @@ std::vector<std::string> parse_arguments(int* argc, char** argv) {
       settings.launcher = la;
     } else if (const char* v4 = val("--ordo-seed=")) {
       settings.seed = std::strtoull(v4, nullptr, 10);
+    } else if (const char* eb = val("--ordo-element-bytes=")) {
+      char* end = nullptr;
+      const unsigned long long b = std::strtoull(eb, &end, 10);
+      try {
+        if (end == eb || *end || *eb == '-')
+          throw ref::UsageError(std::string("not a number: ") + eb);
+        ref::crossing::set_element_bytes(static_cast<std::size_t>(b));
+      } catch (const ref::UsageError& e) {
+        std::fprintf(stderr, "ordo: --ordo-element-bytes: %s\n", e.what());
+        std::exit(2);
+      }
+      settings.element_bytes = static_cast<std::size_t>(b);
     } else if (const char* en = val("--ordo-env-names=")) {
       env_names = split(en, ',');
     } else {

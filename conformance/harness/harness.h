@@ -17,6 +17,7 @@
 
 #include "harness_comm.h"
 #include "ordo/reference/case.h"
+#include "ordo/reference/crossing.h"
 
 namespace ordo::harness {
 
@@ -80,6 +81,12 @@ struct Settings {
   // one executable), run only the tests of these families (the folder of
   // conformance/ that holds a test's source). Empty: every test.
   std::vector<std::string> families;
+  // --ordo-element-bytes=N: the element size of the large-element datatype
+  // class (the crossing's and the property tests'), a positive multiple of
+  // 16: larger than the library's pipeline chunk or segment, which the
+  // runner derives from the variant's settings (tools/runner/variants.py,
+  // element_bytes). The cases carry the datatype it makes.
+  std::size_t element_bytes = ref::crossing::kDefaultElementBytes;
 };
 
 // Whether --ordo-select lets this case run (a case-less check runs only
@@ -99,6 +106,7 @@ bool caseless_checks_recorded();
 //   --ordo-waivers=PATH     known failures of this library (vendors/<name>/waivers.json)
 //   --ordo-adapter=PATH     the vendor adapter (message-size thresholds)
 //   --ordo-seed=N           base seed of the cases' inputs
+//   --ordo-element-bytes=N  the large element's size (a positive multiple of 16)
 //   --ordo-case=JSON --ordo-clause=SLUG   the case the replay executable runs
 //   --ordo-skip=N           resume: skip the first N cases of this executable
 //   --ordo-case-timeout=S   the watchdog's limit per case (default 120 s)

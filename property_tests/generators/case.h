@@ -250,6 +250,18 @@ inline std::string op_label(const ref::Case& c) { return kind_label(kind_of(c));
 inline std::string binding_label(const ref::Case& c) {
   return c.binding == "c" ? "C binding" : c.binding == "f08" ? "mpi_f08 binding" : "mpi binding";
 }
+// The datatype's layout classes of a witness case (none for a predefined
+// type): elements that interleave (an extent below the true extent), and
+// elements over the large element's size (the library's chunk or segment).
+inline std::vector<std::string> datatype_labels(const ref::Case& c) {
+  std::vector<std::string> out;
+  if (kind_of(c) != Kind::witness) return out;
+  const ref::Datatype dt = ref::Datatype::parse(c.datatype);
+  if (dt.extent() < dt.true_extent()) out.emplace_back("interleaved elements");
+  if (static_cast<std::size_t>(dt.true_extent()) > ref::crossing::element_bytes())
+    out.emplace_back("element over " + std::to_string(ref::crossing::element_bytes()) + " bytes");
+  return out;
+}
 inline std::string shape_label(const ref::Case& c) {
   if (c.comm.rfind("split:", 0) == 0) return "random sub-communicator";
   if (c.comm.rfind("inter:", 0) == 0) return "random intercommunicator";

@@ -1,7 +1,11 @@
 // gen_derived_datatype: random derived datatypes of depth <= 3 for the
 // witness ops: every element holds whole cells of four 4-byte integers
 // (ordo/reference/witness.h), laid out with holes, negative lower bounds,
-// padding (resized) and interleaving (displacements out of typemap order).
+// padding (resized), displacements out of typemap order, elements that
+// interleave with their neighbours (an extent below the true extent) and
+// large elements (more bytes than the library's pipeline chunk or segment:
+// ordo::ref::crossing::element_bytes(), which the harness takes from
+// --ordo-element-bytes); shrinking leads towards small elements apart.
 // Built with the reference's own constructors; the text form is what a case
 // carries. Self-overlap over the count is rejected by the case generator
 // (ordo::ref::validate_case), not here.
@@ -13,6 +17,7 @@
 #include <vector>
 
 #include "basics.h"
+#include "ordo/reference/crossing.h"
 #include "ordo/reference/datatype.h"
 
 namespace ordo::props {
@@ -68,7 +73,8 @@ inline ref::Datatype draw_cell() {
 inline ref::Datatype draw_type(int depth) {
   using D = ref::Datatype;
   if (depth <= 1) return draw_cell();
-  const int kind = *pick<int>({{4, -1}, {2, 0}, {2, 1}, {2, 2}, {2, 3}, {1, 4}, {1, 5}, {2, 6}});
+  const int kind =
+      *pick<int>({{4, -1}, {2, 0}, {2, 1}, {2, 2}, {2, 3}, {1, 4}, {1, 5}, {2, 6}, {3, 7}, {3, 8}});
   if (kind == -1) return draw_cell();
   const D t = draw_type(depth - 1);
   const std::ptrdiff_t ext = t.extent();
@@ -96,6 +102,25 @@ inline ref::Datatype draw_type(int depth) {
       const D cell = draw_cell();
       const std::ptrdiff_t pad = 4 * *rc::gen::inRange(0, 3);
       return D::struct_({1, 1}, {cell.true_ub() - t.true_lb() + pad, 0}, {t, cell});
+    }
+    case 7: {
+      // Interleaved: two copies of this type an odd multiple of its true
+      // extent w apart, in an extent of 2w from its true lb. Modulo the
+      // extent the first copy's bytes lie in [0, w) and the second's in
+      // [w, 2w): no two data bytes of any number of elements coincide (a
+      // receive datatype must not overlap itself), while each element's
+      // second copy lies among the first copies of the elements after it.
+      const std::ptrdiff_t w = t.true_extent();
+      const std::ptrdiff_t apart = w * (2 * *rc::gen::inRange(1, 4) + 1);
+      return D::resized(t.true_lb(), 2 * w, D::hindexed({1, 1}, {0, apart}, t));
+    }
+    case 8: {
+      // A large element: enough copies of this type that the elements' data
+      // spans more than the library's chunk; shrinks towards a few copies.
+      const bool large = *pick<bool>({{1, false}, {2, true}});
+      if (!large || ext <= 0) return D::contiguous(*rc::gen::inRange(1, 4), t);
+      const std::ptrdiff_t want = static_cast<std::ptrdiff_t>(ref::crossing::element_bytes());
+      return D::contiguous(static_cast<int>((want + ext - 1) / ext + 1), t);
     }
     default: {  // resized: negative lb and trailing padding, never shorter than the data
       const std::ptrdiff_t lb = t.true_lb() - 4 * *rc::gen::inRange(0, 3);

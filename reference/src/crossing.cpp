@@ -1,7 +1,9 @@
 #include "ordo/reference/crossing.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -9,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ordo/reference/datatype.h"
 #include "ordo/reference/errors.h"
 #include "ordo/reference/json.h"
 
@@ -35,6 +38,7 @@ struct TypeClass {
   const char* name;
   const char* predefined;  // for MPI_SUM and MPI_MINLOC ("" if none)
   const char* cells;       // for the witness ops ("" if none)
+  bool large = false;      // cells of element_bytes() each (the text is made from it)
 };
 const TypeClass kTypes[] = {
     {"basic", "MPI_INT", ""},
@@ -54,7 +58,29 @@ const TypeClass kTypes[] = {
     {"indexed", "", "indexed([1,3],[0,5],MPI_INT)"},
     {"struct-padded", "", "struct([2,2],[0,12],[MPI_INT,MPI_INT])"},
     {"resized-negative-lb", "", "resized(-8,40,vector(2,2,3,MPI_INT))"},
+    // Elements that interleave with their neighbours: two blocks of two ints
+    // 40 bytes apart (true extent 48) in an extent of 16, so that element k's
+    // second block (bytes 16k+40..16k+47) lies between the first blocks of
+    // elements k+2 and k+3. The blocks hold bytes 0-7 and 8-15 modulo the
+    // extent: distinct residues, so no two data bytes of any number of
+    // elements coincide and the type is valid where a receive datatype must
+    // not overlap itself (the reference's buffers.recv-overlap check), in
+    // place too.
+    {"interleaved", "", "resized(0,16,indexed([2,2],[0,10],MPI_INT))"},
+    // One element larger than the library's pipeline chunk or segment
+    // (element_bytes(): the smallest multiple of 16 bytes above the chunk
+    // size the variant forces, else kDefaultElementBytes): contiguous ints,
+    // whole cells. A buffer of many such elements may exceed the bound on a
+    // buffer's bytes (realize_row): 65536 elements of 4112 bytes do.
+    {"large-element", "", "", true},
 };
+
+std::size_t g_element_bytes = kDefaultElementBytes;
+// The large-element class's datatype, made from g_element_bytes.
+std::string large_element_type() {
+  return "contiguous(" + std::to_string(g_element_bytes / 4) + ",MPI_INT)";
+}
+std::string g_large_element_type = large_element_type();
 
 const char* const kOps[] = {
     "predefined",      "minloc", "noncommutative", "noncommutative-c", "declared-noncommutative",
@@ -130,6 +156,21 @@ std::vector<std::vector<int>> dim_sets(int strength) {
 }
 
 }  // namespace
+
+void set_element_bytes(std::size_t bytes) {
+  if (bytes == 0 || bytes % 16 != 0)
+    throw UsageError(
+        "the large element's size is a positive multiple of 16 bytes (whole cells "
+        "of four 4-byte integers), not " +
+        std::to_string(bytes));
+  // (A bound on the text's integer: contiguous takes an int count.)
+  if (bytes / 4 > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw UsageError("the large element's size " + std::to_string(bytes) + " is out of range");
+  g_element_bytes = bytes;
+  g_large_element_type = large_element_type();
+}
+
+std::size_t element_bytes() { return g_element_bytes; }
 
 const std::vector<Dimension>& dimensions() {
   static const std::vector<Dimension> v = [] {
@@ -253,6 +294,33 @@ const Values& values() {
   return v;
 }
 
+// The bytes a buffer of `elements` elements of a class's datatype spans
+// (its true extent and the extent of each further element), the parsed
+// classes' figures kept.
+std::size_t buffer_bytes(int type, bool witness, long long elements) {
+  struct Figures {
+    std::ptrdiff_t extent = 0, true_extent = 0;
+  };
+  static const std::vector<std::pair<Figures, Figures>> figures = [] {
+    std::vector<std::pair<Figures, Figures>> out;
+    auto of = [](const char* text) {
+      if (!*text) return Figures{};
+      const Datatype dt = Datatype::parse(text);
+      return Figures{dt.extent(), dt.true_extent()};
+    };
+    for (const TypeClass& t : kTypes) out.emplace_back(of(t.predefined), of(t.cells));
+    return out;
+  }();
+  if (elements <= 0) return 0;
+  const TypeClass& t = kTypes[type];
+  const std::ptrdiff_t e = static_cast<std::ptrdiff_t>(g_element_bytes);
+  const Figures f = witness && t.large ? Figures{e, e}
+                    : witness          ? figures[static_cast<std::size_t>(type)].second
+                                       : figures[static_cast<std::size_t>(type)].first;
+  return static_cast<std::size_t>(f.true_extent) +
+         static_cast<std::size_t>(elements - 1) * static_cast<std::size_t>(std::abs(f.extent));
+}
+
 std::optional<Case> realize_row(const Row& row, const ShapeTopology& shapes, std::uint64_t seed,
                                 std::string* why, Memo* memo) {
   // The checks in a fixed order, each on the row's value indices; the first
@@ -288,7 +356,8 @@ std::optional<Case> realize_row(const Row& row, const ShapeTopology& shapes, std
   const TypeClass& type = kTypes[row[kType]];
   const int op = row[kOp];
   const bool witness = op != kPredefined && op != kMinloc;
-  const char* datatype = witness ? type.cells : type.predefined;
+  const char* datatype =
+      witness ? (type.large ? g_large_element_type.c_str() : type.cells) : type.predefined;
   if (!*datatype) {
     *why =
         witness
@@ -320,6 +389,21 @@ std::optional<Case> realize_row(const Row& row, const ShapeTopology& shapes, std
     *why = "the root's group has fewer than " + std::string(root == kMiddle ? "3" : "2") +
            " processes: no other root";
     return std::nullopt;
+  }
+  // The bound on a buffer's bytes: the send buffer of the scatter routines
+  // holds a block for each process (at most both groups' processes).
+  if (c.count > 0) {
+    const bool scatter =
+        c.routine == Routine::reduce_scatter || c.routine == Routine::reduce_scatter_block;
+    const long long elements =
+        static_cast<long long>(c.count) * (scatter ? t->size_low + t->size_high : 1);
+    const std::size_t bytes = buffer_bytes(row[kType], witness, elements);
+    if (bytes > kBufferBytesBound) {
+      *why = "a buffer of " + std::to_string(elements) + " elements of the " + type.name +
+             " datatype spans " + std::to_string(bytes) + " bytes, over ordo's bound of " +
+             std::to_string(kBufferBytesBound >> 20) + " MiB a buffer";
+      return std::nullopt;
+    }
   }
   auto strings = [&] {
     c.comm = value(kComm);

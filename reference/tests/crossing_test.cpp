@@ -10,6 +10,7 @@
 #include <set>
 
 #include "ordo/reference/datatype.h"
+#include "ordo/reference/errors.h"
 #include "ordo/reference/json.h"
 #include "zoo_shapes.h"
 
@@ -517,4 +518,102 @@ TEST(Crossing, a_scoped_coverage_as_json_names_its_scope_and_only_its_values) {
   // The whole space's coverage has no scope.
   const ordo::json::Value w = ordo::json::parse(x::to_json(x::covering_array(2, zoo_at(4), 1), 4));
   EXPECT_EQ(w.get("scope"), nullptr);
+}
+
+// The interleaved class: witness cells whose elements interleave (extent 16,
+// true extent 48), valid as a receive datatype at every count, in place too.
+TEST(Crossing, the_interleaved_class_is_witness_cells_valid_at_every_count_and_in_place) {
+  std::string why;
+  for (const char* count : {"1", "7", "65536"}) {
+    const auto c = x::realize(row("allreduce", "blocking", "noncommutative", "interleaved", count,
+                                  "first", "yes", "world"),
+                              zoo_at(4), 1, &why);
+    ASSERT_TRUE(c) << why;
+    EXPECT_EQ(c->datatype, "resized(0,16,indexed([2,2],[0,10],MPI_INT))");
+    const Datatype dt = Datatype::parse(c->datatype);
+    EXPECT_LT(dt.extent(), dt.true_extent());
+    EXPECT_FALSE(dt.overlaps_itself(c->count));
+  }
+  EXPECT_FALSE(x::realize(
+      row("allreduce", "blocking", "predefined", "interleaved", "7", "first", "no", "world"),
+      zoo_at(4), 1, &why));
+  EXPECT_EQ(why, "a predefined op takes a predefined datatype, not a derived one (interleaved)");
+}
+
+namespace {
+// Restores the default element size when a test that set another ends.
+struct ElementBytes {
+  explicit ElementBytes(std::size_t b) { x::set_element_bytes(b); }
+  ~ElementBytes() { x::set_element_bytes(x::kDefaultElementBytes); }
+};
+}  // namespace
+
+// The large-element class: one element of the set size (contiguous ints,
+// whole cells); a buffer over the bound is no valid call, with the reason.
+TEST(Crossing, the_large_element_class_takes_the_element_size_and_bounds_a_buffer) {
+  std::string why;
+  const auto r = [](const char* routine, const char* count) {
+    return row(routine, "blocking", "noncommutative", "large-element", count, "first", "no",
+               "world");
+  };
+  ASSERT_EQ(x::element_bytes(), x::kDefaultElementBytes);
+  const auto c = x::realize(r("reduce", "1000"), zoo_at(5), 1, &why);
+  ASSERT_TRUE(c) << why;
+  EXPECT_EQ(Datatype::parse(c->datatype).extent(),
+            static_cast<std::ptrdiff_t>(x::kDefaultElementBytes));
+  EXPECT_EQ(Datatype::parse(c->datatype).size(), x::kDefaultElementBytes);
+  EXPECT_FALSE(x::realize(r("reduce", "65536"), zoo_at(5), 1, &why));
+  EXPECT_NE(why.find("over ordo's bound of 64 MiB a buffer"), std::string::npos) << why;
+  EXPECT_FALSE(x::realize(
+      row("reduce", "blocking", "predefined", "large-element", "7", "first", "no", "world"),
+      zoo_at(5), 1, &why));
+  {
+    const ElementBytes set(272);  // a chunk of 256 bytes
+    const auto k = x::realize(r("reduce", "65536"), zoo_at(5), 1, &why);
+    ASSERT_TRUE(k) << why;
+    EXPECT_EQ(k->datatype, "contiguous(68,MPI_INT)");
+    // The scatter routines' send buffer holds a block for each of the 5 processes.
+    EXPECT_FALSE(x::realize(r("reduce_scatter_block", "65536"), zoo_at(5), 1, &why));
+    EXPECT_NE(why.find("a buffer of 327680 elements"), std::string::npos) << why;
+    EXPECT_TRUE(x::realize(r("reduce_scatter_block", "65536"), zoo_at(1), 1, &why)) << why;
+  }
+  EXPECT_EQ(x::element_bytes(), x::kDefaultElementBytes);
+  EXPECT_THROW(x::set_element_bytes(0), UsageError);
+  EXPECT_THROW(x::set_element_bytes(100), UsageError);
+  EXPECT_EQ(x::element_bytes(), x::kDefaultElementBytes);
+}
+
+// The two classes in the array: every valid pair held, among them each
+// class with every count, op kind and routine some valid call has.
+TEST(Crossing, the_interleaved_and_large_element_classes_are_in_the_array_with_every_pair) {
+  const int il = index_of(3, "interleaved"), le = index_of(3, "large-element");
+  ASSERT_LT(il, static_cast<int>(x::dimensions()[3].values.size()));
+  ASSERT_LT(le, static_cast<int>(x::dimensions()[3].values.size()));
+  for (int p : {1, 4}) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const auto shapes = zoo_at(p);
+    const x::Coverage cov = x::covering_array(2, shapes, 3, /*with_invalid=*/true);
+    EXPECT_DOUBLE_EQ(cov.percent(), 100.0);
+    const auto want = pairs_of(all_valid(shapes));
+    EXPECT_EQ(pairs_of(cov.rows), want);
+    for (int cls : {il, le}) {
+      // With each count but the large element's 65536, each witness op kind, each routine.
+      for (std::size_t k = 0; k < x::dimensions()[4].values.size(); ++k)
+        EXPECT_EQ(want.count({3, cls, 4, static_cast<int>(k)}),
+                  cls == le && x::dimensions()[4].values[k] == "65536" ? 0u : 1u)
+            << cls << " count " << x::dimensions()[4].values[k];
+      for (int op = 2; op < static_cast<int>(x::dimensions()[2].values.size()); ++op)
+        EXPECT_EQ(want.count({2, op, 3, cls}), 1u) << op;
+      for (int rt = 0; rt < static_cast<int>(x::dimensions()[0].values.size()); ++rt)
+        EXPECT_EQ(want.count({0, rt, 3, cls}), 1u) << rt;
+    }
+    bool listed = false;
+    for (const auto& [t, reason] : cov.invalid)
+      if (t.dims == std::vector<int>{3, 4} && t.values[0] == le &&
+          x::dimensions()[4].values[static_cast<std::size_t>(t.values[1])] == "65536") {
+        listed = true;
+        EXPECT_NE(reason.find("over ordo's bound"), std::string::npos) << reason;
+      }
+    EXPECT_TRUE(listed);
+  }
 }

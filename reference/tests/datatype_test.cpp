@@ -277,6 +277,62 @@ TEST(Datatype, resized_smaller_than_its_true_extent_overlaps_at_count_2_but_not_
   EXPECT_FALSE(Datatype::resized(0, 4, kInt).overlaps_itself(5));
 }
 
+// The crossing's interleaved class (reference/src/crossing.cpp): two blocks
+// of two ints 40 bytes apart in an extent of 16. Element k's second block
+// lies between the first blocks of elements k+2 and k+3; the blocks hold
+// bytes 0-7 and 8-15 modulo the extent, so no count makes them collide.
+TEST(Datatype, an_interleaved_type_has_an_extent_below_its_true_extent_and_never_overlaps) {
+  const Datatype t = Datatype::parse("resized(0,16,indexed([2,2],[0,10],MPI_INT))");
+  EXPECT_EQ(disps(t), (D{0, 4, 40, 44}));
+  EXPECT_TRUE(has_bounds(t, {0, 16, 16, 0, 48, 16}));
+  // Three elements: 0 at 0,4,40,44; 1 at 16,20,56,60; 2 at 32,36,72,76.
+  std::vector<std::ptrdiff_t> begins;
+  for (const ByteRange& r : t.data_ranges(3)) begins.push_back(r.begin);
+  EXPECT_EQ(begins, (D{0, 4, 16, 20, 32, 36, 40, 44, 56, 60, 72, 76}));
+  EXPECT_EQ(t.span(3).begin, 0);
+  EXPECT_EQ(t.span(3).end, 80);
+  // The crossing's counts, and the property tests' range.
+  for (int n : {0, 1, 2, 3, 4, 7, 1000, 65536}) EXPECT_FALSE(t.overlaps_itself(n)) << n;
+  // The same blocks 32 bytes apart share residues modulo 16: element 0's
+  // second block is element 2's first.
+  const Datatype same = Datatype::parse("resized(0,16,indexed([2,2],[0,8],MPI_INT))");
+  EXPECT_FALSE(same.overlaps_itself(2));
+  EXPECT_TRUE(same.overlaps_itself(3));
+}
+
+// overlaps_itself decides from one element's ranges and the extent; here
+// against the count's own sorted ranges, for layouts that interleave,
+// collide after a few elements, or have negative or zero extents.
+TEST(Datatype, self_overlap_agrees_with_the_sorted_ranges_of_every_count) {
+  auto sorted_overlap = [](const Datatype& t, int n) {
+    const auto r = t.data_ranges(n);
+    for (std::size_t i = 1; i < r.size(); ++i)
+      if (r[i].begin < r[i - 1].end) return true;
+    return false;
+  };
+  for (const char* text :
+       {"resized(0,16,indexed([2,2],[0,10],MPI_INT))", "resized(0,16,indexed([2,2],[0,8],MPI_INT))",
+        "resized(0,12,indexed([1,1],[0,9],MPI_INT))", "resized(0,12,indexed([1,1],[0,10],MPI_INT))",
+        "resized(-8,-16,indexed([2,2],[0,10],MPI_INT))", "resized(0,0,MPI_INT)",
+        "resized(4,24,hindexed([1,1,1],[0,28,56],MPI_DOUBLE_INT))", "resized(0,2,MPI_INT)",
+        "vector(3,2,-4,MPI_INT)", "resized(0,20,hvector(2,1,44,MPI_INT))"}) {
+    const Datatype t = Datatype::parse(text);
+    for (int n = 0; n <= 12; ++n)
+      EXPECT_EQ(t.overlaps_itself(n), sorted_overlap(t, n)) << text << " x" << n;
+  }
+}
+
+// The crossing's large-element class: contiguous ints of the element size,
+// whole cells of four ints.
+TEST(Datatype, a_large_element_is_one_dense_run_of_its_bytes) {
+  const Datatype t = Datatype::parse("contiguous(68,MPI_INT)");
+  EXPECT_TRUE(has_bounds(t, {0, 272, 272, 0, 272, 272}));
+  EXPECT_EQ(t.typemap().size(), 68u);
+  EXPECT_EQ(t.typemap().back().disp, 268);
+  EXPECT_FALSE(t.overlaps_itself(1000));
+  EXPECT_EQ(t.span(1000).end, 272000);
+}
+
 TEST(Datatype, dup_has_the_same_layout_and_its_own_text) {
   const Datatype v = Datatype::vector(2, 1, 3, kInt);
   const Datatype d = Datatype::dup(v);

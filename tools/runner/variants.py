@@ -618,6 +618,35 @@ def launch_settings(adapter, variant, user_env):
     }
 
 
+# The settings of a library's pipeline chunk or segment size in bytes:
+# MPICH's MPIR_CVAR_<COLL>_..._CHUNK_SIZE, Open MPI's
+# coll_tuned_<coll>_algorithm_segmentsize, coll_adapt_<coll>_segment_size
+# and coll_han_<coll>_segsize (OMPI_MCA_...).
+CHUNK_SETTING_RE = re.compile(
+    r"(CHUNK_SIZE|SEGMENTSIZE|SEGMENT_SIZE|SEGSIZE)$", re.IGNORECASE
+)
+
+
+def element_bytes(env):
+    """The element size of the large-element datatype class for a job launched
+    with `env` (the variant's settings and the user's --env): the smallest
+    multiple of 16 bytes (whole cells of four 4-byte integers) above the
+    largest chunk or segment size the settings force, so that no chunk holds
+    a whole element; None when they force none (the harness then takes its
+    default of several KiB, ordo::ref::crossing::kDefaultElementBytes)."""
+    sizes = []
+    for name, value in (env or {}).items():
+        if CHUNK_SETTING_RE.search(str(name)):
+            try:
+                sizes.append(int(str(value).strip()))
+            except ValueError:
+                continue
+    sizes = [b for b in sizes if b > 0]
+    if not sizes:
+        return None
+    return (max(sizes) // 16 + 1) * 16
+
+
 def select(adapter, spec, discovered):
     """The variants of `--variants SPEC`: "default", "all" (default first),
     or a comma-separated list of names and glob patterns, in the given order

@@ -118,6 +118,24 @@ WITNESS = [
         "binding": "f08",
         "large_count": True,
     },
+    # The crossing's interleaved class: an extent (16) below the true extent (48).
+    {
+        "routine": "allreduce",
+        "datatype": "resized(0,16,indexed([2,2],[0,10],MPI_INT))",
+        "op": "witness.tracer",
+        "count": 5,
+        "binding": "f08",
+        "in_place": True,
+    },
+    # The crossing's large-element class at a 256-byte chunk: 272-byte elements.
+    {
+        "routine": "reduce",
+        "datatype": "contiguous(68,MPI_INT)",
+        "op": "witness.multiset",
+        "count": 3,
+        "root": 2,
+        "binding": "f90",
+    },
 ]
 
 

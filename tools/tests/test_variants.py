@@ -455,3 +455,46 @@ def test_live_openmpi_discovery():
     found = variants.discover(adapter("openmpi"))
     check_shape(found)
     assert any(v["name"].startswith("openmpi.tuned.reduce.") for v in found)
+
+
+# ---- the large element ------------------------------------------------------
+
+
+def test_the_large_element_is_above_the_chunk_or_segment_a_variant_forces():
+    """variants.element_bytes: the smallest multiple of 16 bytes above the
+    largest chunk / segment size the settings force; None without one."""
+    by_name = {
+        v["name"]: v
+        for vendor in ("mpich", "openmpi")
+        for v in variants.finish(adapter(vendor), [])
+    }
+    assert (
+        variants.element_bytes(
+            by_name["mpich.ireduce.intra.tsp_tree.knomial_1-k3-chunk256"]["env"]
+        )
+        == 272
+    )
+    assert (
+        variants.element_bytes(by_name["openmpi.tuned.reduce.chain.seg1024"]["env"])
+        == 1040
+    )
+    assert variants.element_bytes({}) is None
+    assert (
+        variants.element_bytes({"MPIR_CVAR_REDUCE_INTRA_ALGORITHM": "binomial"}) is None
+    )
+    # Open MPI's other spellings, the largest of several, a multiple of 16 itself.
+    assert (
+        variants.element_bytes({"OMPI_MCA_coll_han_reduce_segsize": "65536"}) == 65552
+    )
+    assert (
+        variants.element_bytes(
+            {
+                "OMPI_MCA_coll_adapt_reduce_segment_size": "100",
+                "MPIR_CVAR_IREDUCE_RING_CHUNK_SIZE": "300",
+            }
+        )
+        == 304
+    )
+    # 0 and -1 force none (the libraries' "no pipelining"); not a number is ignored.
+    assert variants.element_bytes({"MPIR_CVAR_IREDUCE_RING_CHUNK_SIZE": "0"}) is None
+    assert variants.element_bytes({"OMPI_MCA_coll_han_reduce_segsize": "x"}) is None

@@ -10,6 +10,7 @@
 // at least one row: a tuple is valid when some valid row holds it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,6 +28,23 @@ struct Dimension {
 };
 // The dimensions, in the order of a row's entries.
 const std::vector<Dimension>& dimensions();
+
+// The element size of the large-element datatype class, in bytes: one
+// element larger than the library's pipeline chunk or segment (the harness
+// takes it from --ordo-element-bytes, which the runner derives from the
+// variant's settings), kDefaultElementBytes where no chunk size is known.
+// Its elements are whole cells of four 4-byte integers (the witness ops'),
+// so the size is a positive multiple of 16; set_element_bytes throws
+// ordo::ref::UsageError otherwise. A case carries the datatype it makes
+// (contiguous(bytes/4,MPI_INT)), so a replay needs no setting.
+constexpr std::size_t kDefaultElementBytes = 4096 + 16;
+void set_element_bytes(std::size_t bytes);
+std::size_t element_bytes();
+
+// The bound on one buffer of a crossing's call (the bytes its send or
+// receive buffer spans at a process): a row whose call needs more is no
+// valid call of the crossing, with that reason.
+constexpr std::size_t kBufferBytesBound = std::size_t{64} << 20;
 
 // A row: one value index per dimension.
 using Row = std::vector<int>;
