@@ -5,9 +5,10 @@ A release is a library, its version (run.json's library_version) and the system 
 ran on (run.json's system: the os-release of the host or of a root). Three tables,
 one column per release, ordered by library then version:
 
-- each finding x each release: present, fixed, not reproduced, not applicable or
-  not tested, from the recheck results file (`--findings FILE`) and from the runs'
-  waived records (a finding whose waiver matched records in a run is present there);
+- each finding x each release: present, intermittent, fixed, not reproduced, not
+  applicable or not tested, from the recheck results file (`--findings FILE`) and
+  from the runs' waived records (a finding whose waiver matched records in a run is
+  present there);
 - each clause's worst outcome per release, with counts, from the runs' records;
 - the failures of each release that no waiver matched, by check and clause.
 
@@ -23,6 +24,7 @@ from . import records as rec, results as res, waivers as waivers_mod
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RECHECK_SCHEMA = "ordo.findings-recheck/1"
 PRESENT, FIXED = "present", "fixed"
+INTERMITTENT = "intermittent"  # the recheck's runs failed some times (--repeat)
 NOT_REPRODUCED, NOT_APPLICABLE, NOT_TESTED = (
     "not reproduced",
     "not applicable",
@@ -30,8 +32,8 @@ NOT_REPRODUCED, NOT_APPLICABLE, NOT_TESTED = (
 )
 # The states of a finding x release, the strongest evidence first: one run that
 # shows the bug outweighs another that does not.
-STATES = (PRESENT, NOT_REPRODUCED, FIXED, NOT_APPLICABLE, NOT_TESTED)
-RECHECK_STATES = (PRESENT, FIXED, NOT_REPRODUCED, NOT_APPLICABLE)
+STATES = (PRESENT, INTERMITTENT, NOT_REPRODUCED, FIXED, NOT_APPLICABLE, NOT_TESTED)
+RECHECK_STATES = (PRESENT, INTERMITTENT, FIXED, NOT_REPRODUCED, NOT_APPLICABLE)
 SEVERITY = ("corrupt", "crash", "timeout", "fail", "waived", "skip", "pass")
 LIBRARY_NAMES = {"mpich": "MPICH", "openmpi": "Open MPI"}
 MAX_FAILURE_ROWS = 500

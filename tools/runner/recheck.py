@@ -22,9 +22,18 @@ release `present`, `fixed` (passes where the host's control is present),
 `not reproduced` (passes, and the control did not show the bug either) or
 `not applicable`.
 
---apply extends the library_versions of each waiver whose run is present on
-a newer release with the release's version string (the adapter's version
-command in that root), editing only that field of vendors/<v>/waivers.json.
+--repeat N runs each N times: a finding that fails some times and passes
+others is `intermittent` there. Each failed run has a kind, in the words of a
+waiver's outcome: timeout (the time limit, or an exit code the header gives a
+hang), crash (a signal, an abort the output shows) or fail (another nonzero
+exit: the reproducer's report of a wrong result).
+
+--apply extends the library_versions of a waiver with a newer release's
+version string (the adapter's version command in that root), editing only
+that field of vendors/<v>/waivers.json, where the waiver's run is present
+there in each of at least MIN_RUNS runs and each run's failure is one the
+waiver covers: its kind among the waiver's outcomes and, for a crash or a
+timeout, the waiver's signature shown by the run (decisions()).
 """
 import datetime
 import fnmatch
@@ -46,9 +55,10 @@ from .errors import EXIT_OK, EXIT_USAGE, OrdoError
 from .launch import job_command, outer_timeout
 
 SCHEMA = "ordo.findings-recheck/1"
-PRESENT, FIXED = "present", "fixed"
+PRESENT, FIXED, INTERMITTENT = "present", "fixed", "intermittent"
 NOT_APPLICABLE, NOT_REPRODUCED = "not applicable", "not reproduced"
 FAILS, PASSES = "fails", "passes"
+VARIES = "varies"  # a run repeated: failed some times, passed others
 TAIL_LINES = 6  # lines of a run's output kept as evidence (its end)
 TAIL_WIDTH = 240  # characters of each
 HANG_RE = re.compile(r"\bhang", re.I)
@@ -60,6 +70,19 @@ ABORTED = re.compile(
     r"MPI_ABORT was invoked|exited due to process rank|Segmentation fault|"
     r"free\(\): invalid|double free|malloc\(\): |corrupted (size|double)"
 )
+# The lines of a run's output that say how it ended (kept as evidence, and
+# what a waiver's signature is matched against, with the run's exit).
+SIGNS = re.compile(
+    r"Abort|abort|Assert|[Ss]ignal \d|fault|truncat|overlap|free\(|malloc|"
+    r"corrupt|Killed|\bhang|not returned|EXIT STRING|MPI_ERR|\b[Ee]rror\b"
+)
+SIGN_LINES = 12
+# The failure kinds, in the words of a waiver's outcome.
+FAIL, CRASH, TIMEOUT = "fail", "crash", "timeout"
+# --apply extends a waiver from a release only where its reproducer failed in
+# each of at least this many runs there, each failure one the waiver covers.
+MIN_RUNS = 3
+HANG_WORDS = re.compile(r"\bhang(?:s|ing)?\b|\bnot returned\b|\balarm\b", re.I)
 COMPILER_ERROR = re.compile(r"\b(error|Error|fatal)\b|undefined reference")
 
 
@@ -490,12 +513,14 @@ def recheck_outcomes(rows):
     """The outcome of each row that passed, judged again from its kept output
     (the evidence's tail): an abort there fails it."""
     for r in rows:
-        ev = r.get("evidence") or {}
-        if r.get("outcome") == PASSES and ev.get("rc") == 0:
-            line = aborted("\n".join(ev.get("tail") or []))
-            if line:
-                r["outcome"] = FAILS
-                ev["how"] = f"exit status 0, but the output shows an abort: {line}"
+        for t in runs_of(r) if r.get("runs") else [r]:
+            ev = t.get("evidence") or {}
+            if t.get("outcome") == PASSES and ev.get("rc") == 0:
+                text = "\n".join((ev.get("signs") or []) + (ev.get("tail") or []))
+                line = aborted(text)
+                if line:
+                    t["outcome"] = FAILS
+                    ev["how"] = f"exit status 0, but the output shows an abort: {line}"
     return rows
 
 
@@ -554,8 +579,11 @@ def placement_works(adapter, spec, timeout=60):
     )
 
 
-def run_one(adapter, finding, spec, variants, variables, timeout, runner=None):
-    """One run of the plan here: {"outcome", "evidence", "seconds", "reason"}."""
+def run_one(
+    adapter, finding, spec, variants, variables, timeout, runner=None, keep=None
+):
+    """One run of the plan here: {"outcome", "evidence", "seconds", "reason"};
+    keep: a file to write the run's whole output into (the evidence names it)."""
     runner = runner or findings.build_and_run
     if spec.get("unmatched"):
         return {
@@ -603,6 +631,11 @@ def run_one(adapter, finding, spec, variants, variables, timeout, runner=None):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     outcome, ev = outcome_of(result, timeout)
+    if keep is not None and outcome != NOT_APPLICABLE:
+        keep = pathlib.Path(keep)
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        keep.write_text(result.get("output") or "")
+        ev["output_file"] = str(keep)
     reason = None
     if outcome == NOT_APPLICABLE:
         reason = f"does not build: {ev['first_error']}"
@@ -626,8 +659,10 @@ def describe(adapter):
     }
 
 
-def run_plans(plans, timeout, only=None, runner=None, say=None):
-    """Runs the plans here: {"system", "vendors": {vendor: describe}, "rows"}."""
+def run_plans(plans, timeout, only=None, runner=None, say=None, repeat=1, keep=None):
+    """Runs the plans here: {"system", "vendors": {vendor: describe}, "rows"};
+    each run `repeat` times (a row's "runs": each time's outcome and evidence);
+    keep: a folder for the runs' whole outputs."""
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     system = system_name()
     doc = {"system": system, "vendors": {}, "rows": []}
@@ -643,9 +678,28 @@ def run_plans(plans, timeout, only=None, runner=None, say=None):
                 continue
             finding = {"id": item["id"], "vendor": vendor, "path": item["path"]}
             for spec in item["runs"]:
-                got = run_one(
-                    adapter, finding, spec, variants, variables, timeout, runner
-                )
+                times = []
+                for i in range(max(1, repeat)):
+                    name = f"{item['id']}.{spec.get('variant') or 'default'}"
+                    name += f".{spec['ranks']}.{i + 1}.txt"
+                    out_file = (
+                        pathlib.Path(keep) / system / vendor / name if keep else None
+                    )
+                    times.append(
+                        run_one(
+                            adapter,
+                            finding,
+                            spec,
+                            variants,
+                            variables,
+                            timeout,
+                            runner,
+                            out_file,
+                        )
+                    )
+                    if times[-1]["outcome"] == NOT_APPLICABLE:
+                        break  # not applicable: the same each time, nothing ran
+                got = merge_times(times)
                 row = {
                     "finding": item["id"],
                     "vendor": vendor,
@@ -670,12 +724,131 @@ def run_plans(plans, timeout, only=None, runner=None, say=None):
     return doc
 
 
+def merge_times(times):
+    """One row of the runs of one spec: the first time's fields, its outcome
+    the times' own when they agree (else VARIES), "runs": each time's outcome,
+    evidence and seconds."""
+    got = dict(times[0])
+    outs = {t["outcome"] for t in times}
+    got["outcome"] = outs.pop() if len(outs) == 1 else VARIES
+    got["seconds"] = round(sum(t["seconds"] for t in times), 1)
+    got["runs"] = [
+        {"outcome": t["outcome"], "evidence": t["evidence"], "seconds": t["seconds"]}
+        for t in times
+    ]
+    if got["outcome"] == VARIES:
+        failing = next((t for t in times if t["outcome"] == FAILS), times[0])
+        got["evidence"] = failing["evidence"]
+    return got
+
+
 # ---- the statuses ----------------------------------------------------------------
 
 
+def stated_exits(head):
+    """{exit code: "timeout" or "fail"}: the exit codes the header's "Exits 0
+    when ..., 1 on a wrong value, 3 when the alarm ends a hang" sentences
+    give (a code whose clause speaks of a hang, an alarm or a call that has
+    not returned: the reproducer's own report of a hang; any other: its report
+    of a wrong result or of an erroneous call accepted)."""
+    text = " ".join((head or "").split())
+    out: dict = {}
+    for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", text):
+        if not re.search(r"\b[Ee]xit", sentence):
+            continue
+        for m in re.finditer(
+            r"(?:^|[,;(]|\bor\b|\band\b|\bExits\b|\bstatus\b)\s*(\d+)\s+"
+            r"(?:when|on|after|otherwise|if)\b([^,;]*)",
+            sentence,
+        ):
+            code = int(m.group(1))
+            if code:
+                out.setdefault(code, TIMEOUT if HANG_WORDS.search(m.group(2)) else FAIL)
+        for m in re.finditer(
+            r"\bhang\w*\s+with\s+exit\s+(?:code\s+|status\s+)?(\d+)", sentence
+        ):
+            out[int(m.group(1))] = TIMEOUT
+    return out
+
+
+def signs(text):
+    """The lines of a run's output that say how it ended (SIGNS), at most
+    SIGN_LINES of them, each once."""
+    got = []
+    for line in (text or "").splitlines():
+        line = line.strip()[:TAIL_WIDTH]
+        if line and SIGNS.search(line) and line not in got:
+            got.append(line)
+    return got[:SIGN_LINES]
+
+
+def kind_of(ev, stated):
+    """The kind of a failed run, in the words of a waiver's outcome: timeout
+    (the time limit, or an exit code the header gives a hang), crash (a
+    signal, or an abort the output shows) or fail (any other nonzero exit:
+    the reproducer's own report of a wrong result)."""
+    rc = ev.get("rc")
+    if ev.get("timed_out") or (rc and stated.get(rc) == TIMEOUT):
+        return TIMEOUT
+    how = ev.get("how") or ""
+    text = "\n".join((ev.get("signs") or []) + (ev.get("tail") or []))
+    if "signal" in how or "abort" in how or aborted(text):
+        return CRASH
+    return FAIL
+
+
+def runs_of(r):
+    """A row's runs (one, a row of a recheck without --repeat)."""
+    return r.get("runs") or [
+        {"outcome": r["outcome"], "evidence": r["evidence"], "seconds": r["seconds"]}
+    ]
+
+
+def _stated(path, cache):
+    if path not in cache:
+        try:
+            cache[path] = stated_exits(findings.header(ROOT / path))
+        except (OSError, TypeError):
+            cache[path] = {}
+    return cache[path]
+
+
+def judge_runs(r, cache):
+    """Each failed run's kind (and the signs of its kept output, when the
+    output is still there), and the row's outcome from its runs'."""
+    runs = runs_of(r)
+    stated = _stated(r.get("path"), cache)
+    for t in runs:
+        ev = t.get("evidence") or {}
+        kept = ev.get("output_file")
+        if kept and "signs" not in ev and t["outcome"] != NOT_APPLICABLE:
+            try:
+                ev["signs"] = signs(pathlib.Path(kept).read_text(errors="replace"))
+            except OSError:
+                pass
+        t["kind"] = kind_of(ev, stated) if t["outcome"] == FAILS else None
+    outs = {t["outcome"] for t in runs}
+    if NOT_APPLICABLE in outs:
+        r["outcome"] = NOT_APPLICABLE
+    else:
+        r["outcome"] = outs.pop() if len(outs) == 1 else VARIES
+    failed = [t for t in runs if t["outcome"] == FAILS]
+    r["kinds"] = sorted({t["kind"] for t in failed})
+    r["failed"] = [len(failed), len(runs)]
+    if len(runs) > 1 and failed:
+        r["evidence"] = failed[0]["evidence"]
+    return r
+
+
 def classify(rows):
-    """Sets each row's status from its outcome and the host's control of the
-    same finding and variant (see the module's notes)."""
+    """Sets each row's status from its runs and the host's control of the
+    same finding and variant (see the module's notes): present (every run
+    failed), intermittent (some failed, some passed), fixed, not reproduced,
+    not applicable; and each failed run's kind."""
+    cache: dict = {}
+    for r in rows:
+        if r.get("runs") or r["outcome"] != NOT_APPLICABLE:
+            judge_runs(r, cache)
     control = {
         (r["vendor"], r["finding"], r["variant"]): r
         for r in rows
@@ -685,6 +858,8 @@ def classify(rows):
         c = control.get((r["vendor"], r["finding"], r["variant"]))
         if r["outcome"] == NOT_APPLICABLE:
             r["status"] = NOT_APPLICABLE
+        elif r["outcome"] == VARIES:
+            r["status"] = INTERMITTENT
         elif r["system"] == "host":
             r["status"] = PRESENT if r["outcome"] == FAILS else NOT_REPRODUCED
         elif r["outcome"] == FAILS:
@@ -695,7 +870,11 @@ def classify(rows):
             r["status"] = NOT_REPRODUCED
         base = r.setdefault("plan_note", r.get("note"))  # the plan's own
         notes = [base] if base else []
-        if r["outcome"] == FAILS and r["evidence"].get("timed_out"):
+        if r["status"] == INTERMITTENT:
+            notes.append(f"failed {r['failed'][0]} of {r['failed'][1]} runs")
+        if len(r.get("kinds") or []) > 1:
+            notes.append("failed in different ways: " + ", ".join(r["kinds"]))
+        if r["outcome"] in (FAILS, VARIES) and TIMEOUT in (r.get("kinds") or []):
             notes.append(
                 "a hang: the finding is a hang"
                 if r.get("hang")
@@ -703,7 +882,11 @@ def classify(rows):
             )
         if r["system"] != "host" and (c is None or c["outcome"] != FAILS):
             release = c["release"] if c else "the release it was found on"
-            notes.append(f"not reproduced on {release}")
+            notes.append(
+                f"intermittent on {release}"
+                if c is not None and c["outcome"] == VARIES
+                else f"not reproduced on {release}"
+            )
         r["note"] = "; ".join(notes) or None
     return rows
 
@@ -711,14 +894,74 @@ def classify(rows):
 # ---- --apply ------------------------------------------------------------------------
 
 
-def extensions(doc, root=ROOT):
-    """{(vendor, waiver id): [release, ...]}: the newer releases where the run
-    a waiver stands for is present (the waiver's variant pattern, or the
-    library's own choice for a waiver without one)."""
-    out: dict = {}
+def run_record(t):
+    """A failed run as the waiver matcher reads a record: its kind and a
+    message (how it ended, the exit code, the signs and the end of its
+    output)."""
+    ev = t.get("evidence") or {}
+    message = ev.get("how") or ""
+    if ev.get("rc") is not None and not ev.get("timed_out"):
+        message += f" (exit code {ev['rc']})"
+    lines = list(ev.get("signs") or []) + list(ev.get("tail") or [])
+    return {
+        "outcome": t.get("kind"),
+        "message": message + "; output: " + " | ".join(lines),
+    }
+
+
+def covered(waiver, t):
+    """Does the waiver cover this failed run: its kind among the waiver's
+    outcomes and, for a crash or a timeout, the waiver's signature shown."""
+    from reports import waivers as matcher
+
+    rec = run_record(t)
+    if rec["outcome"] not in matcher.outcomes_of(waiver):
+        return False
+    return rec["outcome"] == FAIL or matcher.signature_matches(
+        waiver.get("signature"), rec
+    )
+
+
+def _why_not(waiver, runs):
+    from reports import waivers as matcher
+
+    names = matcher.outcomes_of(waiver)
+    kinds = sorted({t["kind"] for t in runs})
+    other = [k for k in kinds if k not in names]
+    if other:
+        return (
+            f"kind mismatch: the runs show {', '.join(kinds)}; the waiver's "
+            f"outcome is {', '.join(names)}"
+        )
+    bad = [i + 1 for i, t in enumerate(runs) if not covered(waiver, t)]
+    how = (runs[bad[0] - 1].get("evidence") or {}).get("how") or ""
+    return (
+        f"signature not shown in run(s) {', '.join(map(str, bad))} of {len(runs)} "
+        f"({how}); the waiver's signature is {json.dumps(waiver.get('signature'))}"
+    )
+
+
+def decisions(doc, root=ROOT):
+    """[{"vendor", "waiver", "finding", "variant", "system", "release",
+    "extend", "why", "host"}]: for each waiver a failing run on a newer
+    release stands for (its variant pattern, or the library's own choice for
+    a waiver without one), whether --apply extends it to that release. It
+    does where the row is present in at least MIN_RUNS runs and the waiver
+    covers each run's failure (its kind, and its signature for a crash or a
+    timeout); not where the finding is intermittent there, ran fewer times,
+    or failed in a way the waiver does not name. "host": whether the host's
+    runs show the waiver's failure too (the control of that judgement)."""
+    out: list = []
     found = {(f["vendor"], f["id"]): f for f in findings.find_all(pathlib.Path(root))}
+    host = {
+        (r["vendor"], r["finding"], r["variant"]): r
+        for r in doc["rows"]
+        if r["system"] == "host"
+    }
     for r in doc["rows"]:
-        if r["system"] == "host" or r.get("status") != PRESENT or not r.get("release"):
+        if r["system"] == "host" or r.get("status") not in (PRESENT, INTERMITTENT):
+            continue
+        if not r.get("release"):
             continue
         f = found.get((r["vendor"], r["finding"]))
         for w in (f or {}).get("waivers", []):
@@ -728,10 +971,50 @@ def extensions(doc, root=ROOT):
                 if pattern
                 else r["variant"] == "default"
             )
-            if mine and w.get("id"):
-                got = out.setdefault((r["vendor"], w["id"]), [])
-                if r["release"] not in got:
-                    got.append(r["release"])
+            if not mine or not w.get("id"):
+                continue
+            runs = runs_of(r)
+            failed = [t for t in runs if t["outcome"] == FAILS]
+            if r["status"] == INTERMITTENT:
+                extend = False
+                why = f"intermittent: failed {len(failed)} of {len(runs)} runs"
+            elif len(runs) < MIN_RUNS:
+                extend = False
+                why = f"{len(runs)} run(s): --apply needs {MIN_RUNS} (--repeat)"
+            elif all(covered(w, t) for t in failed):
+                extend = True
+                why = f"each of {len(runs)} runs shows it: " + ", ".join(
+                    r.get("kinds") or []
+                )
+            else:
+                extend, why = False, _why_not(w, failed)
+            c = host.get((r["vendor"], r["finding"], r["variant"]))
+            hf = [t for t in runs_of(c) if t["outcome"] == FAILS] if c else []
+            out.append(
+                {
+                    "vendor": r["vendor"],
+                    "waiver": w["id"],
+                    "finding": r["finding"],
+                    "variant": r["variant"],
+                    "system": r["system"],
+                    "release": r["release"],
+                    "extend": extend,
+                    "why": why,
+                    "host": bool(hf) and all(covered(w, t) for t in hf),
+                }
+            )
+    return out
+
+
+def extensions(doc, root=ROOT):
+    """{(vendor, waiver id): [release, ...]}: the newer releases decisions()
+    extends each waiver to."""
+    out: dict = {}
+    for d in decisions(doc, root):
+        if d["extend"]:
+            got = out.setdefault((d["vendor"], d["waiver"]), [])
+            if d["release"] not in got:
+                got.append(d["release"])
     return out
 
 
@@ -799,6 +1082,16 @@ def _cell(r):
     how = ev.get("how", "")
     how = re.sub(r"ended by the time limit \((\d+) s\)", r"timeout \1 s", how)
     how = re.sub(r"killed by signal (\d+) \(exit status \d+\)", r"signal \1", how)
+    runs = r.get("runs") or []
+    if len(runs) > 1:
+        got, n = r.get("failed") or [0, len(runs)]
+        kinds = "/".join(r.get("kinds") or [])
+        said = f"{kinds}: {how}; " if got else ""
+        return (
+            f"**{r['status']}** ({said}failed {got} of {n}, {r['seconds']} s)".replace(
+                "|", "\\|"
+            )
+        )
     return f"**{r['status']}** ({how}, {r['seconds']} s)"
 
 
@@ -869,7 +1162,13 @@ def markdown(doc):
         for name, vs in cols[1:]:
             release = (vs.get(vendor) or {}).get("release") or name
             lines += ["", f"### What {vendor} {release} ({name}) does to them", ""]
-            for status in (FIXED, PRESENT, NOT_REPRODUCED, NOT_APPLICABLE):
+            for status in (
+                FIXED,
+                PRESENT,
+                INTERMITTENT,
+                NOT_REPRODUCED,
+                NOT_APPLICABLE,
+            ):
                 got = [r for r in mine if r["system"] == name and r["status"] == status]
                 names = [f"{r['finding']} ({r['variant']})" for r in got]
                 lines.append(
@@ -888,6 +1187,22 @@ def markdown(doc):
         f"- {v} `{wid}`: {json.dumps(was)} -> {json.dumps(now)}"
         for v, wid, was, now in ext
     ] or ["- nothing: no waiver's run is present on a newer release"]
+    kept = [d for d in doc.get("decisions") or [] if not d["extend"]]
+    lines += [
+        "",
+        "## What --apply does not extend",
+        "",
+        f"A waiver is extended to a release only where its reproducer failed in "
+        f"each of at least {MIN_RUNS} runs there, each failure of a kind the "
+        "waiver names and, for a crash or a timeout, showing its signature.",
+        "",
+    ]
+    lines += [
+        f"- {d['vendor']} `{d['waiver']}` on {d['release']} ({d['system']}): "
+        f"{d['why']}"
+        + ("" if d["host"] else " (the host's runs do not show it either)")
+        for d in kept
+    ] or ["- nothing"]
     return "\n".join(lines) + "\n"
 
 
@@ -940,6 +1255,16 @@ def add_arguments(p):
         help="with --recheck: take the results of an earlier --recheck (its JSON) "
         "instead of running",
     )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --recheck: run each reproducer N times on each release (default 1); "
+        "a finding that fails some times and passes others, or fails in different "
+        "ways, is intermittent there, and --apply extends a waiver only from a "
+        f"finding present in each of at least {MIN_RUNS} runs",
+    )
     # Inside a root: the host's plan in, the rows out.
     p.add_argument("--plan", help=argparse_suppress())
     p.add_argument("--json", help=argparse_suppress())
@@ -971,11 +1296,19 @@ def cmd_recheck(args):
         raise OrdoError(
             "--recheck does not go with --report, --run or --variant", EXIT_USAGE
         )
+    if args.repeat < 1:
+        raise OrdoError(f"--repeat {args.repeat}: give 1 or more", EXIT_USAGE)
     if args.plan:  # inside a root: run the host's plan, write the rows
         if not args.json:
             raise OrdoError("--plan goes with --json FILE", EXIT_USAGE)
         plans = json.loads(pathlib.Path(args.plan).read_text())
-        got = run_plans(plans, args.timeout, only=args.finding)
+        got = run_plans(
+            plans,
+            args.timeout,
+            only=args.finding,
+            repeat=args.repeat,
+            keep=pathlib.Path(args.json).resolve().parent / "outputs",
+        )
         pathlib.Path(args.json).write_text(json.dumps(got, indent=1) + "\n")
         return EXIT_OK
     if os.environ.get(systems.INSIDE) and args.system:
@@ -1006,6 +1339,7 @@ def cmd_recheck(args):
         )
     else:
         doc = sweep(args, vendors, out)
+    doc["decisions"] = decisions(doc)
     doc["extensions"] = [[v, wid, was, now] for v, wid, was, now in preview(doc)]
     (out / "findings_recheck.json").write_text(json.dumps(doc, indent=1) + "\n")
     (out / "findings_recheck.md").write_text(markdown(doc))
@@ -1028,7 +1362,10 @@ def sweep(args, vendors, out):
     plans = make_plans(vendors)
     plan_file = out / "plan.json"
     plan_file.write_text(json.dumps(plans, indent=1) + "\n")
-    parts = [run_plans(plans, args.timeout, only=args.finding)]
+    keep = out / "outputs"
+    parts = [
+        run_plans(plans, args.timeout, only=args.finding, repeat=args.repeat, keep=keep)
+    ]
     for name in args.system or []:
         root = systems.root_of(name, args.systems_dir)
         rows_file = out / f"rows-{name}.json"
@@ -1036,6 +1373,7 @@ def sweep(args, vendors, out):
             rows_file.unlink()
         argv = ["findings", "--recheck", "--plan", str(plan_file), "--json"]
         argv += [str(rows_file), "--timeout", str(args.timeout)]
+        argv += ["--repeat", str(args.repeat)]
         for f in args.finding or []:
             argv += ["--finding", f]
         rc = systems.run_inside(name, root, argv, out_dirs=[out])
@@ -1052,6 +1390,7 @@ def sweep(args, vendors, out):
         ),
         "commit": _commit(),
         "timeout": args.timeout,
+        "repeat": args.repeat,
         "seconds": round(time.time() - t0, 1),
         "vendor_names": vendors,
         "systems": [{"system": p["system"], "vendors": p["vendors"]} for p in parts],

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT, run_ordo
 from reports import waivers as matcher
-from runner import recheck
+from runner import findings as findings_mod, recheck
 from runner.errors import OrdoError
 
 HEADER = textwrap.dedent(
@@ -190,8 +190,10 @@ def test_a_variant_or_variable_the_release_lacks_is_not_applicable_and_not_run()
     }
 
 
-def row(system, outcome, variant="default", finding="fake", hang=False, **ev):
+def row(system, outcome, variant="default", finding="fake", hang=False, times=1, **ev):
     release = {"host": "4.0.2", "debian-13": "4.2.1"}[system]
+    one = {"outcome": outcome, "evidence": dict(ev), "seconds": 1.0}
+    runs = {"runs": [dict(one, evidence=dict(ev)) for _ in range(times)]}
     return {
         "finding": finding,
         "vendor": "mpich",
@@ -205,6 +207,7 @@ def row(system, outcome, variant="default", finding="fake", hang=False, **ev):
         "evidence": dict(ev),
         "seconds": 1.0,
         "note": None,
+        **(runs if times > 1 else {}),
     }
 
 
@@ -324,15 +327,16 @@ def fake_root(tmp_path):
 def test_apply_extends_only_the_waivers_whose_run_is_present_there(tmp_path):
     root = fake_root(tmp_path)
     F, P, NA = recheck.FAILS, recheck.PASSES, recheck.NOT_APPLICABLE
+    wrong = {"rc": 1, "how": "exit status 1"}  # the reproducer's wrong result
     rows = recheck.classify(
         [
-            row("host", F),
-            row("debian-13", F),  # the library's own choice: still there
-            row("host", F, variant="lib.x.ring"),
-            row("debian-13", P, variant="lib.x.ring"),  # fixed
-            row("host", F, finding="gone"),
-            row("debian-13", P, finding="gone"),  # fixed
-            row("host", F, finding="na"),
+            row("host", F, times=3, **wrong),
+            row("debian-13", F, times=3, **wrong),  # the library's own choice
+            row("host", F, variant="lib.x.ring", times=3, **wrong),
+            row("debian-13", P, variant="lib.x.ring", times=3),  # fixed
+            row("host", F, finding="gone", times=3, **wrong),
+            row("debian-13", P, finding="gone", times=3),  # fixed
+            row("host", F, finding="na", **wrong),
             row("debian-13", NA, finding="na"),  # not applicable
         ]
     )
@@ -509,3 +513,199 @@ def test_a_kept_output_that_shows_an_abort_fails_a_run_that_exited_0():
     assert "Abort(1) on node 0" in got[1]["evidence"]["how"]
     again = recheck.classify(got)  # classified twice: the same notes
     assert [r["note"] for r in again] == [r["note"] for r in got]
+
+
+# ---- #36: the kind of a failure, repeated runs ------------------------------------
+
+
+def test_the_exit_codes_a_header_states():
+    # the real reproducers' own words: which exit code is their report of a hang
+    def stated(name):
+        path = next(ROOT.glob(f"vendors/*/findings/{name}.c"))
+        return recheck.stated_exits(findings_mod.header(path))
+
+    assert stated("detect_negative_recvcount_then_hang") == {
+        3: recheck.TIMEOUT,  # "3 when a step has not returned after 20 s"
+        2: recheck.FAIL,  # "2 when ... accepted but nothing hung or aborted"
+    }
+    assert stated("reduce_scatter_init_noncommutative_padded_type_heap_corruption") == {
+        1: recheck.FAIL,
+        2: recheck.TIMEOUT,  # "An alarm ends a hang with exit 2"
+    }
+    assert stated("variant_reduce_scatter_noncommutative_asserts") == {
+        1: recheck.FAIL,
+        2: recheck.TIMEOUT,  # "2 after 30 s of hanging"
+    }
+    assert stated("detect_freed_op_crashes")[3] == recheck.TIMEOUT
+    assert stated("unsigned_max_min_compare_as_signed") == {1: recheck.FAIL}
+
+
+@pytest.mark.parametrize(
+    "ev,kind",
+    [
+        ({"rc": 1, "how": "exit status 1", "tail": ["root 0: got 37"]}, "fail"),
+        ({"rc": 2, "how": "exit status 2"}, "fail"),  # accepted: not a hang
+        ({"rc": 3, "how": "exit status 3"}, "timeout"),  # the alarm's report
+        ({"rc": None, "timed_out": True, "how": "ended by the time limit"}, "timeout"),
+        ({"rc": 139, "how": "killed by signal 11 (exit status 139)"}, "crash"),
+        (
+            {"rc": 11, "how": "exit status 11 (the output names signal 11)"},
+            "crash",
+        ),
+        (
+            {"rc": 1, "how": "exit status 1", "signs": ["Abort(1) on node 0: x"]},
+            "crash",
+        ),
+        (
+            {"rc": 0, "how": "exit status 0, but the output shows an abort: A"},
+            "crash",
+        ),
+    ],
+)
+def test_the_kind_of_a_failed_run(ev, kind):
+    assert recheck.kind_of(ev, {3: recheck.TIMEOUT, 2: recheck.FAIL}) == kind
+
+
+KINDS = """\
+{
+ "schema": "ordo.waivers/1",
+ "vendor": "mpich",
+ "waivers": [
+  {"id": "w-hang", "test": "*", "outcome": "timeout", "signature": {"hang": true},
+   "library_versions": "4.0.2", "expires": "2027-06-30", "reason": "r",
+   "upstream": "none found", "reproducer": "vendors/mpich/findings/hang.c"},
+  {"id": "w-segv", "test": "*", "outcome": "crash", "signature": {"signal": 11},
+   "library_versions": "4.0.2", "expires": "2027-06-30", "reason": "r",
+   "upstream": "none found", "reproducer": "vendors/mpich/findings/segv.c"},
+  {"id": "w-text", "test": "*", "outcome": "crash",
+   "signature": {"text": "*Assertion failed in file src/x.c*"},
+   "library_versions": "4.0.2", "expires": "2027-06-30", "reason": "r",
+   "upstream": "none found", "reproducer": "vendors/mpich/findings/text.c"},
+  {"id": "w-wrong", "test": "*",
+   "library_versions": "4.0.2", "expires": "2027-06-30", "reason": "r",
+   "upstream": "none found", "reproducer": "vendors/mpich/findings/wrong.c"}
+ ]
+}
+"""
+
+HANG = {"rc": None, "timed_out": True, "how": "ended by the time limit (60 s)"}
+SEGV = {"rc": 139, "how": "killed by signal 11 (exit status 139)"}
+ABRT = {"rc": 134, "how": "killed by signal 6 (exit status 134)"}
+WRONG = {"rc": 1, "how": "exit status 1", "tail": ["rank 1: got 5, expected 3"]}
+ASSERT = {
+    "rc": 1,
+    "how": "exit status 1",
+    "signs": ["Assertion failed in file src/x.c at line 3: 0"],
+}
+
+
+def kinds_root(tmp_path):
+    folder = tmp_path / "vendors" / "mpich" / "findings"
+    folder.mkdir(parents=True)
+    for name in ("hang", "segv", "text", "wrong"):
+        (folder / f"{name}.c").write_text("/* fake */\nint main(void) { return 0; }\n")
+    (tmp_path / "vendors" / "mpich" / "waivers.json").write_text(KINDS)
+    return tmp_path
+
+
+def new_release(finding, ev, times=3):
+    return [
+        row("host", recheck.FAILS, finding=finding, times=times, **ev),
+        row("debian-13", recheck.FAILS, finding=finding, times=times, **ev),
+    ]
+
+
+@pytest.mark.parametrize(
+    "finding,ev,extended",
+    [
+        ("hang", HANG, True),
+        ("hang", SEGV, False),  # a timeout waiver: a crash is not its hang
+        ("hang", WRONG, False),
+        ("segv", SEGV, True),
+        ("segv", ABRT, False),  # a crash, but not the waiver's signal
+        ("segv", WRONG, False),  # a wrong result is not the crash
+        ("segv", HANG, False),
+        ("text", ASSERT, True),
+        ("text", SEGV, False),  # its assertion text is not in the output
+        ("wrong", WRONG, True),
+        ("wrong", SEGV, False),  # a fail waiver: a crash is not its wrong result
+        ("wrong", ASSERT, False),  # an abort the output shows: a crash
+    ],
+)
+def test_apply_extends_a_waiver_only_on_its_own_kind_of_failure(
+    tmp_path, finding, ev, extended
+):
+    root = kinds_root(tmp_path)
+    doc = {"rows": recheck.classify(new_release(finding, ev))}
+    assert doc["rows"][1]["status"] == recheck.PRESENT  # the finding fails there
+    got = recheck.preview(doc, root)
+    assert bool(got) == extended, got
+    (d,) = recheck.decisions(doc, root)
+    assert d["extend"] == extended
+    if not extended:
+        assert "mismatch" in d["why"] or "signature not shown" in d["why"]
+
+
+def test_a_run_that_fails_some_times_is_intermittent_and_not_extended(tmp_path):
+    root = kinds_root(tmp_path)
+    host = row("host", recheck.FAILS, finding="wrong", times=3, **WRONG)
+    new = row("debian-13", recheck.FAILS, finding="wrong", times=3, **WRONG)
+    new["runs"][1] = {"outcome": recheck.PASSES, "evidence": {"rc": 0}, "seconds": 1}
+    new["outcome"] = recheck.VARIES
+    doc = {"rows": recheck.classify([host, new])}
+    assert doc["rows"][1]["status"] == recheck.INTERMITTENT
+    assert "failed 2 of 3 runs" in doc["rows"][1]["note"]
+    assert recheck.preview(doc, root) == []
+    (d,) = recheck.decisions(doc, root)
+    assert not d["extend"] and d["why"] == "intermittent: failed 2 of 3 runs"
+    # a release where it passes every time against an intermittent control:
+    # not "fixed"
+    host["runs"][0] = dict(new["runs"][1])
+    host["outcome"] = recheck.VARIES
+    ok = row("debian-13", recheck.PASSES, finding="wrong", times=3)
+    rows = recheck.classify([host, ok])
+    assert [r["status"] for r in rows] == [recheck.INTERMITTENT, recheck.NOT_REPRODUCED]
+    assert "intermittent on 4.0.2" in rows[1]["note"]
+
+
+def test_apply_needs_three_runs(tmp_path):
+    root = kinds_root(tmp_path)
+    doc = {"rows": recheck.classify(new_release("wrong", WRONG, times=1))}
+    assert doc["rows"][1]["status"] == recheck.PRESENT
+    assert recheck.preview(doc, root) == []
+    (d,) = recheck.decisions(doc, root)
+    assert "--apply needs 3" in d["why"]
+
+
+def test_the_times_of_a_run_make_one_row():
+    def t(outcome, s):
+        return {"outcome": outcome, "evidence": {"how": outcome}, "seconds": s}
+
+    got = recheck.merge_times([t("passes", 1.0), t("fails", 2.0), t("fails", 3.0)])
+    assert got["outcome"] == recheck.VARIES
+    assert got["seconds"] == 6.0
+    assert got["evidence"] == {"how": "fails"}  # a failing time's evidence
+    assert [x["outcome"] for x in got["runs"]] == ["passes", "fails", "fails"]
+    assert recheck.merge_times([t("fails", 1.0)] * 3)["outcome"] == recheck.FAILS
+
+
+def test_a_kept_output_gives_the_signs_a_signature_is_matched_against(tmp_path):
+    out = tmp_path / "o.txt"
+    out.write_text(
+        "line\n" * 50
+        + "Assertion failed in file src/x.c at line 3: 0\n"
+        + "frame\n" * 20
+    )
+    ev = dict(rc=1, how="exit status 1", tail=["frame"], output_file=str(out))
+    root = kinds_root(tmp_path)
+    doc = {"rows": recheck.classify(new_release("text", ev))}
+    run = doc["rows"][1]["runs"][0]
+    assert run["evidence"]["signs"] == ["Assertion failed in file src/x.c at line 3: 0"]
+    assert run["kind"] == recheck.CRASH
+    assert recheck.preview(doc, root)
+
+
+def test_repeat_below_one_is_one_line_and_exit_2():
+    p = run_ordo("findings", "--recheck", "--repeat", "0")
+    assert p.returncode == 2
+    assert p.stderr.strip().count("\n") == 0 and "--repeat" in p.stderr
