@@ -170,7 +170,7 @@ const std::string& shape_node_maps(const std::string& shape) {
   return s.shape_node_maps.emplace(shape, std::move(text)).first->second;
 }
 
-bool begin_case(const ref::Case* c) {
+bool begin_case(const ref::Case* c, int together) {
   HarnessState& s = state();
   ++s.flight.seq;
   s.check.case_index++;
@@ -179,6 +179,14 @@ bool begin_case(const ref::Case* c) {
   s.flight.hang_key.clear();  // known once the case's communicator is (held_back)
   s.flight.call_key.clear();
   s.flight.limit = limit_of(c);
+  // Only a limit derived from cases that finished: the case timeout (rules
+  // fixed, default) already bounds the whole phase, and a kind that hung keeps
+  // its short limit.
+  const std::string& rule = s.flight.limit.rule;
+  if (together > 1 && (rule == "kind" || rule == "any" || rule == "fewer")) {
+    s.flight.limit.seconds *= together;
+    s.flight.limit.why += "; x " + std::to_string(together) + " threads calling at once";
+  }
   if (s.files.enabled()) {
     // Every rank writes its own: a rank may already be in the next case while
     // rank 0 is still recording the last one.

@@ -165,7 +165,10 @@ struct LocalVerdict {
 
 // Starts a case: counts it, skips it when resuming past it (returns false:
 // neither run nor record it), notes it as in flight and arms the watchdog.
-bool begin_case(const ref::Case* c);
+// together: the number of threads whose calls this case's watchdog covers at
+// once (the threaded phase of conformance/threads); its limit is that many
+// times one case's, for the threads contend for the same cores.
+bool begin_case(const ref::Case* c, int together = 1);
 
 // Combines the ranks' verdicts on rank 0, writes the journal record and
 // returns the outcome on every rank. On failure every rank adds a gtest

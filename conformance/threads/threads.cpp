@@ -166,7 +166,7 @@ TEST(Threads, concurrent_reductions_on_distinct_communicators_from_several_threa
   while (first < cases.size() && !ordo::harness::selected(&cases[first])) ++first;
   std::vector<char> began(cases.size(), 0);
   for (std::size_t t = 0; t <= first && t < cases.size(); ++t)
-    began[t] = ordo::harness::begin_case(&cases[t]) ? 1 : 0;
+    began[t] = ordo::harness::begin_case(&cases[t], t == first ? threads : 1) ? 1 : 0;
   const bool watched = first < cases.size() && began[first];
   // A case of the phase that a crash or hang waiver names for this release
   // (--ordo-avoid-known-fatal, as run_case does): the phase runs its cases

@@ -848,3 +848,44 @@ def test_bench_hangs_counts_a_runs_seconds_without_its_waits_for_the_mpi_lock(tm
         1.33,
     )
     assert (row["clean"]["lock_wait_s"], row["hanging"]["lock_wait_s"]) == (30.0, 20.0)
+
+
+def test_the_threaded_phase_has_the_limit_of_its_threads_calling_at_once(tmp_path):
+    """The threads check runs four threads' calls under the watchdog of its first
+    case. Its limit was one case's (the 10 s floor at most 7-8 ranks on 2 cores), and
+    an MPICH --variants all sweep under load recorded two false timeouts of it
+    (mpich.ireduce.intra.tsp_ring.chunk256 at 7 ranks, mpich.ch4.scan.composition_alpha
+    at 8), each of which passes in about 1 s replayed. Now the limit is that many
+    times one case's (a limit derived from cases that finished, here the
+    determinism check's), and the record says so."""
+    needs_build("mutants")
+    p = run_ordo(
+        "run",
+        "--vendor",
+        "mutants",
+        "--ranks",
+        "2",
+        "--filter",
+        "determinism,threads",
+        "--only",
+        "Allreduce.*:Threads.concurrent*",
+        "--property-budget",
+        "0",
+        "--case-floor",
+        "2",
+        "--out",
+        str(tmp_path / "o"),
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    phase = [
+        r
+        for r in records(tmp_path / "o")
+        if r.get("test", "").startswith("Threads.concurrent") and r.get("case_limit")
+    ]
+    assert phase, "no record of the threaded phase carries its limit"
+    first = phase[0]["case_limit"]
+    assert "x 4 threads calling at once" in first["why"], first
+    assert first["seconds"] >= 4 * 2, first
+    # the other cases of the phase keep one case's limit
+    assert all("threads calling" not in r["case_limit"]["why"] for r in phase[1:])
