@@ -11,7 +11,7 @@ import json
 import pathlib
 import re
 
-from . import crossing, deps, records as rec, results as res, tracer
+from . import crossing, deps, properties, records as rec, results as res, tracer
 
 TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
 # Worst first: the colour of a heat-map cell is that of its worst outcome.
@@ -256,6 +256,7 @@ def context(report):
         "outcomes": rec.OUTCOMES,
         "library_first_line": res.first_line(run.get("library_version")) or "unknown",
         "crossing": crossing.context(report),
+        "properties": properties.context(records),
         "binding_names": res.BINDING_NAMES,
     }
 

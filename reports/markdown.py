@@ -9,7 +9,7 @@ import html
 import json
 import re
 
-from . import crossing, records as rec, results as res
+from . import crossing, properties, records as rec, results as res
 
 MAX_CHARS = 60000
 MAX_FAILURES = 20
@@ -88,6 +88,27 @@ def coverage_lines(report):
             f" at {least['ranks']} |"
         )
     return ["**Crossing coverage per variant**", ""] + lines + [""]
+
+
+def property_lines(report):
+    """The property phase: cases per variant and rank count, and the datatype
+    layouts drawn."""
+    ctx = properties.context(report["records"])
+    if ctx is None:
+        return []
+    lines = ["", "## Property phase", ""]
+    for c in ctx["columns"]:
+        seeds = ", ".join(c["seeds"]) or "none recorded"
+        state = "" if c["passed"] else ", ended with a failure"
+        lines.append(
+            f"- {text(c['variant'])} at {c['ranks']} ranks: {c['cases']} cases,"
+            f" seed {text(seeds)}{state}"
+        )
+    for t in ctx["tables"]:
+        if t["dimension"] == "datatype":
+            lines += ["", "Datatype layouts drawn (cases, all runs):", ""]
+            lines += [f"- {text(row['label'])}: {row['total']}" for row in t["rows"]]
+    return lines
 
 
 def binding_lines(summary):
@@ -321,6 +342,7 @@ def render(report, report_link="report.html"):
         )
         lines.append("")
     lines += coverage_lines(report)
+    lines += property_lines(report)
     lines += clause_lines(report)
     lines.append(
         f"<sub>Full report: {text(report_link)} ·"

@@ -1178,3 +1178,55 @@ def test_a_run_of_the_c_binding_alone_shows_no_binding_table():
     report = _report(sample_records())
     assert "binding |" not in markdown.render(report)
     assert 'id="bindings"' not in html.render(report)
+
+
+def _property_summary(ranks, datatype_counts, cases, passed=True):
+    r = record(
+        test="Properties.reduce_family_agrees_with_the_reference",
+        ranks=ranks,
+        outcome="pass",
+        level="INFO",
+        clause="property.reduce-family",
+    )
+    r["id"] += "#summary"
+    r["property"] = {
+        "rc_params": "seed=7 max_success=2000",
+        "seed": "7",
+        "cases": cases,
+        "shrink_steps": 0,
+        "passed": passed,
+        "seconds": 2.5,
+        "distribution": [],
+        "labels": {"datatype": datatype_counts, "count": {"1": cases}},
+    }
+    return r
+
+
+def test_the_property_phase_shows_its_cases_by_datatype_layout_and_rank_count():
+    recs = sample_records() + [
+        _property_summary(2, {"interleaved elements": 11, "large element": 5}, 30),
+        _property_summary(3, {"large element": 4, "padded": 9}, 40, passed=False),
+    ]
+    report = _report(recs)
+    page = html.render(report)
+    assert '<a href="#properties">Properties</a>' in page
+    section = page[page.index('<section id="properties">') :]
+    section = section[: section.index("</section>")]
+    assert "the cases drawn (70)" in section
+    # one row per layout, a column per rank count and the sum over both runs
+    row = re.search(r"<tr><td>large element</td>(.*?)</tr>", section).group(1)
+    assert re.findall(r">(\d+)<", row) == ["5", "4", "9"]
+    row = re.search(r"<tr><td>interleaved elements</td>(.*?)</tr>", section).group(1)
+    assert re.findall(r">(\d+)<", row) == ["11", "0", "11"]
+    # the run that ended with a failure is marked
+    assert 'class="num h-fail">40<' in section
+    md = markdown.render(report)
+    assert "## Property phase" in md
+    assert "- default at 3 ranks: 40 cases, seed 7, ended with a failure" in md
+    assert "- interleaved elements: 11" in md and "- large element: 9" in md
+
+
+def test_a_run_without_a_property_phase_has_no_property_section():
+    report = _report(sample_records())
+    assert 'id="properties"' not in html.render(report)
+    assert "## Property phase" not in markdown.render(report)
