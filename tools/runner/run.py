@@ -763,8 +763,11 @@ def rank_count_launch(ctx, variant, venv, logdir, vrow, n):
     # folded into this rank count's row of run.json (fold_rank_env).
     env_flags = ordo_flags(env_names=",".join(env_report_names(env)))
     # The large-element datatype class's element: above the chunk or segment
-    # size the variant forces (harness.h, --ordo-element-bytes).
-    env_flags += ordo_flags(element_bytes=variants_mod.element_bytes(venv))
+    # size the variant forces, or else the library's own default of the
+    # settings its algorithm reads (harness.h, --ordo-element-bytes).
+    env_flags += ordo_flags(
+        element_bytes=variants_mod.element_bytes(venv, variant.get("chunk_defaults"))
+    )
     if str(n) not in run.setdefault("node_maps", {}):
         placed_flags = vadapter["launcher"]["flags"][
             len(adapter["launcher"].get("flags", [])) :

@@ -299,9 +299,17 @@ OPENMPI_ADAPT_ENV = {"OMPI_MCA_coll_adapt_priority": "100"}
 
 
 def parse_ompi_info(text):
-    """{param: {"enum": {number: name}, "help": str}} from `ompi_info --parsable`."""
+    """{param: {"enum": {number: name}, "help": str[, "value": str]}} from
+    `ompi_info --parsable` (value: the setting's current value, its default
+    unless the environment or a file sets it)."""
     params: dict = {}
     for line in text.splitlines():
+        m = re.match(r"^mca:coll:(\w+):param:(\w+):value:(.*)$", line)
+        if m:
+            params.setdefault(m.group(2), {"enum": {}, "help": ""})["value"] = m.group(
+                3
+            ).strip()
+            continue
         m = re.match(
             r"^mca:coll:(\w+):param:(\w+):enumerator:value:(-?\d+):(.*)$", line
         )
@@ -318,6 +326,18 @@ def parse_ompi_info(text):
 
 def _slug(text):
     return re.sub(r"[^a-z0-9._-]+", "_", text.lower()).strip("_") or "x"
+
+
+def _chunk_defaults(params, *names):
+    """{OMPI_MCA_<name>: bytes} of the segment-size settings among `names` that
+    ompi_info reports with a positive value: the segment an algorithm cuts a
+    buffer into when its variant forces none (element_bytes reads it)."""
+    out = {}
+    for name in names:
+        value = str((params.get(name) or {}).get("value", "")).strip()
+        if value.isdigit() and int(value) > 0:
+            out[f"OMPI_MCA_{name}"] = value
+    return out
 
 
 def openmpi_variants(text):
@@ -386,6 +406,9 @@ def openmpi_variants(text):
                             f"ompi_info: coll_adapt_reduce_algorithm {num} ({label})"
                         ),
                         "fallback": None,
+                        "chunk_defaults": _chunk_defaults(
+                            params, "coll_adapt_reduce_segment_size"
+                        ),
                     }
                 )
     out += _han_variants(params)
@@ -435,6 +458,9 @@ def _han_variants(params):
                             "targets": target,
                             "source": f"ompi_info: {var} {num} ({label})",
                             "fallback": dict(OPENMPI_HAN_FALLBACK),
+                            "chunk_defaults": _chunk_defaults(
+                                params, f"coll_han_{routine}_segsize"
+                            ),
                         }
                     )
         var = f"coll_han_use_simple_{routine}"
@@ -446,6 +472,9 @@ def _han_variants(params):
                     "targets": target,
                     "source": f"ompi_info: {var} (true)",
                     "fallback": dict(OPENMPI_HAN_FALLBACK),
+                    "chunk_defaults": _chunk_defaults(
+                        params, f"coll_han_{routine}_segsize"
+                    ),
                 }
             )
     return out
@@ -627,15 +656,19 @@ CHUNK_SETTING_RE = re.compile(
 )
 
 
-def element_bytes(env):
+def element_bytes(env, defaults=None):
     """The element size of the large-element datatype class for a job launched
     with `env` (the variant's settings and the user's --env): the smallest
     multiple of 16 bytes (whole cells of four 4-byte integers) above the
     largest chunk or segment size the settings force, so that no chunk holds
-    a whole element; None when they force none (the harness then takes its
-    default of several KiB, ordo::ref::crossing::kDefaultElementBytes)."""
+    a whole element. `defaults` are the library's own sizes for the settings
+    the variant's algorithm reads (a discovered variant's "chunk_defaults",
+    from ompi_info): each counts where `env` does not set it. None when
+    neither gives a size (the harness then takes its default of several KiB,
+    ordo::ref::crossing::kDefaultElementBytes)."""
     sizes = []
-    for name, value in (env or {}).items():
+    merged = {**(defaults or {}), **(env or {})}
+    for name, value in merged.items():
         if CHUNK_SETTING_RE.search(str(name)):
             try:
                 sizes.append(int(str(value).strip()))

@@ -498,3 +498,24 @@ def test_the_large_element_is_above_the_chunk_or_segment_a_variant_forces():
     # 0 and -1 force none (the libraries' "no pipelining"); not a number is ignored.
     assert variants.element_bytes({"MPIR_CVAR_IREDUCE_RING_CHUNK_SIZE": "0"}) is None
     assert variants.element_bytes({"OMPI_MCA_coll_han_reduce_segsize": "x"}) is None
+
+
+def test_the_large_element_is_above_the_libraries_own_segment_where_none_is_forced():
+    """adapt and han variants force no segment size: their element is above
+    the default ompi_info reports (Open MPI 4.1.4: coll_adapt_reduce_segment_size
+    163740, coll_han_<coll>_segsize 65536); a forced size and the user's
+    --env still win over it."""
+    found = {v["name"]: v for v in variants.openmpi_variants(OMPI_INFO)}
+    adapt = found["openmpi.adapt.reduce.chain"]
+    assert adapt["chunk_defaults"] == {
+        "OMPI_MCA_coll_adapt_reduce_segment_size": "163740"
+    }
+    assert variants.element_bytes(adapt["env"], adapt["chunk_defaults"]) == 163744
+    han = found["openmpi.han.allreduce.simple"]
+    assert han["chunk_defaults"] == {"OMPI_MCA_coll_han_allreduce_segsize": "65536"}
+    assert variants.element_bytes(han["env"], han["chunk_defaults"]) == 65552
+    forced = dict(adapt["env"], OMPI_MCA_coll_adapt_reduce_segment_size="1000")
+    assert variants.element_bytes(forced, adapt["chunk_defaults"]) == 1008
+    # tuned variants read a segment size whose default is 0 (no segmentation)
+    assert not found["openmpi.tuned.reduce.chain"].get("chunk_defaults")
+    assert variants.element_bytes({}, {}) is None
