@@ -22,6 +22,7 @@ no MPI process could:
 import datetime
 import gzip
 import json
+import sys
 import pathlib
 import re
 import signal
@@ -507,21 +508,21 @@ def read_journal(path, offset=0, *, check=False, vendor=None):
 
     check=True (the report): a record also gets the defaults a runner's record
     may lack (vendor: the run's), a line that is not a check record becomes a
-    corrupt record too, and each good record carries "_line": (number, text)
-    for the caller to pop. Raises OSError when the journal cannot be read."""
+    corrupt record too, and each good record carries "_line": its line number,
+    for the caller to pop (journal_lines gives the text back).
+
+    The journal is read a line at a time, never whole, and records that hold
+    the same case share one case object (a sweep's journal holds a million
+    records of some tens of thousands of cases); the strings every record
+    repeats (test, clause, variant, ...) are interned. Readers never change
+    a record's case in place. Raises OSError when the journal cannot be
+    read."""
     path = pathlib.Path(path)
     if not path.exists():
         return []
-    with open(path, "rb") as f:
-        if f.read(2) == GZIP_MAGIC:  # a finished run's journal.jsonl.gz, or a package's
-            f.seek(0)
-            with gzip.GzipFile(fileobj=f) as z:
-                data = z.read()[offset:].decode("utf-8", errors="replace")
-        else:
-            f.seek(offset)
-            data = f.read().decode("utf-8", errors="replace")
     records = []
-    for n, line in enumerate(data.splitlines(), 1):
+    cases: dict = {}
+    for n, line in _journal_lines(path, offset):
         if not line.strip():
             continue
         try:
@@ -529,6 +530,8 @@ def read_journal(path, offset=0, *, check=False, vendor=None):
         except ValueError:
             records.append(corrupt(n, line, "is not JSON"))
             continue
+        if isinstance(record, dict):
+            _share(record, cases)
         if check:
             problem = quick_problem(
                 _normalize(record, n, vendor) if isinstance(record, dict) else record
@@ -538,9 +541,89 @@ def read_journal(path, offset=0, *, check=False, vendor=None):
                     corrupt(n, line, f"is not a check record ({problem})", record)
                 )
                 continue
-            record["_line"] = (n, line)
+            record["_line"] = n
         records.append(record)
     return records
+
+
+# the fields whose values many records repeat: one string object each
+_REPEATED = (
+    "schema",
+    "test",
+    "clause",
+    "level",
+    "routine",
+    "vendor",
+    "variant",
+    "outcome",
+    "waiver",
+    "credited_to",
+)
+
+
+def _share(record, cases):
+    """The record's case becomes the one object of that case that `cases` holds
+    ({its JSON text: case}); its repeated strings are interned."""
+    for key in _REPEATED:
+        value = record.get(key)
+        if type(value) is str:
+            record[key] = sys.intern(value)
+    case = record.get("case")
+    if type(case) is dict:
+        try:
+            key = json.dumps(case, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError):
+            return
+        held = cases.get(key)
+        if held is None:
+            for k, v in case.items():
+                if type(v) is str and len(v) < 64:
+                    case[k] = sys.intern(v)
+            cases[key] = case
+        else:
+            record["case"] = held
+
+
+def _journal_lines(path, offset=0):
+    """(line number, text) of a journal's lines from a byte offset on (0: all),
+    a line at a time; a gzip-compressed journal too (the offset then counts its
+    uncompressed bytes). A line's undecodable bytes become U+FFFD."""
+    with open(path, "rb") as f:
+        compressed = f.read(2) == GZIP_MAGIC
+        f.seek(0)
+        stream = gzip.GzipFile(fileobj=f) if compressed else f
+        try:
+            if offset and not compressed:
+                f.seek(offset)
+            elif offset:
+                # skip whole blocks up to the offset, then split from there
+                left = offset
+                while left > 0:
+                    got = stream.read(min(left, 1 << 20))
+                    if not got:
+                        return
+                    left -= len(got)
+            for n, raw in enumerate(stream, 1):
+                yield n, raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        finally:
+            if compressed:
+                stream.close()
+
+
+def journal_lines(path, numbers):
+    """{line number: text} of the given line numbers of a journal (read from its
+    start): the text of the few records a report rejects, which read_journal does
+    not keep."""
+    wanted = set(numbers)
+    found: dict = {}
+    if not wanted:
+        return found
+    for n, line in _journal_lines(pathlib.Path(path)):
+        if n in wanted:
+            found[n] = line
+            if len(found) == len(wanted):
+                break
+    return found
 
 
 # ---- the schema --------------------------------------------------------------------

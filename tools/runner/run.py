@@ -1198,6 +1198,8 @@ def report_run(ctx):
     table = coverage_table(records)
     (out / "coverage.txt").write_text(table)
     print("\n" + table)
+    # the report reads the journal again: a sweep's records are gigabytes
+    del records
     return finish(
         out,
         ctx.journal,

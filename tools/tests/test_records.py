@@ -1,6 +1,7 @@
 """The record contract: every record Python makes (reports/records.py)
 follows schema/record-1.schema.json, and so does every line a real run of the
 C++ harness and of the property executable writes; `ordo compare --records`."""
+import gzip
 import json
 import pathlib
 import subprocess
@@ -306,6 +307,30 @@ def test_the_one_reader_reads_from_an_offset_and_marks_a_cut_line(tmp_path):
     checked = records.read_journal(j, check=True, vendor="mpich")
     assert "_line" in checked[0] and "_line" not in checked[2]
     assert records.read_journal(tmp_path / "none.jsonl") == []
+
+
+def test_the_reader_shares_one_object_per_case_and_keeps_no_line_text(tmp_path):
+    """A sweep's journal holds a million records of some tens of thousands of
+    cases: records of one case share its object, and a checked record keeps its
+    line's number, whose text journal_lines gives back."""
+    good = made()["case_died"]
+    other = dict(good, id="b", case=dict(good["case"]))
+    third = dict(good, id="c", case=dict(good["case"], count=good["case"]["count"] + 1))
+    lines = [json.dumps(x) for x in (good, other, third)]
+    plain = tmp_path / "journal.jsonl"
+    plain.write_text("\n".join(lines) + "\n")
+    packed = tmp_path / "journal.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    for path in (plain, packed):
+        read = records.read_journal(path)
+        assert read[0]["case"] is read[1]["case"] and read[0]["case"] == good["case"]
+        assert read[2]["case"] is not read[0]["case"]
+        assert read[2]["case"]["count"] == good["case"]["count"] + 1
+        after_first = records.read_journal(path, len(lines[0]) + 1)
+        assert [r["id"] for r in after_first] == ["b", "c"]
+        checked = records.read_journal(path, check=True, vendor="mpich")
+        assert [r["_line"] for r in checked] == [1, 2, 3]
+        assert records.journal_lines(path, [3, 1]) == {1: lines[0], 3: lines[2]}
 
 
 # ---- ordo compare --records ------------------------------------------------------

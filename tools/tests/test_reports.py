@@ -821,6 +821,9 @@ def test_a_record_the_schema_rejects_becomes_corrupt_and_the_rest_is_kept(tmp_pa
     assert (
         "journal line 2 is not a check record (case" in report["records"][1]["message"]
     )
+    # the line's own text, read back from the journal by its number
+    line = (out / "journal.jsonl").read_text().splitlines()[1]
+    assert line[:60] in report["records"][1]["message"]
     assert report["partial"] and "1 journal line(s)" in report["partial_reasons"][0]
 
 
@@ -1230,3 +1233,23 @@ def test_a_run_without_a_property_phase_has_no_property_section():
     report = _report(sample_records())
     assert 'id="properties"' not in html.render(report)
     assert "## Property phase" not in markdown.render(report)
+
+
+def test_the_report_write_returns_is_the_one_its_file_holds(sample_run):
+    """results.write returns the report it built, not a second copy read back:
+    it must be the report the file gives (bytes: one json.dumps of the stored
+    form, written a batch of records at a time)."""
+    report, path = results.write(sample_run)
+    assert report == results.load(path)
+    stored = json.dumps(
+        results.encode(report), separators=(",", ":"), ensure_ascii=False
+    )
+    assert gzip.decompress(path.read_bytes()) == (stored + "\n").encode()
+
+
+def test_a_report_of_more_records_than_a_batch_is_written_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(results, "_DUMP_BATCH", 2)
+    recs = [record(index=i, ranks=1 + i % 3) for i in range(7)]
+    report, path = results.write(write_run(tmp_path / "r", recs))
+    assert len(results.load(path)["records"]) == 7 == len(report["records"])
+    assert report == results.load(path)
