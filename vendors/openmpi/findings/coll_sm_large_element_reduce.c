@@ -6,9 +6,9 @@
  * communicator, and hang (one core busy in mca_coll_sm_reduce_intra, never
  * returning) when the communicator was used by coll/sm before (here an
  * MPI_Barrier). The user op (the only kind of op valid on such a type) and
- * the count (1 and more) do not matter. MPI-4.1 Section 6.9.1: MPI_Reduce
- * and MPI_Allreduce with a committed derived datatype and a user op are
- * valid calls and must return the combined values.
+ * the count (1 and more) do not matter. MPI-4.1 Sections 6.9.1 and
+ * 6.9.5: MPI_Reduce and MPI_Allreduce with a committed derived datatype and
+ * a user op are valid calls and must return the combined values.
  *
  * From the 4.1.4 source (ompi/mca/coll/sm/coll_sm_reduce.c,
  * coll_sm_module.c), as read: mca_coll_sm_reduce_intra hands a datatype
