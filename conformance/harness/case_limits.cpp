@@ -87,7 +87,11 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
   const std::string at = " at " + std::to_string(ranks) + " ranks";
   std::string larger;
   double s = 1;  // the work's scale under rules kind, any and fewer (squared)
-  if (of_kind.hung > 0) {
+  // A kind's short limit is for cases of at least the work of the least of its
+  // cases that hung: a hang of large elements says nothing of a 16-byte case.
+  const bool smaller_than_hung =
+      of_kind.hung > 0 && of_kind.hung_min_work > 0 && work < of_kind.hung_min_work;
+  if (of_kind.hung > 0 && !smaller_than_hung) {
     l.rule = "hung";
     const double hs = of_kind.finished ? scale(work, of_kind.slowest_work, &larger) : 1;
     l.seconds =
@@ -105,6 +109,9 @@ CaseLimit case_limit(const std::string& kind, int ranks, const KindStats& of_kin
     // report of 100000 records compresses repeated sentences to almost nothing.
     l.why = "max(" + secs(settings.floor_s) + ", 10 x " + secs(of_kind.slowest_s) +
             ", the slowest " + kind + " case that finished" + at + " in this run" + larger + ")";
+    if (smaller_than_hung)
+      l.why += "; not the short limit of the kind's hung cases: this case's " + bytes(work) +
+               " is less than the least of theirs, " + bytes(of_kind.hung_min_work);
   } else if (any.finished > 0) {
     l.rule = "any";
     s = scale(work, any.slowest_work, &larger, unlike(kind, any.slowest_kind), true);
@@ -275,6 +282,7 @@ void CaseStats::load(const Json& doc) {
     k.slowest_work = s.value("slowest_work", 0.0);
     k.finished = s.value("finished", 0LL);
     k.hung = s.value("hung", 0LL);
+    k.hung_min_work = s.value("hung_min_work", 0.0);
     kinds_[kind] = k;
     any_.finished += k.finished;
     if (k.finished > 0 && (any_.slowest_kind.empty() || k.slowest_s > any_.slowest_s)) {

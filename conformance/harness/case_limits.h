@@ -53,6 +53,7 @@ struct KindStats {
   double slowest_work = 0;   // that case's work (case_work; 0: not known, as kMinWork)
   long long finished = 0;    // cases of the kind that finished (any outcome the harness recorded)
   long long hung = 0;        // cases of the kind that timed out
+  double hung_min_work = 0;  // the least work of those (0: not known, as every case's)
   std::string slowest_kind;  // for the "any" statistics: the kind of the slowest case
 };
 

@@ -119,6 +119,9 @@ class CaseStats:
         # (ranks, variant, kind) -> [slowest seconds, its work, count]
         self.finished = {}
         self.hung = {}  # (ranks, variant, kind) -> count
+        # (ranks, variant, kind) -> the least work of its cases that hung (0: one's
+        # work was not known, so the kind's short limit is for every case)
+        self.hung_work = {}
         # (variant, hang key) -> {"hung", "skipped", "last"}: at any rank count
         self.streaks = {}
 
@@ -163,6 +166,15 @@ class CaseStats:
         if hung(r):
             key = (ranks, r.get("variant") or "default", kind)
             self.hung[key] = self.hung.get(key, 0) + 1
+            limit = r.get("case_limit") if isinstance(r.get("case_limit"), dict) else {}
+            work = limit.get("work")
+            work = float(work) if isinstance(work, (int, float)) and work > 0 else 0.0
+            least = self.hung_work.get(key)
+            self.hung_work[key] = (
+                work
+                if least is None
+                else (0.0 if not (least and work) else min(least, work))
+            )
         elif (
             isinstance(r.get("case_seconds"), (int, float))
             and r.get("outcome") != "skip"
@@ -201,9 +213,12 @@ class CaseStats:
                 }
         for (n, v, kind), count in self.hung.items():
             if n == ranks and v == variant:
-                kinds.setdefault(kind, {"slowest_s": 0.0, "finished": 0, "hung": 0})[
-                    "hung"
-                ] = count
+                row = kinds.setdefault(
+                    kind, {"slowest_s": 0.0, "finished": 0, "hung": 0}
+                )
+                row["hung"] = count
+                if self.hung_work.get((n, v, kind)):
+                    row["hung_min_work"] = self.hung_work[(n, v, kind)]
         streaks = {
             key: dict(s)
             for (v, key), s in self.streaks.items()

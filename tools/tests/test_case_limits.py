@@ -889,3 +889,30 @@ def test_the_threaded_phase_has_the_limit_of_its_threads_calling_at_once(tmp_pat
     assert first["seconds"] >= 4 * 2, first
     # the other cases of the phase keep one case's limit
     assert all("threads calling" not in r["case_limit"]["why"] for r in phase[1:])
+
+
+def test_the_statistics_keep_the_least_work_of_a_kinds_hung_cases(tmp_path):
+    """The harness gives a kind's short limit only to cases of at least the work
+    of the least of its hung cases (case_limits.cpp): Open MPI 4.1.4's coll/sm
+    hangs on elements of 4112 bytes, and a 16-byte case of the same kind then
+    timed out at the 1 s floor, a false verdict. A hung case whose work is not
+    known leaves the short limit for every case."""
+
+    def timed_out(work):
+        r = rec(outcome="timeout", seconds=None, message=HUNG_MESSAGE)
+        if work is not None:
+            r["case_limit"] = {"rule": "kind", "seconds": 10.0, "work": work}
+        return r
+
+    journal = tmp_path / "journal.jsonl"
+    lines = [rec(seconds=0.05), timed_out(4112000.0), timed_out(4112.0)]
+    journal.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    stats = CaseStats(journal)
+    stats.update()
+    kind = stats.for_job(4, "default")["kinds"]["MPI_Reduce"]
+    assert kind["hung"] == 2 and kind["hung_min_work"] == 4112.0
+    with open(journal, "a") as f:
+        f.write(json.dumps(timed_out(None)) + "\n")
+    stats.update()
+    kind = stats.for_job(4, "default")["kinds"]["MPI_Reduce"]
+    assert kind["hung"] == 3 and "hung_min_work" not in kind

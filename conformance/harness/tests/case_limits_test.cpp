@@ -90,6 +90,25 @@ TEST(CaseLimits, a_kind_that_hung_gets_the_short_limit) {
   EXPECT_DOUBLE_EQ(l.seconds, 2);  // none finished: the hung floor
 }
 
+TEST(CaseLimits, a_case_of_less_work_than_every_case_of_its_kind_that_hung_keeps_the_kinds_limit) {
+  // Open MPI 4.1.4's coll/sm hangs on an element of 4112 bytes: a 16-byte case of
+  // the same kind (work: the 4096-byte minimum) is not known to hang.
+  const std::string kind = "MPI_Reduce with a user op on a derived datatype";
+  h::KindStats k = stats(0.05, 5, 2);
+  k.slowest_work = 4096;
+  k.hung_min_work = 4112;
+  auto l = h::case_limit(kind, 2, k, stats(3, 9), settings(), 4096);
+  EXPECT_EQ(l.rule, "kind");
+  EXPECT_DOUBLE_EQ(l.seconds, 10);
+  EXPECT_NE(l.why.find("is less than the least of theirs"), std::string::npos) << l.why;
+  l = h::case_limit(kind, 2, k, stats(3, 9), settings(), 4112);  // as large: the short limit
+  EXPECT_EQ(l.rule, "hung");
+  EXPECT_DOUBLE_EQ(l.seconds, 2);
+  k.hung_min_work = 0;  // a hung case's work not known: the short limit for every case
+  l = h::case_limit(kind, 2, k, stats(3, 9), settings(), 4096);
+  EXPECT_EQ(l.rule, "hung");
+}
+
 TEST(CaseLimits, a_detect_case_whose_call_returned_the_error_gives_the_others_a_short_limit) {
   h::CaseLimit six{6, "kind", "max(10 s, ...); a DETECT case: at most 6 s", 4096};
   // The slowest MPI_Reduce case took 0.1 s: the others get max(0.5 s, 0.3 s)
@@ -245,9 +264,11 @@ TEST(CaseLimits, no_limit_exceeds_the_case_timeout) {
 TEST(CaseLimits, the_runners_statistics_join_a_processs_own) {
   h::CaseStats s;
   s.load(h::Json::parse(
-      R"({"kinds": {"MPI_Reduce": {"slowest_s": 0.5, "slowest_work": 8192, "finished": 3, "hung": 1},
+      R"({"kinds": {"MPI_Reduce": {"slowest_s": 0.5, "slowest_work": 8192, "finished": 3, "hung": 1,
+                                                     "hung_min_work": 4112},
                                       "MPI_Scan": {"slowest_s": 0.2, "finished": 2, "hung": 0}}})"));
   EXPECT_EQ(s.of("MPI_Reduce").hung, 1);
+  EXPECT_DOUBLE_EQ(s.of("MPI_Reduce").hung_min_work, 4112);
   EXPECT_EQ(s.any().finished, 5);
   EXPECT_EQ(s.any().slowest_kind, "MPI_Reduce");
   EXPECT_DOUBLE_EQ(s.any().slowest_work, 8192);
