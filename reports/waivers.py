@@ -195,11 +195,20 @@ def value_matches(want, have):
     """One condition of a waiver against one field of a record:
     a string is a glob over a string field; a list, any of its elements; an
     object, a numeric condition {min, max, not, power_of_two}; anything else,
-    equality."""
+    equality. An object with `equal` is a condition on a list of numbers
+    (recvcounts): a non-empty list whose entries are all the same (equal:
+    true) or not (false), each holding the object's other conditions."""
     if isinstance(want, str):
         return isinstance(have, str) and glob(want, have)
     if isinstance(want, list):
         return any(value_matches(w, have) for w in want)
+    if isinstance(want, dict) and "equal" in want:
+        if not isinstance(have, list) or not have or not all(map(_is_number, have)):
+            return False
+        if (len(set(have)) == 1) != bool(want["equal"]):
+            return False
+        each = {k: v for k, v in want.items() if k != "equal"}
+        return all(value_matches(each, h) for h in have) if each else True
     if isinstance(want, dict):
         if not _is_number(have):
             return False

@@ -269,6 +269,20 @@ bool value_matches(const Json& want, const Json& have) {
       if (value_matches(w, have)) return true;
     return false;
   }
+  if (want.is_object() && want.contains("equal")) {
+    // A condition on a list of numbers (recvcounts): non-empty, its entries
+    // all the same (equal: true) or not (false), each holding the rest.
+    if (!have.is_array() || have.empty()) return false;
+    Json each = want;
+    each.erase("equal");
+    bool same = true;
+    for (const Json& h : have) {
+      if (!is_number(h)) return false;
+      if (h.get<double>() != have.front().get<double>()) same = false;
+      if (!each.empty() && !value_matches(each, h)) return false;
+    }
+    return same == (want["equal"].is_boolean() && want["equal"].get<bool>());
+  }
   if (want.is_object()) {
     if (!is_number(have)) return false;
     const double h = have.get<double>();
