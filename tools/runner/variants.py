@@ -629,6 +629,10 @@ def finish(adapter, found):
                 "fallback": fallback,
             }
         )
+        # the library's own chunk or segment sizes (discovery's), for element_bytes
+        defaults = entry.get("chunk_defaults")
+        if isinstance(defaults, dict) and defaults:
+            out[-1]["chunk_defaults"] = {str(k): str(v) for k, v in defaults.items()}
     return out
 
 

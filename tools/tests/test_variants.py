@@ -505,7 +505,13 @@ def test_the_large_element_is_above_the_libraries_own_segment_where_none_is_forc
     the default ompi_info reports (Open MPI 4.1.4: coll_adapt_reduce_segment_size
     163740, coll_han_<coll>_segsize 65536); a forced size and the user's
     --env still win over it."""
-    found = {v["name"]: v for v in variants.openmpi_variants(OMPI_INFO)}
+    # through finish(), as a run selects them
+    found = {
+        v["name"]: v
+        for v in variants.finish(
+            adapter("openmpi"), variants.openmpi_variants(OMPI_INFO)
+        )
+    }
     adapt = found["openmpi.adapt.reduce.chain"]
     assert adapt["chunk_defaults"] == {
         "OMPI_MCA_coll_adapt_reduce_segment_size": "163740"
