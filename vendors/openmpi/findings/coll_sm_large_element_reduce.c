@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int all = argc > 1 && strcmp(argv[1], "allreduce") == 0;
-  int warm = 0, numbers[2] = {1025, 1}, given = 0, bad = argc < 2 || (!all && strcmp(argv[1], "reduce") != 0);
+  int warm = 0, numbers[2] = {1025, 1}, given = 0,
+      bad = argc < 2 || (!all && strcmp(argv[1], "reduce") != 0);
   for (int i = 2; i < argc; ++i) {
     if (strcmp(argv[i], "warm") == 0)
       warm = 1;
