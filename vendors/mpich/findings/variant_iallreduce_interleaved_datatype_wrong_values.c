@@ -1,8 +1,8 @@
 /* Finding (algorithm variants, interleaved datatype): forced to its
  * tsp_ring or tsp_recexch_reduce_scatter_recexch_allgatherv algorithm,
- * MPICH 4.0.2's MPI_Iallreduce with a commutative user op on a datatype
- * whose elements interleave with their neighbours (extent 16 bytes, true
- * extent 48: resized(0,16,indexed([2,2],[0,10],MPI_INT)), element i holds
+ * MPICH 4.0.2's MPI_Iallreduce (and MPI_Allreduce_init) with a commutative
+ * user op on a datatype whose elements interleave with their neighbours
+ * (extent 16 bytes, true extent 48: resized(0,16,indexed([2,2],[0,10],MPI_INT)), element i holds
  * the ints 4i, 4i+1, 4i+10, 4i+11, so no two elements share an int) leaves
  * every element after the first block of the split unreduced: from element
  * count/size on, each process keeps its own contribution (2 processes,
@@ -13,10 +13,10 @@
  * or a process dies of SIGSEGV, depending on the heap's layout (ordo's
  * records: SIGABRT or the launcher's SIGTERM at 2 to 8 processes, count
  * 65536, MPI_IN_PLACE). Measured at 2, 3 and 4 processes, with and without
- * MPI_IN_PLACE, from count 2 (count 1 is right). Not affected: a
- * noncommutative op (the library takes another algorithm), the same
- * blocks without the resize (extent 48, not interleaved),
- * contiguous(4,MPI_INT), the library's own choice of
+ * MPI_IN_PLACE, nonblocking and persistent, from count 2 (count 1 is
+ * right). Not affected: a noncommutative op (the library takes another
+ * algorithm), the same blocks without the resize (extent 48, not
+ * interleaved), contiguous(4,MPI_INT), the library's own choice of
  * algorithm, tsp_recexch_single_buffer and sched_reduce_scatter_allgather.
  * The elements do not overlap in memory, so the receive buffer is valid:
  * MPI-4.1 Section 6.9.1 (MPI-5.0 Section 6.9.1) makes overlapping
@@ -38,8 +38,9 @@
  *       -genv MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM tsp_ring ./repro 65536 i
  *
  * Arguments: the count (default 2), then one word of letters (ip, not i p):
- * i for MPI_IN_PLACE (default a separate send buffer), n for a noncommutative op, p for the
- * same blocks without the resize (extent 48), c for contiguous(4,MPI_INT).
+ * i for MPI_IN_PLACE (default a separate send buffer), P for the
+ * persistent form (MPI_Allreduce_init, MPI_Start), n for a noncommutative
+ * op, p for the same blocks without the resize (extent 48), c for contiguous(4,MPI_INT).
  * Exits 0 when every element is the sum of every process's contribution
  * (computed here), 1 on a wrong value (the first one printed per process),
  * 2 after 30 s of hanging; a crash ends the job (exit code 6 or 11, or
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   const char* flags = argc > 2 ? argv[2] : "";
   const int in_place = strchr(flags, 'i') != NULL;
   const int commute = strchr(flags, 'n') == NULL;
+  const int persistent = strchr(flags, 'P') != NULL;
   if (strchr(flags, 'p')) layout = 'p';
   if (strchr(flags, 'c')) layout = 'c';
 
@@ -125,9 +127,16 @@ int main(int argc, char** argv) {
   signal(SIGALRM, on_alarm);
   alarm(30);
   MPI_Request req;
-  MPI_Iallreduce(in_place ? MPI_IN_PLACE : send, recv, (int)count, type, op, MPI_COMM_WORLD,
-                 &req);
-  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  const void* sendbuf = in_place ? MPI_IN_PLACE : send;
+  if (persistent) {
+    MPI_Allreduce_init(sendbuf, recv, (int)count, type, op, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Request_free(&req);
+  } else {
+    MPI_Iallreduce(sendbuf, recv, (int)count, type, op, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
   alarm(0);
 
   int wrong = 0;
