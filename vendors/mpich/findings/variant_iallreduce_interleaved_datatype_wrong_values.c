@@ -2,8 +2,8 @@
  * tsp_ring or tsp_recexch_reduce_scatter_recexch_allgatherv algorithm,
  * MPICH 4.0.2's MPI_Iallreduce (and MPI_Allreduce_init) with a commutative
  * user op on a datatype whose elements interleave with their neighbours
- * (extent 16 bytes, true extent 48: resized(0,16,indexed([2,2],[0,10],MPI_INT)), element i holds
- * the ints 4i, 4i+1, 4i+10, 4i+11, so no two elements share an int) leaves
+ * (extent 16 bytes, true extent 48:
+ * resized(0,16,indexed([2,2],[0,10],MPI_INT)), element i holds the ints 4i, 4i+1, 4i+10, 4i+11, so no two elements share an int) leaves
  * every element after the first block of the split unreduced: from element
  * count/size on, each process keeps its own contribution (2 processes,
  * count 2: element 1 is wrong; 4 processes, count 65536: from element 16384,
