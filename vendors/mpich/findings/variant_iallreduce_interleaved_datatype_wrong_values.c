@@ -13,8 +13,11 @@
  * or a process dies of SIGSEGV, depending on the heap's layout (ordo's
  * records: SIGABRT or the launcher's SIGTERM at 2 to 8 processes, count
  * 65536, MPI_IN_PLACE). Measured at 2, 3 and 4 processes, with and without
- * MPI_IN_PLACE, nonblocking and persistent, from count 2 (count 1 is
- * right). Not affected: a noncommutative op (the library takes another
+ * MPI_IN_PLACE, nonblocking and persistent: tsp_ring from count 2 at 2, 3,
+ * 4 and 8 processes (count 1 is right); tsp_recexch_reduce_scatter_
+ * recexch_allgatherv from a count of the largest power of two not above the
+ * number of processes (2 and 3 processes from 2, 4 and 5 from 4 with 3
+ * right, 8 from 8 with 7 right). Not affected: a noncommutative op (the library takes another
  * algorithm), the same blocks without the resize (extent 48, not
  * interleaved), contiguous(4,MPI_INT), the library's own choice of
  * algorithm, tsp_recexch_single_buffer and sched_reduce_scatter_allgather.
