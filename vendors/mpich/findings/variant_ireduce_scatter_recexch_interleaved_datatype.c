@@ -1,4 +1,4 @@
-/* Finding (algorithm variant, interleaved datatype): forced to its
+/* Finding (algorithm variants, interleaved datatype): forced to its
  * tsp_recexch algorithm, MPICH 4.0.2's MPI_Ireduce_scatter with a
  * commutative user op on a datatype whose elements interleave with their
  * neighbours (extent 16 bytes, true extent 48:
@@ -10,7 +10,10 @@
  * nonblocking and persistent; n = 1 (0, 1) right; 3 and 4 processes, n = 1
  * (0, 1, 2, ...): process 2 wrong. A noncommutative op (the library takes
  * another algorithm), contiguous(4,MPI_INT) and the library's own choice
- * of algorithm are right. MPI-4.1 Section 6.9.1 (MPI-5.0 Section
+ * of algorithm are right. MPI_Ireduce_scatter_block under its own
+ * tsp_recexch variable has the same fault: 2 and 3 processes, n = 1, in
+ * place or not, nonblocking and persistent, wrong at process 1, with the op
+ * declared noncommutative too (contiguous(4,MPI_INT) right). MPI-4.1 Section 6.9.1 (MPI-5.0 Section
  * 6.9.1) makes overlapping datatypes erroneous in receive buffers only, and
  * these elements do not overlap; MPI-4.1 Sections 6.10.1 and 6.12 (MPI-5.0
  * Sections 6.10.1 and 6.12): process i receives block i of the reduction,
@@ -24,11 +27,14 @@
  *       -genv MPIR_CVAR_IREDUCE_SCATTER_INTRA_ALGORITHM tsp_recexch ./repro 2 i
  *   mpiexec.mpich -n 3 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
  *       -genv MPIR_CVAR_IREDUCE_SCATTER_INTRA_ALGORITHM tsp_recexch ./repro 1
+ *   mpiexec.mpich -n 2 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
+ *       -genv MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM tsp_recexch ./repro 1 b
  *
  * Arguments: n, the recvcounts being n-1, n, n+1, n-1, ... (ordo's pattern;
  * default 2), then one word of letters: i for MPI_IN_PLACE (default a
  * separate send buffer), P for the persistent form (MPI_Reduce_scatter_init,
- * MPI_Start), n for a noncommutative op, c for
+ * MPI_Start), b for MPI_Ireduce_scatter_block (MPI_Reduce_scatter_block_init
+ * with P) with n elements per process, n for a noncommutative op, c for
  * contiguous(4,MPI_INT) instead of the interleaved type. Exits 0 when every
  * process's block holds the sums of every process's contribution (computed
  * here), 1 on a wrong value (the first one printed per process), 2 after
@@ -83,12 +89,13 @@ int main(int argc, char** argv) {
   const int in_place = strchr(flags, 'i') != NULL;
   const int commute = strchr(flags, 'n') == NULL;
   const int persistent = strchr(flags, 'P') != NULL;
+  const int block = strchr(flags, 'b') != NULL;
   if (strchr(flags, 'c')) interleaved = 0;
 
   int* counts = malloc(sizeof(int) * (size_t)size);
   long total = 0, first = 0;
   for (int r = 0; r < size; ++r) {
-    counts[r] = n + (r % 3) - 1;
+    counts[r] = block ? n : n + (r % 3) - 1;
     if (counts[r] < 0) counts[r] = 0;
     if (r < rank) first += counts[r];
     total += counts[r];
@@ -119,10 +126,18 @@ int main(int argc, char** argv) {
   MPI_Request req;
   const void* sendbuf = in_place ? MPI_IN_PLACE : send;
   if (persistent) {
-    MPI_Reduce_scatter_init(sendbuf, recv, counts, type, op, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    if (block)
+      MPI_Reduce_scatter_block_init(sendbuf, recv, n, type, op, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &req);
+    else
+      MPI_Reduce_scatter_init(sendbuf, recv, counts, type, op, MPI_COMM_WORLD, MPI_INFO_NULL,
+                              &req);
     MPI_Start(&req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Request_free(&req);
+  } else if (block) {
+    MPI_Ireduce_scatter_block(sendbuf, recv, n, type, op, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
   } else {
     MPI_Ireduce_scatter(sendbuf, recv, counts, type, op, MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
