@@ -13,7 +13,9 @@
  * of algorithm are right. MPI_Ireduce_scatter_block under its own
  * tsp_recexch variable has the same fault: 2 and 3 processes, n = 1, in
  * place or not, nonblocking and persistent, wrong at process 1, with the op
- * declared noncommutative too (contiguous(4,MPI_INT) right). MPI-4.1 Section 6.9.1 (MPI-5.0 Section
+ * declared noncommutative too (contiguous(4,MPI_INT) right). With
+ * MPIR_CVAR_IREDUCE_SCATTER_RECEXCH_KVAL=3 (and its _BLOCK_ twin) the
+ * boundaries are the same. MPI-4.1 Section 6.9.1 (MPI-5.0 Section
  * 6.9.1) makes overlapping datatypes erroneous in receive buffers only, and
  * these elements do not overlap; MPI-4.1 Sections 6.10.1 and 6.12 (MPI-5.0
  * Sections 6.10.1 and 6.12): process i receives block i of the reduction,
