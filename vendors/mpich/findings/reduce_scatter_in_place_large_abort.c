@@ -24,8 +24,8 @@
  * abort at 2 processes and 64 do not, with the library's own choice, in
  * MPI_Ireduce_scatter, and under MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=nb
  * (MPI_Reduce_scatter through the nonblocking schedule: the variant sweep's
- * large-element class met it there, 1000 elements of 4112 bytes). The fault is most likely the pairwise
- * algorithm's: the library takes it for long messages (commutative ops above
+ * large-element class met it there, 1000 elements of 4112 bytes). The fault is most likely the
+ * pairwise algorithm's: the library takes it for long messages (commutative ops above
  * MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE, 512 KiB), and forced to
  * it (algorithm variant mpich.reduce_scatter.intra.pairwise, found by the
  * variant sweep) MPI_Reduce_scatter with MPI_IN_PLACE aborts at every count,

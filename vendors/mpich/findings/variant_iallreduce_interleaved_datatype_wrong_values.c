@@ -138,7 +138,10 @@ int main(int argc, char** argv) {
 
   /* Buffers of exactly count elements' span: (count - 1) extents and one
    * true extent. */
-  const long ints = count < 1 ? 1 : layout == 'r' ? 4 * (count - 1) + 12 : layout == 'p' ? 12 * count : 4 * count;
+  const long ints = count < 1       ? 1
+                    : layout == 'r' ? 4 * (count - 1) + 12
+                    : layout == 'p' ? 12 * count
+                                    : 4 * count;
   unsigned* recv = calloc((size_t)ints, sizeof *recv);
   unsigned* send = calloc((size_t)ints, sizeof *send);
   unsigned* input = in_place ? recv : send;
@@ -170,8 +173,8 @@ int main(int argc, char** argv) {
       for (int r = 0; r < size; ++r) expected += value(r, i, k);
       if (recv[cell(i, k)] != expected) {
         wrong = 1;
-        printf("rank %d: element %ld cell %d (byte %ld): expected %u, observed %u\n", rank, i,
-               k, cell(i, k) * 4, expected, recv[cell(i, k)]);
+        printf("rank %d: element %ld cell %d (byte %ld): expected %u, observed %u\n", rank, i, k,
+               cell(i, k) * 4, expected, recv[cell(i, k)]);
       }
     }
   int any;

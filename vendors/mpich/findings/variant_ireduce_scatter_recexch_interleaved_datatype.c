@@ -132,8 +132,7 @@ int main(int argc, char** argv) {
       MPI_Reduce_scatter_block_init(sendbuf, recv, n, type, op, MPI_COMM_WORLD, MPI_INFO_NULL,
                                     &req);
     else
-      MPI_Reduce_scatter_init(sendbuf, recv, counts, type, op, MPI_COMM_WORLD, MPI_INFO_NULL,
-                              &req);
+      MPI_Reduce_scatter_init(sendbuf, recv, counts, type, op, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
     MPI_Start(&req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Request_free(&req);
