@@ -8,7 +8,12 @@
    clean. argv[4] = 1 passes a separate send buffer instead of MPI_IN_PLACE:
    the same corruption (seen: count 1000 segfaults; found by the crossing's
    strength-3 run, on MPI_COMM_SELF too), so the trigger is the one-process
-   persistent call, not the in-place argument.
+   persistent call, not the in-place argument. Forced to the noncommutative
+   schedule (MPIR_CVAR_DEVICE_COLLECTIVES=none
+   MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM=sched_noncommutative, the
+   variant sweep's mpich.ireduce_scatter_block.intra.sched_noncommutative) a
+   commutative op (argv[2] = 1) aborts the same way from 2 elements ("free():
+   invalid size", SIGABRT; lb -8 or 0, in place or not; 1 element is fine).
    Run: mpiexec -n 1 ./a.out [count [commute [negative_lb [not_in_place]]]]
    Exit status 0 when every start gives the input back unchanged (one process:
    the reduction of one contribution, the op is never called). */

@@ -14,8 +14,18 @@
  *
  * Exits 0 when every rank receives its block of sums, 1 on a wrong value; the
  * abort ends the job. MPICH 4.0.2: rank 1 aborts. Small counts (7, 1000) are
- * right with the library's own choice. The fault is most likely the pairwise
- * algorithm's: the library takes it for long messages (commutative ops above
+ * right with the library's own choice. The trigger is the size of the whole
+ * receive buffer (the sum of recvcounts times the datatype's size) reaching
+ * 512 KiB, with a process whose block starts before its own length (process
+ * 1 here): measured with the counts n-1, n, n+1, ... of this program, 2
+ * processes abort from n = 65537 (65536: 524284 bytes in all, right), 3 from
+ * 43691, 4 from 32769, 8 from 16385; 1 process is right. The element size
+ * does not matter: 65 elements of contiguous(1028,MPI_INT) (4112 bytes)
+ * abort at 2 processes and 64 do not, with the library's own choice, in
+ * MPI_Ireduce_scatter, and under MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=nb
+ * (MPI_Reduce_scatter through the nonblocking schedule: the variant sweep's
+ * large-element class met it there, 1000 elements of 4112 bytes). The fault is most likely the
+ * pairwise algorithm's: the library takes it for long messages (commutative ops above
  * MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE, 512 KiB), and forced to
  * it (algorithm variant mpich.reduce_scatter.intra.pairwise, found by the
  * variant sweep) MPI_Reduce_scatter with MPI_IN_PLACE aborts at every count,
