@@ -10,6 +10,7 @@ import pathlib
 import platform
 import re
 import shutil
+import signal
 import sys
 import time
 import typing
@@ -149,6 +150,36 @@ def cmd_run(args):
     adapter, launched = run_adapters(settings)
     options = run_options(settings, adapter)
     out, journal, progress_path = output_paths(args, adapter, out)
+    stop_on_signals()
+    try:
+        return run_into(
+            args, settings, run, adapter, launched, options, out, journal, progress_path
+        )
+    except KeyboardInterrupt:
+        # The journal keeps every record written; the job in flight ends with
+        # ordo (its launch's parent-death signal).
+        raise OrdoError(
+            f"interrupted; `./ordo run --resume {out}` finishes the run", EXIT_INFRA
+        )
+
+
+def stop_on_signals():
+    """SIGINT and SIGTERM stop the run, whatever ordo inherited: a shell
+    starts a background command with SIGINT ignored, and the run would then
+    take the launcher's death by that SIGINT for the library's and launch
+    the job again."""
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def run_into(
+    args, settings, run, adapter, launched, options, out, journal, progress_path
+):
+    """The run's phases once its output folder is known."""
     require_tools(adapter)
     if launched is not adapter:
         require_launcher(launched)

@@ -751,3 +751,45 @@ def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_af
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     assert len(list((out2 / "logs").glob("ordo_check_values-2ranks*.log"))) == 1
     assert record_set(out2) == record_set(out)
+
+
+def test_sigint_or_sigterm_stops_a_run_at_once_and_resume_finishes_it(tmp_path):
+    """A run started as a shell's background command inherits SIGINT ignored;
+    before, it then took the launcher's death by SIGINT for the library's and
+    launched the job again. Either signal now stops it in one line (exit 3),
+    with no further launch, and --resume gives the records of a whole run."""
+    needs_build("mpich")
+    whole = tmp_path / "whole"
+    p = run("run", "--vendor", "mpich", "--out", str(whole), *SMALL)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    n_whole = len(records(whole))
+    e = dict(os.environ, ORDO_NO_INSTALL="1")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        cut = tmp_path / f"cut-{sig.name}"
+        proc = subprocess.Popen(
+            [ORDO, "run", "--vendor", "mpich", "--out", str(cut), *SMALL],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=e,
+            # as `cmd &` in a script: SIGINT ignored
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )
+        journal = cut / "journal.jsonl"
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            if journal.exists() and journal.read_bytes().count(b"\n") >= 10:
+                break
+            time.sleep(0.01)
+        os.kill(proc.pid, sig)
+        err = proc.communicate(timeout=60)[1]
+        assert proc.returncode == 3, (sig, proc.returncode, err)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert lines[-1].startswith("ordo: interrupted; `./ordo run --resume"), err
+        # no launch again of a job the signal ended (a relaunch's log says -resume)
+        assert not list(cut.rglob("*-resume*.log")), sorted(cut.rglob("*.log"))
+        assert json.loads((cut / "run.json").read_text())["end"] is None
+        assert len(records(cut)) < n_whole
+        p = run("run", "--resume", str(cut))
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+        assert record_set(cut) == record_set(whole)
