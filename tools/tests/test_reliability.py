@@ -371,16 +371,24 @@ def test_a_full_disk_when_the_journal_is_compressed_keeps_it_plain(tiny_disk):
     assert not journal.exists()
 
 
+@pytest.fixture(scope="module")
+def small_whole(tmp_path_factory):
+    """One uninterrupted SMALL run against MPICH, read (never changed) by the
+    tests that compare an interrupted and resumed run with it."""
+    needs_build("mpich")
+    whole = tmp_path_factory.mktemp("small") / "whole"
+    p = run("run", "--vendor", "mpich", "--out", str(whole), *SMALL)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    return whole
+
+
 # ---- real jobs -----------------------------------------------------------------
 
 
 def test_a_run_killed_with_sigkill_and_resumed_has_the_records_of_an_uninterrupted_run(
-    tmp_path,
+    tmp_path, small_whole
 ):
-    needs_build("mpich")
-    whole = tmp_path / "whole"
-    p = run("run", "--vendor", "mpich", "--out", str(whole), *SMALL)
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    whole = small_whole
     n_whole = len(records(whole))
     assert n_whole > 100
 
@@ -426,12 +434,9 @@ def test_a_run_killed_with_sigkill_and_resumed_has_the_records_of_an_uninterrupt
 
 
 def test_a_full_disk_during_a_run_stops_it_in_one_line_and_resume_finishes_it(
-    tiny_disk, tmp_path
+    tiny_disk, small_whole
 ):
-    needs_build("mpich")
-    whole = tmp_path / "whole"
-    p = run("run", "--vendor", "mpich", "--out", str(whole), *SMALL)
-    assert p.returncode == 0, p.stderr
+    whole = small_whole
     # Room for the files a run writes before its first record (run.json with the
     # build's identity, each rank's environment) and a few records, not for the run.
     subprocess.check_call(["mount", "-o", "remount,size=96k", str(tiny_disk)])
@@ -753,15 +758,14 @@ def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_af
     assert record_set(out2) == record_set(out)
 
 
-def test_sigint_or_sigterm_stops_a_run_at_once_and_resume_finishes_it(tmp_path):
+def test_sigint_or_sigterm_stops_a_run_at_once_and_resume_finishes_it(
+    tmp_path, small_whole
+):
     """A run started as a shell's background command inherits SIGINT ignored;
     before, it then took the launcher's death by SIGINT for the library's and
     launched the job again. Either signal now stops it in one line (exit 3),
     with no further launch, and --resume gives the records of a whole run."""
-    needs_build("mpich")
-    whole = tmp_path / "whole"
-    p = run("run", "--vendor", "mpich", "--out", str(whole), *SMALL)
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    whole = small_whole
     n_whole = len(records(whole))
     e = dict(os.environ, ORDO_NO_INSTALL="1")
     for sig in (signal.SIGINT, signal.SIGTERM):
