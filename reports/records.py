@@ -121,6 +121,8 @@ def case_died(
     ):  # count x type size, the communicator's size: waivers' conditions read them
         if isinstance(begun.get(key), int):
             record[key] = begun[key]
+    if isinstance(begun.get("layout"), str):  # the element's layout: waivers read it
+        record["layout"] = begun["layout"]
     # every size where the shape's communicators differ: the case may have died in any
     if isinstance(begun.get("comm_sizes"), list):
         record["comm_sizes"] = begun["comm_sizes"]

@@ -371,7 +371,7 @@ def covers(waiver, record, *, signature=True):
         and not value_matches(waiver["message"], record.get("message") or "")
     ):
         return False
-    for key in ("ranks", "bytes"):
+    for key in ("ranks", "bytes", "layout"):
         if key in waiver and (
             key not in record or not value_matches(waiver[key], record[key])
         ):

@@ -110,6 +110,7 @@ InflightNote note_of(const ref::Case* c) {
   note.case_json = c ? Json::parse(c->to_json()) : Json(nullptr);
   note.routine = c ? record_routine(*c) : std::string();
   if (c) note.bytes = case_bytes(*c);
+  if (c) note.layout = case_layout(*c);
   if (c) note.credited_to = credited_to(*c);
   note.dimensions = s.flight.next_dimensions;
   if (!s.job.settings.case_stats.empty()) note.case_limit = s.flight.limit.to_json();
@@ -132,6 +133,14 @@ std::string record_routine(const ref::Case& c) {
 std::optional<long long> case_bytes(const ref::Case& c) {
   try {
     return static_cast<long long>(ref::Datatype::parse(c.datatype).size()) * c.count;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> case_layout(const ref::Case& c) {
+  try {
+    return std::string(ref::Datatype::parse(c.datatype).element_layout());
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -267,6 +276,7 @@ std::string known_fatal_waiver(const ref::Case& c, const std::vector<int>& comm_
   if (const std::string& maps = shape_node_maps(local ? "self" : c.comm); !maps.empty())
     record["comm_node_maps"] = Json::parse(maps, nullptr, false);
   if (const auto bytes = case_bytes(c)) record["bytes"] = *bytes;
+  if (const auto layout = case_layout(c)) record["layout"] = *layout;
   const std::string date = today();
   // Each communicator of the shape may be where the library dies: a waiver
   // whose trigger is a size holds the case back when any of them has it.

@@ -17,6 +17,14 @@ std::string record_routine(const ref::Case& c);
 // MPI_Type_size), which waivers' bytes condition reads; none for a type the
 // reference does not model (a value-index pair).
 std::optional<long long> case_bytes(const ref::Case& c);
+// How one element of the case's datatype lies in memory (the reference's
+// model of its size, true extent and extent), which waivers' layout
+// condition reads: "contiguous" (size = true extent = extent), "holes" (gaps
+// within it, extent = true extent), "padded" (extent > true extent: gaps
+// between consecutive elements) or "interleaved" (extent < true extent:
+// consecutive elements interleave); none for a type the reference does not
+// model.
+std::optional<std::string> case_layout(const ref::Case& c);
 // "library" or "ordo" for a Reduce_locals case (Record::credited_to), else none.
 std::optional<std::string> credited_to(const ref::Case& c);
 // The node map of each group of a communicator shape (comm_node_maps.h), as

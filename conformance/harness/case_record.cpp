@@ -297,6 +297,7 @@ Record assemble(const ref::Case* cp, const std::string& subject, const Combined&
   rec.ranks = s.job.size;
   rec.comm_size = comm_size;
   if (cp) rec.bytes = case_bytes(*cp);
+  if (cp) rec.layout = case_layout(*cp);
   rec.vendor = s.job.settings.vendor;
   rec.variant = s.job.settings.variant;
   set_placement(rec);

@@ -39,6 +39,7 @@ Json to_json(const Record& r) {
   j["ranks"] = r.ranks;
   j["comm_size"] = r.comm_size;
   if (r.bytes) j["bytes"] = *r.bytes;
+  if (r.layout) j["layout"] = *r.layout;
   j["vendor"] = r.vendor;
   j["variant"] = r.variant;
   if (r.nodes) j["nodes"] = *r.nodes;
@@ -75,6 +76,7 @@ Json to_json(const InflightNote& n) {
   j["case"] = n.case_json;
   j["routine"] = n.routine;
   if (n.bytes) j["bytes"] = *n.bytes;
+  if (n.layout) j["layout"] = *n.layout;
   if (n.credited_to) j["credited_to"] = *n.credited_to;
   if (!n.dimensions.is_null()) j["dimensions"] = n.dimensions;
   if (!n.case_limit.is_null()) j["case_limit"] = n.case_limit;

@@ -42,6 +42,9 @@ struct Record {
   // The case's count times the size of its datatype (MPI_Type_size, from the
   // reference's model of the type): what a library's size thresholds see.
   std::optional<long long> bytes;
+  // How one element of the datatype lies in memory (case_flight.h,
+  // case_layout): contiguous, holes, padded or interleaved.
+  std::optional<std::string> layout;
   std::string vendor;
   std::string variant = "default";
   // `ordo run --nodes N --placement P`: the virtual nodes asked for and the
@@ -82,14 +85,15 @@ std::string to_line(const Record& r);
 // The in-flight note of a case (reports/schema/inflight-1.schema.json): the
 // fields the runner copies into the record of a case that crashed or hung.
 struct InflightNote {
-  long long seq = 0;               // the case's number in its process
-  std::string id;                  // <test>#<case index>
-  std::string test;                // GoogleTest Suite.name
-  std::string clause;              // slug from spec/clauses.json
-  std::string level;               // MUST | SHOULD | DETECT | INFO
-  Json case_json;                  // the case (ordo::ref::Case::to_json) or null
-  std::string routine;             // the MPI routine the record names; "" for a case-less check
-  std::optional<long long> bytes;  // as Record::bytes
+  long long seq = 0;                  // the case's number in its process
+  std::string id;                     // <test>#<case index>
+  std::string test;                   // GoogleTest Suite.name
+  std::string clause;                 // slug from spec/clauses.json
+  std::string level;                  // MUST | SHOULD | DETECT | INFO
+  Json case_json;                     // the case (ordo::ref::Case::to_json) or null
+  std::string routine;                // the MPI routine the record names; "" for a case-less check
+  std::optional<long long> bytes;     // as Record::bytes
+  std::optional<std::string> layout;  // as Record::layout
   std::optional<std::string> credited_to;  // Reduce_locals: "library" or "ordo"
   Json dimensions;                         // as Record::dimensions; omitted when null
   Json case_limit;  // the watchdog's limit (derived limits only); omitted when null

@@ -391,7 +391,7 @@ bool covers(const Json& waiver, const Json& record, bool signature) {
   if (signature && waiver.contains("message") &&
       !value_matches(waiver["message"], Json(string_or(record, "message", ""))))
     return false;
-  for (const char* key : {"ranks", "bytes"})
+  for (const char* key : {"ranks", "bytes", "layout"})
     if (waiver.contains(key) && (!record.contains(key) || !value_matches(waiver[key], record[key])))
       return false;
   // A dead case on a shape of two sizes (comm_sizes) may have died in either

@@ -265,6 +265,13 @@ Datatype Datatype::resized(std::ptrdiff_t lb, std::ptrdiff_t extent, const Datat
   return build(std::move(n));
 }
 
+const char* Datatype::element_layout() const {
+  if (extent() < true_extent()) return "interleaved";
+  if (extent() > true_extent()) return "padded";
+  if (static_cast<std::ptrdiff_t>(size()) < true_extent()) return "holes";
+  return "contiguous";
+}
+
 Datatype Datatype::dup(const Datatype& old) {
   Node n = *old.node_;
   n.kind = Kind::dup;

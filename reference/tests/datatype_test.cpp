@@ -142,6 +142,26 @@ TEST(Datatype, a_pair_leaf_has_two_data_ranges_and_its_padding_is_a_hole) {
   EXPECT_EQ(s[1].begin, 4);
 }
 
+TEST(Datatype, layout_names_how_one_element_lies_in_memory) {
+  EXPECT_STREQ(Datatype::parse("MPI_INT").element_layout(), "contiguous");
+  EXPECT_STREQ(Datatype::parse("contiguous(4,MPI_INT)").element_layout(), "contiguous");
+  EXPECT_STREQ(Datatype::parse("MPI_2INT").element_layout(), "contiguous");
+  // vector(2,2,3): ints 0,1 and 3,4: a hole at int 2, extent = true extent 20
+  EXPECT_STREQ(Datatype::parse("vector(2,2,3,MPI_INT)").element_layout(), "holes");
+  // a resize to the true extent keeps it
+  EXPECT_STREQ(Datatype::parse("resized(0,20,vector(2,2,3,MPI_INT))").element_layout(), "holes");
+  EXPECT_STREQ(Datatype::parse("resized(0,24,contiguous(4,MPI_INT))").element_layout(), "padded");
+  EXPECT_STREQ(Datatype::parse("resized(-8,40,vector(2,2,3,MPI_INT))").element_layout(), "padded");
+  // double + int: 12 bytes of data, extent 16
+  EXPECT_STREQ(Datatype::parse("MPI_DOUBLE_INT").element_layout(), "padded");
+  // ints 0 and 10 of an element, extent one int: elements interleave
+  EXPECT_STREQ(Datatype::parse("resized(0,4,hindexed([1,1],[0,40],MPI_INT))").element_layout(),
+               "interleaved");
+  EXPECT_STREQ(
+      Datatype::parse("contiguous(2,resized(0,24,contiguous(4,MPI_INT)))").element_layout(),
+      "padded");
+}
+
 TEST(Datatype, contiguous_repeats_the_old_type_at_its_extent) {
   const Datatype t = Datatype::contiguous(3, kInt);
   EXPECT_TRUE(has_bounds(t, {0, 12, 12, 0, 12, 12}));

@@ -84,6 +84,11 @@ class Datatype {
   std::ptrdiff_t true_extent() const { return node_->true_ub - node_->true_lb; }
   std::size_t size() const { return node_->size; }
   std::size_t alignment() const { return node_->alignment; }
+  // How one element lies in memory: "contiguous" (size = true extent =
+  // extent), "holes" (gaps within the element, extent = true extent),
+  // "padded" (extent > true extent: a gap between consecutive elements) or
+  // "interleaved" (extent < true extent: consecutive elements interleave).
+  const char* element_layout() const;
   const std::string& text() const { return node_->text; }
 
   // The constructor tree, for building the same type in an MPI library.
