@@ -36,6 +36,9 @@ struct CaseOptions {
   std::function<LocalVerdict(const CaseContext&)> extra;
   // SHOULD: the same call repeated gives a bit-identical result.
   bool repeat = false;
+  // DETECT: the error class an error code that came back must have (the
+  // ABI checks: the header fixes the classes), else a failure; -1: any class.
+  int detect_class = -1;
   // Benchmarks only: stop right after the call (no judgement, no record).
   bool bare_call = false;
 };

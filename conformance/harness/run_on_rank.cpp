@@ -169,6 +169,15 @@ LocalVerdict judge_first_call(const ref::Case& c, const CaseOptions& options, co
   const ref::RankPlan& plan = planned->plan;
   const std::string routine(ref::mpi_routine_name(c.routine, c.mode));
   if (current_level() == Level::DETECT) {
+    if (r->rc != MPI_SUCCESS && options.detect_class >= 0) {
+      int cls = -1;
+      MPI_Error_class(r->rc, &cls);
+      if (cls != options.detect_class)
+        return {S::fail,
+                routine + " returned " + error_string(r->rc) + ", not " +
+                    error_string(options.detect_class) + " (" + where(z) + ")",
+                "reported"};
+    }
     if (r->rc != MPI_SUCCESS)
       return {S::pass, routine + " returned " + error_string(r->rc), "reported"};
     return {S::pass, "", "accepted"};
