@@ -386,6 +386,11 @@ def test_a_case_held_back_by_a_crash_or_timeout_waiver_makes_the_verdict_with_wa
         "not_run": 1,
         "by_waiver": {"known-hang": 1},
     }
+    # The headline says how much "with waivers" stands for at MUST too.
+    assert (
+        s["headline"]
+        == "conformant with waivers; MUST: 1 not run (known crash or hang)"
+    )
     # At DETECT: the headline names them there.
     s = results.summarize(
         [record(index=0), known_fatal_skip(1, "known-crash", level="DETECT")],
