@@ -269,11 +269,19 @@ def plan(finding, known, head):
     count and arguments; env: the line's own control variables); known: the
     host's variants (None when they could not be listed)."""
     lines = launch_lines(head)
+    # A waiver's variant pattern that matches "default" (records of the
+    # library's own choice carry that name) names the library's own choice.
     patterns = list(
-        dict.fromkeys(str(w["variant"]) for w in finding["waivers"] if w.get("variant"))
+        dict.fromkeys(
+            str(w["variant"])
+            for w in finding["waivers"]
+            if w.get("variant")
+            and not fnmatch.fnmatchcase("default", str(w["variant"]))
+        )
     )
     default = not finding["waivers"] or any(
-        not w.get("variant") for w in finding["waivers"]
+        not w.get("variant") or fnmatch.fnmatchcase("default", str(w["variant"]))
+        for w in finding["waivers"]
     )
     runs: list[dict] = []
 

@@ -78,6 +78,14 @@ def test_a_pattern_that_names_no_variant_of_the_old_release_is_not_applicable():
     assert "names no variant" in got["reason"]
 
 
+def test_a_waiver_of_the_variant_default_runs_the_librarys_own_choice():
+    # Records of the library's own algorithm carry the variant "default"; a
+    # waiver bound to it names no variant to force.
+    runs = recheck.plan(finding("default"), KNOWN, HEADER)
+    assert [(r["variant"], r["env"]) for r in runs] == [(None, {})]
+    assert not runs[0].get("unmatched")
+
+
 def test_two_patterns_that_give_the_same_run_share_it():
     runs = recheck.plan(finding("lib.x.r*", "lib.x.*"), KNOWN, HEADER)
     assert [r["patterns"] for r in runs] == [["lib.x.r*", "lib.x.*"]]
