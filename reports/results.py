@@ -642,9 +642,10 @@ def merge_amounts(reasons):
     'needs about 6.3-8.0 GiB per process'. Order of first appearance."""
     groups: dict = {}
     order: list = []
+    hole = "\x00"  # the amount's place in a key (a reason may hold '#' itself)
     for reason in reasons:
         numbers = _AMOUNT.findall(reason)
-        key = _AMOUNT.sub("#", reason) if len(numbers) == 1 else reason
+        key = _AMOUNT.sub(hole, reason) if len(numbers) == 1 else reason
         if key not in groups:
             groups[key] = []
             order.append(key)
@@ -654,13 +655,11 @@ def merge_amounts(reasons):
     out = []
     for key in order:
         values = groups[key]
-        if "#" not in key or key == values[0][1]:
-            out.append(
-                values[0][1] if "#" not in key else key.replace("#", values[0][1])
-            )
+        if hole not in key:
+            out.append(key)
             continue
         low, high = min(values), max(values)
-        out.append(key.replace("#", low[1] if low == high else f"{low[1]}-{high[1]}"))
+        out.append(key.replace(hole, low[1] if low == high else f"{low[1]}-{high[1]}"))
     return out
 
 

@@ -221,6 +221,25 @@ def test_the_headline_says_once_a_reason_that_differs_only_in_the_memory_a_case_
     assert len(gap["reasons"]) == 3
 
 
+def test_a_reason_that_names_a_test_id_is_said_as_it_is():
+    """A held-back reason names the last hung case by its id (Test#N): the '#'
+    is the reason's own, not a place for an amount."""
+    why = (
+        "not run (it keeps hanging): the last 3 cases of MPI_Scan that ran in this"
+        " run hung (the last: Scan.x#7 at 4 ranks)"
+    )
+    ran = record(index=0)
+    recs = [ran] + [
+        skip(i, why.replace("#7", f"#{i}"), clause=ran["clause"]) for i in (1, 2)
+    ]
+    s = results.summarize(recs, partial=False)
+    said = results.skip_reason(why)
+    assert s["headline"] == f"conformant; 1 MUST clause partly tested: {said}"
+    assert said.count("not run") == 1 and said.endswith(
+        "(the last: Scan.x#N at N ranks)"
+    )
+
+
 # ---- issue #38: the verdict covers every level; known-fatal cases are counted
 # --------------------------
 
