@@ -276,12 +276,24 @@ def run_job(
                         log.read_text(errors="replace").splitlines()[-4:]
                     ),
                 }
-                case, recorded = protocol.charged_case(journal, first_record)
+                # A crash (not a timeout) may have corrupted the processes' memory
+                # under the harness: an in-flight note that breaks its schema is then
+                # not used, and the record says so.
+                crashed = rc not in (0, 1) and not how["timed_out"]
+                case, recorded = protocol.charged_case(journal, first_record, crashed)
+                broken = protocol.broken_notes(journal) if crashed else []
+                if broken:
+                    how["tail"] += " | " + "; ".join(
+                        f"rank {r}'s in-flight note broke its schema ({e}): not used"
+                        " (the job crashed; a library that corrupts the heap can"
+                        " garble the harness's writes)"
+                        for r, e in broken
+                    )
                 if case and not recorded:
                     # A DETECT case that timed out: which ranks' calls had returned, and
                     # how.
                     notes = (
-                        protocol.ranks_in_case(journal, case.get("seq"))
+                        protocol.ranks_in_case(journal, case.get("seq"), crashed)
                         if case.get("level") == "DETECT"
                         else {}
                     )

@@ -30,6 +30,10 @@ Every in-flight note is read through read_note, which validates it against
 reports/schema/inflight-1.schema.json: a note that breaks it is a defect of
 ordo's harness (its one writer, conformance/harness/record.h), never charged
 to a case: the run stops with one line naming the file and what is wrong.
+Except after a crash (a signal or an abort, not a timeout): a library that
+corrupts the heap (a double free) can garble what the harness writes, so the
+note is not used, as a rank without one, and the dead case's record says
+which rank's note broke the schema and how.
 A note that is not JSON at all (a rank that died while writing it) is
 skipped, as a rank without a note.
 """
@@ -93,15 +97,21 @@ def rank_envs(journal):
     return dict(sorted(envs.items()))
 
 
-def read_note(path):
+def read_note(path, crashed=False):
     """The in-flight note in `path` (a dict), or None when it cannot be read or
     is not JSON (cut short by a dying rank). Raises OrdoError (one line) when
-    it is JSON that breaks the note's schema."""
+    it is JSON that breaks the note's schema, unless the job `crashed` (ended
+    by a signal or an abort, not a timeout): then the process's memory may
+    have been corrupted under the harness (a library's double free), and the
+    note is not used, as a rank without one (broken_notes names it for the
+    record)."""
     try:
         note = json.loads(pathlib.Path(path).read_text())
     except (OSError, ValueError):
         return None
     errors = note_errors(note)
+    if errors and crashed:
+        return None
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise OrdoError(
@@ -112,17 +122,34 @@ def read_note(path):
     return note
 
 
-def begun_cases(journal):
+def begun_cases(journal, crashed=False):
     """The cases the ranks had begun (one per rank that wrote its file)."""
     begun = []
     for f in inflight_files(journal):
-        note = read_note(f)
+        note = read_note(f, crashed)
         if note is not None:
             begun.append(note)
     return begun
 
 
-def ranks_in_case(journal, seq):
+def broken_notes(journal):
+    """[(world rank, the first schema error)] of the in-flight notes that are
+    JSON but break the note's schema (read_note: not used after a crash)."""
+    out = []
+    for f in sorted(inflight_files(journal)):
+        try:
+            note = json.loads(f.read_text())
+            rank = int(str(f).rsplit(INFLIGHT, 1)[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        errors = note_errors(note)
+        if errors:
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            out.append((rank, errors[0] + more))
+    return out
+
+
+def ranks_in_case(journal, seq, crashed=False):
     """{world rank: its note} of the ranks whose in-flight note is case `seq`.
     A DETECT case's note holds "returned" once that rank's call returned
     (with how: reported or accepted); a rank without it never returned."""
@@ -132,7 +159,7 @@ def ranks_in_case(journal, seq):
             rank = int(str(f).rsplit(INFLIGHT, 1)[1])
         except (ValueError, IndexError):
             continue
-        note = read_note(f)
+        note = read_note(f, crashed)
         if note is not None and note.get("seq") == seq:
             notes[rank] = note
     return notes
@@ -194,7 +221,7 @@ def restart_after(journal):
         return None
 
 
-def charged_case(journal, first_offset):
+def charged_case(journal, first_offset, crashed=False):
     """The case a job that died is charged to: the earliest case a rank had
     begun that rank 0 had not recorded (ranks run ahead of rank 0, and a case
     is not over until rank 0 records it: a rank already in the next case says
@@ -206,7 +233,7 @@ def charged_case(journal, first_offset):
     recorded = {
         r.get("seq") for r in read_journal(journal, first_offset) if r.get("seq")
     }
-    begun = begun_cases(journal)
+    begun = begun_cases(journal, crashed)
     open_cases = sorted(
         (c for c in begun if c.get("seq") not in recorded),
         key=lambda c: c.get("seq", 0),
@@ -217,7 +244,7 @@ def charged_case(journal, first_offset):
         # fired (each rank derives its own from what it saw, and they can differ).
         rank = watchdog_rank(journal)
         if rank is not None:
-            case = ranks_in_case(journal, case.get("seq")).get(rank, case)
+            case = ranks_in_case(journal, case.get("seq"), crashed).get(rank, case)
         return case, False
     case = max(begun, key=lambda c: c.get("seq", 0), default=None)
     return case, case is not None

@@ -88,3 +88,20 @@ def test_a_note_cut_short_by_a_dying_rank_is_no_note(tmp_path):
     j = _journal(tmp_path, {0: json.dumps(GOOD)[:30], 1: json.dumps(GOOD)})
     assert protocol.begun_cases(j) == [GOOD]
     assert protocol.ranks_in_case(j, GOOD["seq"]) == {1: GOOD}
+
+
+def test_after_a_crash_a_note_that_breaks_the_schema_is_no_note_and_is_named(tmp_path):
+    """A library that double-frees can garble what the harness writes (seen on
+    Open MPI 5.0.7: rank 1's note held the case where its limit belongs, and
+    another rank died by SIGSEGV in the harness's own code): after a crash the
+    run goes on, the note is not used, and broken_notes names it."""
+    garbled = {**GOOD, "case_limit": GOOD["case"]}
+    j = _journal(tmp_path, {0: json.dumps(GOOD), 1: json.dumps(garbled)})
+    case, recorded = protocol.charged_case(j, 0, crashed=True)
+    assert case == GOOD and not recorded
+    assert protocol.ranks_in_case(j, GOOD["seq"], crashed=True) == {0: GOOD}
+    [(rank, error)] = protocol.broken_notes(j)
+    assert rank == 1 and error.startswith("case_limit")
+    # Without a crash (a timeout, or a clean exit) it is still ordo's defect.
+    with pytest.raises(OrdoError):
+        protocol.charged_case(j, 0)
