@@ -32,11 +32,14 @@ def build(
     quiet=False,
     sanitize=False,
     extras=None,
+    targets=None,
 ):
     """Configures and builds build/<vendor>/ (sanitize: build/<vendor>-sanitize/,
     ordo's own code with ASan and UBSan, cmake/OrdoSanitize.cmake). extras:
     the benchmark programs and the reference MPI's own tests (ORDO_EXTRAS);
-    None keeps the build's setting (on in a new build)."""
+    None keeps the build's setting (on in a new build). targets: the CMake
+    targets to build (a filtered run's, runner/run.py run_targets), else
+    build_targets()'s."""
     require_tools(adapter)
     bdir = build_dir_for(adapter, sanitize)
     bdir.mkdir(parents=True, exist_ok=True)
@@ -106,7 +109,9 @@ def build(
     if (
         not ok
         or run_logged(
-            ["cmake", "--build", str(bdir), "-j", build_jobs()] + build_targets(), log
+            ["cmake", "--build", str(bdir), "-j", build_jobs()]
+            + (["--target", *targets] if targets else build_targets()),
+            log,
         )
         != 0
     ):
