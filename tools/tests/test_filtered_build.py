@@ -167,3 +167,46 @@ def test_the_run_schema_holds_build_targets():
     check = jsonschema.validators.validator_for(prop)(prop)
     assert check.is_valid(None) and check.is_valid(["ordo_run_support"])
     assert not check.is_valid("ordo_run_support")
+
+
+def test_a_build_configured_by_the_same_command_is_not_configured_again(tmp_path):
+    calls: list = []
+
+    def cmake(cmd, log, cwd=None):
+        calls.append(cmd)
+        (tmp_path / "CMakeCache.txt").write_text("")
+        (tmp_path / "Makefile").write_text("")
+        return 0
+
+    log = tmp_path / "ordo-build.log"
+    cmd = ["cmake", "-S", str(ROOT), "-B", str(tmp_path), "-DORDO_VENDOR=mpich"]
+    orig = build.run_logged
+    try:
+        build.run_logged = cmake
+        assert build.configure_once(cmd, tmp_path, log)
+        assert build.configure_once(list(cmd), tmp_path, log)
+        assert len(calls) == 1 and "configured by the same command" in log.read_text()
+        # another command (a probe changed the launcher's flags): configured
+        assert build.configure_once(cmd + ["-DORDO_MPIEXEC_PREFLAGS=-x"], tmp_path, log)
+        assert len(calls) == 2
+        # a folder without its cache (removed, or a failed configure): configured
+        (tmp_path / "CMakeCache.txt").unlink()
+        assert build.configure_once(cmd + ["-DORDO_MPIEXEC_PREFLAGS=-x"], tmp_path, log)
+        assert len(calls) == 3
+        # a failed configure leaves no record: the next build configures
+        build.run_logged = lambda cmd, log, cwd=None: calls.append(cmd) or 1
+        assert not build.configure_once(cmd, tmp_path, log)
+        assert not (tmp_path / build.CONFIGURED_FILE).exists()
+    finally:
+        build.run_logged = orig
+
+
+def test_cmake_configures_again_when_a_file_it_reads_changes():
+    """What makes skipping an unchanged configure safe: the adapter files and the
+    folders of checks and vendors that the configure reads are CMake's configure
+    dependencies (its own build then configures again)."""
+    text = (ROOT / "conformance" / "CMakeLists.txt").read_text()
+    assert "file(GLOB family_lists CONFIGURE_DEPENDS" in text
+    vendors = (ROOT / "cmake" / "OrdoVendorBuilds.cmake").read_text()
+    assert "CMAKE_CONFIGURE_DEPENDS" in vendors and "adapter.json" in vendors
+    assert "file(GLOB lists CONFIGURE_DEPENDS" in vendors
