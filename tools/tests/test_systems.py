@@ -461,3 +461,19 @@ def test_a_run_of_a_system_is_resumed_in_that_system_only(tmp_path):
     line = one_line_exit_2(cli("run", "--resume", str(out)))
     assert "ran in the system debian-13, this is host" in line
     assert f"./ordo run --system debian-13 --resume {out}" in line
+
+
+def test_the_packages_of_several_files_are_found_in_one_query():
+    """describe_current asks dpkg once for every tool (a run's seconds), with the
+    answers of one query per file."""
+    files = [shutil.which(c) for c in ("g++", "cmake", "sh", "mpiexec.mpich")]
+    files = [f for f in files if f] + ["/no/such/file"]
+    one_each = {f: systems.owners([f]).get(f) for f in files}
+    assert systems.owners(files) == {f: p for f, p in one_each.items() if p}
+    assert one_each["/no/such/file"] is None
+    dpkg = subprocess.run(
+        ["dpkg-query", "-S", os.path.realpath(shutil.which("cmake"))],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert systems.owner(shutil.which("cmake")) == dpkg.split(":")[0].split(",")[0]
