@@ -407,7 +407,7 @@ def owners(paths):
         )
     except (OSError, subprocess.TimeoutExpired):
         return {}
-    held = {}
+    held: dict = {}
     for line in out.stdout.splitlines():
         # "pkg[, pkg...]: /path" (a diversion's lines name no package first)
         if line.startswith(("diversion by ", "local diversion")) or ": " not in line:
