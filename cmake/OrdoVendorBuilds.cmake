@@ -6,7 +6,11 @@
 # names vendors/mpich; an adapter that names none builds none.
 function(ordo_vendor_builds vendor out)
   file(READ ${PROJECT_SOURCE_DIR}/vendors/${vendor}/adapter.json adapter)
-  file(GLOB lists RELATIVE ${PROJECT_SOURCE_DIR}/vendors ${PROJECT_SOURCE_DIR}/vendors/*/CMakeLists.txt)
+  # (a change of the adapter, or a vendor folder's CMakeLists.txt made or
+  # removed, configures the build again)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${PROJECT_SOURCE_DIR}/vendors/${vendor}/adapter.json)
+  file(GLOB lists CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/vendors ${PROJECT_SOURCE_DIR}/vendors/*/CMakeLists.txt)
   set(dirs "")
   foreach(list IN LISTS lists)
     get_filename_component(dir ${list} DIRECTORY)

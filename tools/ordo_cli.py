@@ -114,7 +114,8 @@ def build_parser():
         "--filter",
         metavar="TEXT",
         help="run only the check executables whose name contains TEXT "
-        "(or one of several, comma-separated: crossing,in_place)",
+        "(or one of several, comma-separated: crossing,in_place); only they "
+        "and what they need are built",
     )
     r.add_argument(
         "--only",

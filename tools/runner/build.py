@@ -32,11 +32,14 @@ def build(
     quiet=False,
     sanitize=False,
     extras=None,
+    targets=None,
 ):
     """Configures and builds build/<vendor>/ (sanitize: build/<vendor>-sanitize/,
     ordo's own code with ASan and UBSan, cmake/OrdoSanitize.cmake). extras:
     the benchmark programs and the reference MPI's own tests (ORDO_EXTRAS);
-    None keeps the build's setting (on in a new build)."""
+    None keeps the build's setting (on in a new build). targets: the CMake
+    targets to build (a filtered run's, runner/run.py run_targets), else
+    build_targets()'s."""
     require_tools(adapter)
     bdir = build_dir_for(adapter, sanitize)
     bdir.mkdir(parents=True, exist_ok=True)
@@ -63,7 +66,7 @@ def build(
             cmd.append(f"-DORDO_REFERENCE_TESTS={'ON' if reference_tests else 'OFF'}")
         if extras is not None:
             cmd.append(f"-DORDO_EXTRAS={'ON' if extras else 'OFF'}")
-        return prefix, run_logged(cmd, log) == 0
+        return prefix, configure_once(cmd, bdir, log)
 
     def library_args(prefix):
         return [
@@ -106,7 +109,9 @@ def build(
     if (
         not ok
         or run_logged(
-            ["cmake", "--build", str(bdir), "-j", build_jobs()] + build_targets(), log
+            ["cmake", "--build", str(bdir), "-j", build_jobs()]
+            + (["--target", *targets] if targets else build_targets()),
+            log,
         )
         != 0
     ):
@@ -123,6 +128,37 @@ def build(
     if not quiet:
         print(f"ordo: built in {time.time() - t0:.0f} s", flush=True)
     return bdir, prefix
+
+
+CONFIGURED_FILE = "ordo-configured.json"
+
+
+def configure_once(cmd, bdir, log):
+    """Runs the configure command unless the build folder was configured by the
+    same command last (CONFIGURED_FILE): CMake itself configures again, at the
+    build, when a file it read changed (CMakeLists.txt, the files and folders
+    of its globs and adapter files: CMAKE_CONFIGURE_DEPENDS), so a run of an
+    unchanged build skips the seconds of a configure that changes nothing.
+    Whether it succeeded."""
+    stamp = pathlib.Path(bdir) / CONFIGURED_FILE
+    configured = [cmd, shutil.which("cmake")]
+    try:
+        same = json.loads(stamp.read_text()) == configured
+    except (OSError, ValueError):
+        same = False
+    if (
+        same
+        and (pathlib.Path(bdir) / "CMakeCache.txt").is_file()
+        and (pathlib.Path(bdir) / "Makefile").is_file()
+    ):
+        with open(log, "a") as f:
+            f.write(f"# configured by the same command before ({stamp.name})\n")
+        return True
+    stamp.unlink(missing_ok=True)
+    ok = run_logged(cmd, log) == 0
+    if ok:
+        stamp.write_text(json.dumps(configured))
+    return ok
 
 
 def build_jobs():

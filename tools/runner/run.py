@@ -186,11 +186,14 @@ def run_into(
     jobs = open_output(args, out, journal, progress_path, options)
     # the ASan/UBSan build, build/<vendor>-sanitize/
     sanitize = bool(settings.get("sanitize"))
+    targets = run_targets(settings, options)
     adapter, bdir, prefix = build_for_run(
-        adapter, launched, settings, options, sanitize
+        adapter, launched, settings, options, sanitize, targets
     )
-    executables, sweep_exe = run_executables(bdir, settings)
-    run = run_record(args, run, settings, options, adapter, bdir, prefix, sanitize)
+    executables, sweep_exe = run_executables(bdir, settings, targets)
+    run = run_record(
+        args, run, settings, options, adapter, bdir, prefix, sanitize, targets
+    )
     write_json_atomic(out / "run.json", run)
     ctx = RunState(
         args=args,
@@ -480,16 +483,69 @@ def open_output(args, out, journal, progress_path, options):
 # ---- the build ----
 
 
-def build_for_run(adapter, launched, settings, options, sanitize):
-    """Builds against the adapter; returns the adapter the jobs launch through
-    (with --launcher, the template's), the build folder and its launcher
-    prefix."""
+SUPPORT_TARGET = "ordo_run_support"  # CMakeLists.txt: ordo_replay, the preloads
+
+
+def check_families():
+    """The check executables this checkout builds: ordo_check_<folder> for every
+    folder of conformance/ with a CMakeLists.txt (as build.check_executables)."""
+    return [
+        f"ordo_check_{d.name}"
+        for d in sorted((ROOT / "conformance").iterdir())
+        if (d / "CMakeLists.txt").is_file()
+    ]
+
+
+def filter_matches(settings, names):
+    """The names (of check executables) that --filter keeps: those holding one
+    of its comma-separated parts."""
+    wanted = [t for t in (settings.get("filter") or "").split(",") if t]
+    return [n for n in names if any(t in pathlib.Path(n).name for t in wanted)]
+
+
+def run_targets(settings, options):
+    """The CMake targets a --filter'ed run builds, None for a whole build (a run
+    without --filter, or ORDO_BUILD_TARGETS set): what every run uses
+    (SUPPORT_TARGET), the check executables the filter keeps, the sweep's
+    executable where the run's jobs launch it (plan_jobs: two families or more
+    in one launch) and the property executable with a property budget. The run
+    then launches only what this build made (run_executables); its record says
+    which targets (run.json "build_targets")."""
+    if not settings.get("filter") or os.environ.get("ORDO_BUILD_TARGETS", "").split():
+        return None
+    matched = filter_matches(settings, check_families())
+    if not matched:
+        raise OrdoError(
+            f"--filter {settings['filter']}: no family of checks matches it (their"
+            f" executables: {', '.join(check_families())})"
+        )
+    targets = [SUPPORT_TARGET] + matched
+    own = OWN_LAUNCH + ((HUGE_EXECUTABLE,) if settings.get("huge") else ())
+    if (
+        not settings.get("launch_per_family")
+        and (
+            settings.get("default_one_launch")
+            or any(v["name"] != "default" for v in options.chosen)
+        )
+        and len([m for m in matched if m not in own]) >= 2
+    ):
+        targets.append(SWEEP_EXECUTABLE)
+    if options.props:
+        targets.append(properties.EXECUTABLE.name)
+    return targets
+
+
+def build_for_run(adapter, launched, settings, options, sanitize, targets=None):
+    """Builds against the adapter (targets: run_targets's, None for all);
+    returns the adapter the jobs launch through (with --launcher, the
+    template's), the build folder and its launcher prefix."""
     bdir, prefix = build(
         adapter,
         reference_tests=False,
         user_env=options.user_env,
         plain_launch=settings["plain_launch"],
         sanitize=sanitize,
+        targets=targets,
     )
     if launched is adapter:
         return adapter, bdir, prefix
@@ -520,23 +576,27 @@ def build_for_run(adapter, launched, settings, options, sanitize):
     return launched, bdir, prefix
 
 
-def run_executables(bdir, settings):
+def run_executables(bdir, settings, targets=None):
     """The build's check executables that --filter keeps, and the sweep's
-    executable (None where the build has none)."""
+    executable (None where the build has none); of a build of targets
+    (run_targets), only those it made: an executable an older build left in
+    the folder is not launched."""
     executables = check_executables(bdir)
     sweep_path = bdir / "conformance" / SWEEP_EXECUTABLE
     sweep_exe = str(sweep_path) if sweep_path.is_file() else None
     if settings["filter"]:
-        wanted = [t for t in settings["filter"].split(",") if t]
-        executables = [
-            e for e in executables if any(t in pathlib.Path(e).name for t in wanted)
-        ]
+        executables = filter_matches(settings, executables)
+    if targets is not None:
+        executables = [e for e in executables if pathlib.Path(e).name in targets]
+        sweep_exe = sweep_exe if SWEEP_EXECUTABLE in targets else None
     if not executables:
         raise OrdoError(f"no check executables were built in {bdir}", EXIT_INFRA)
     return executables, sweep_exe
 
 
-def run_record(args, run, settings, options, adapter, bdir, prefix, sanitize):
+def run_record(
+    args, run, settings, options, adapter, bdir, prefix, sanitize, targets=None
+):
     """run.json: a resumed run's, with the time it resumed, or a new run's."""
     if args.resume:
         run["resumed"] = run.get("resumed", []) + [
@@ -553,6 +613,10 @@ def run_record(args, run, settings, options, adapter, bdir, prefix, sanitize):
         )
         if p.is_file()
     ]
+    if targets is not None:  # a filtered build: what it made, no older file
+        executables = [e for e in executables if pathlib.Path(e).name in targets] + [
+            str(bdir / "conformance" / "ordo_replay")
+        ]
     return {
         "schema": SCHEMA_RUN,
         "ordo_version": (ROOT / "VERSION").read_text().strip(),
@@ -597,6 +661,9 @@ def run_record(args, run, settings, options, adapter, bdir, prefix, sanitize):
         # A SHA-256 of each executable the run may launch, and of them all: two
         # runs with the same sha256 ran identical binaries (`ordo compare`).
         "build_identity": build_identity(bdir, executables),
+        # The CMake targets the run's build made (a --filter'ed run's: run_targets),
+        # null where it built everything.
+        "build_targets": targets,
         # Through the MPI-5.0 standard ABI (runner/abi.py): the library file,
         # its package, the ABI version it reports, the header of the build.
         "abi": abi.record(adapter, version, systems.owner, systems.installed)

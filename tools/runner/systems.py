@@ -379,20 +379,48 @@ def describe_root(root):
 def owner(path):
     """The Debian package that holds a file (merged /usr: tried as /bin/... too), or
     None."""
-    real = os.path.realpath(path)
-    for candidate in dict.fromkeys([real, re.sub(r"^/usr/", "/", real), path]):
-        try:
-            out = subprocess.run(
-                ["dpkg-query", "-S", candidate],
-                capture_output=True,
-                text=True,
-                timeout=30,
+    return owners([path]).get(path)
+
+
+def owners(paths):
+    """{path: the Debian package that holds it} of the files that one is found for,
+    in one dpkg-query (each file as its real path, then merged /usr's /bin/...,
+    then as given)."""
+    candidates = {
+        path: list(
+            dict.fromkeys(
+                [
+                    os.path.realpath(path),
+                    re.sub(r"^/usr/", "/", os.path.realpath(path)),
+                    path,
+                ]
             )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if out.returncode == 0 and out.stdout.strip():
-            return out.stdout.split(":", 1)[0].split(",")[0].strip()
-    return None
+        )
+        for path in paths
+    }
+    asked = list(dict.fromkeys(c for cs in candidates.values() for c in cs))
+    if not asked:
+        return {}
+    try:
+        out = subprocess.run(
+            ["dpkg-query", "-S", *asked], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    held: dict = {}
+    for line in out.stdout.splitlines():
+        # "pkg[, pkg...]: /path" (a diversion's lines name no package first)
+        if line.startswith(("diversion by ", "local diversion")) or ": " not in line:
+            continue
+        packages, file = line.split(": ", 1)
+        held.setdefault(file.strip(), packages.split(",")[0].split(":")[0].strip())
+    found = {}
+    for path, cs in candidates.items():
+        for c in cs:
+            if c in held:
+                found[path] = held[c]
+                break
+    return found
 
 
 def describe_current(adapter):
@@ -401,6 +429,7 @@ def describe_current(adapter):
     packages that hold its compilers and launcher, and of the MPI libraries, compilers
     and cmake installed (empty where dpkg is not)."""
     tools = {}
+    found = {}
     for role, command in list((adapter.get("compilers") or {}).items()) + [
         ("launcher", (adapter.get("launcher") or {}).get("command", "")),
         ("c++", "g++"),
@@ -408,11 +437,14 @@ def describe_current(adapter):
     ]:
         path = shutil.which(command) if command else None
         if path:
-            tools[role] = {
-                "command": command,
-                "path": os.path.realpath(path),
-                "package": owner(path),
-            }
+            found[role] = (command, path)
+    held = owners([path for _, path in found.values()])
+    for role, (command, path) in found.items():
+        tools[role] = {
+            "command": command,
+            "path": os.path.realpath(path),
+            "package": held.get(path),
+        }
     everything = installed()
     packages = recorded_packages(everything)
     for name in list(adapter.get("packages") or []) + [

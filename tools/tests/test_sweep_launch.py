@@ -7,6 +7,8 @@ computed from other inputs."""
 import json
 import pathlib
 
+import pytest
+
 from conftest import journal_records as records, needs_build, run_ordo
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -63,11 +65,22 @@ def coverage_lines(log):
     ]
 
 
-def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_path):
+@pytest.fixture(scope="module")
+def per_family(tmp_path_factory):
+    """The sweep with one launch per family, which two tests read (neither writes
+    in it)."""
     needs_build("mpich")
-    one, per = tmp_path / "one", tmp_path / "per"
-    sweep(one)
+    per = tmp_path_factory.mktemp("sweep") / "per"
     sweep(per, "--launch-per-family")
+    return per
+
+
+def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(
+    tmp_path, per_family
+):
+    needs_build("mpich")
+    one, per = tmp_path / "one", per_family
+    sweep(one)
     # The launches: per variant, one of ordo_sweep_checks with the five families.
     a, b = jobs(one), jobs(per)
     assert sorted(j["executable"] for j in a) == ["ordo_sweep_checks"] * 2
@@ -130,11 +143,10 @@ def test_one_launch_per_variant_gives_the_records_of_one_launch_per_family(tmp_p
 
 
 def test_the_covering_array_is_computed_once_per_rank_count_and_selection(
-    tmp_path,
+    tmp_path, per_family
 ):
     needs_build("mpich")
-    out = tmp_path / "out"
-    sweep(out, "--launch-per-family")
+    out = per_family
     # Each variant's own array, over what it selects (#39): the two variants select
     # other routines, so two entries, each keyed by its selection and naming it.
     entries = sorted((out / "cache").glob("crossing-*.json"))
@@ -157,17 +169,18 @@ def test_the_covering_array_is_computed_once_per_rank_count_and_selection(
     # An entry whose key is not this job's (another build, library, shape set or
     # selection) is never read: with its key changed and its rows emptied, a job
     # computes the array again and covers every pair.
+    # (The changed entry is written into the new run's cache only: the sweep's own
+    # folder is shared with another test.)
     reduce_entry = scopes["reduce:blocking:intra"]
     entry = json.loads(reduce_entry.read_text())
     body = json.loads(entry["body"])
     body["rows"] = []
-    reduce_entry.write_text(
-        json.dumps({"key": entry["key"] + "|another build", "body": json.dumps(body)})
-    )
     again = tmp_path / "again"
     again.mkdir()
     (again / "cache").mkdir()
-    (again / "cache" / reduce_entry.name).write_text(reduce_entry.read_text())
+    (again / "cache" / reduce_entry.name).write_text(
+        json.dumps({"key": entry["key"] + "|another build", "body": json.dumps(body)})
+    )
     p = run_ordo(
         "run",
         "--vendor",

@@ -2,6 +2,7 @@
 inside a root of another Debian release, and what runs and reports record of it."""
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 
@@ -381,16 +382,9 @@ def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
             f"no root of {SHORT_RUN_SYSTEM} at {root} (make it with `./ordo systems"
             f" make {SHORT_RUN_SYSTEM}`), or bwrap is missing"
         )
-    # The first run in a root builds the whole of ordo there (6-20 minutes on 2 cores):
-    # more than the test command's budget allows on a fresh clone. It runs where that
-    # build exists, or when asked.
-    built = ROOT / "build" / SHORT_RUN_SYSTEM / "mpich"
-    if not built.is_dir() and os.environ.get("ORDO_TEST_SYSTEMS") != "1":
-        pytest.skip(
-            f"ordo is not built in the {SHORT_RUN_SYSTEM} root yet ({built}: the first"
-            " build there takes 6-20 minutes); ORDO_TEST_SYSTEMS=1 runs this test with"
-            " that build"
-        )
+    # A filtered run builds only what it launches (runner/run.py run_targets): the
+    # first run in a root builds the harness and one family there, not the whole
+    # of ordo.
     out = tmp_path / "out"
     # The runner takes the MPI lock per launch (its file is bound into the root), not
     # around the build.
@@ -440,6 +434,13 @@ def test_a_short_run_inside_debian_13_records_its_system(tmp_path):
     )
     # Its build is the system's own, apart from the host's.
     assert (ROOT / "build" / SHORT_RUN_SYSTEM / "mpich" / "CMakeCache.txt").is_file()
+    # It built what it launched, and its record says so: the build's identity holds
+    # those executables only.
+    family = f"ordo_check_{SHORT_RUN_FAMILY.removeprefix('ordo_check_')}"
+    assert run["build_targets"] == ["ordo_run_support", family]
+    assert sorted(
+        pathlib.Path(e).name for e in run["build_identity"]["executables"]
+    ) == sorted([family, "ordo_replay"])
     # The library the run asked is the root's: its upstream version
     # (4.3.0+really4.2.1-1: 4.2.1).
     upstream = (
@@ -460,3 +461,19 @@ def test_a_run_of_a_system_is_resumed_in_that_system_only(tmp_path):
     line = one_line_exit_2(cli("run", "--resume", str(out)))
     assert "ran in the system debian-13, this is host" in line
     assert f"./ordo run --system debian-13 --resume {out}" in line
+
+
+def test_the_packages_of_several_files_are_found_in_one_query():
+    """describe_current asks dpkg once for every tool (a run's seconds), with the
+    answers of one query per file."""
+    files = [shutil.which(c) for c in ("g++", "cmake", "sh", "mpiexec.mpich")]
+    files = [f for f in files if f] + ["/no/such/file"]
+    one_each = {f: systems.owners([f]).get(f) for f in files}
+    assert systems.owners(files) == {f: p for f, p in one_each.items() if p}
+    assert one_each["/no/such/file"] is None
+    dpkg = subprocess.run(
+        ["dpkg-query", "-S", os.path.realpath(shutil.which("cmake"))],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert systems.owner(shutil.which("cmake")) == dpkg.split(":")[0].split(",")[0]
