@@ -98,8 +98,8 @@ int call(const Combiner& c, const void* invec, void* inoutvec, int count) {
         // MPICH 5.0.2 and Open MPI 6.0.0rc2 give it); for one the library
         // created they differ. Over a library's own mpi.h there is no such
         // conversion (mutant_not_in_this_build).
-        MPI_Datatype internal =
-            reinterpret_cast<MPI_Datatype>(static_cast<std::intptr_t>(PMPI_Type_toint(c.dt)));
+        MPI_Datatype internal = reinterpret_cast<MPI_Datatype>(
+            static_cast<std::uintptr_t>(static_cast<unsigned>(PMPI_Type_toint(c.dt))));
         user_call(c, in, inoutvec, count, &internal);
         return MPI_SUCCESS;
       }
