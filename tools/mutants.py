@@ -476,7 +476,7 @@ def print_table(rows):
     for r in rows:
         c = r["caught_by"]
         if not r.get("applicable", True):
-            mark, caught = "n/a", f"- ({r['not_applicable']})"
+            mark, caught = "n/a", "- (not applicable here: the reason below)"
         else:
             mark = "yes" if r["detected"] else "NO"
             caught = (
