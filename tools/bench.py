@@ -559,6 +559,7 @@ def mutant_rows(folder):
         {
             "mutant": m["name"],
             "detected": m["detected"],
+            "applicable": m.get("applicable", True),
             "seconds": m.get("seconds"),
             "by": (m.get("caught_by") or {}).get("check", "")[:80],
         }
@@ -642,10 +643,10 @@ def run(args):
     if not table["mutants"]:
         print("  no `ordo mutants` output found")
     for r in table["mutants"]:
-        print(
-            f"  {r['mutant']:32} {'detected' if r['detected'] else 'MISSED':9}"
-            f" {r['seconds'] or 0:7.2f} s  {r['by']}"
-        )
+        mark = "detected" if r["detected"] else "MISSED"
+        if not r.get("applicable", True):
+            mark = "n/a"
+        print(f"  {r['mutant']:32} {mark:9}" f" {r['seconds'] or 0:7.2f} s  {r['by']}")
     print(
         "report and package sizes (MB), held in the folder -> written by this ordo, and"
         " seconds"

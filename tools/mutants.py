@@ -1,6 +1,7 @@
 """The mutant vendor's driver: are the checks strong enough to catch real faults?
 
     ordo mutants [--ranks 3,4] [--only NAME,...] [--out DIR]
+    ordo mutants --system debian-unstable --abi [--abi-library mpich|openmpi|PATH]
 
 Builds the mutant MPI (vendors/mutants: ordo's reference MPI with fault
 hooks, on MPICH), runs the check executables against the unmutated library
@@ -10,8 +11,15 @@ first MUST failure, crash or timeout. Prints a table -- mutant, detected,
 the first check that caught it, time to detection -- and writes it to
 <out>/mutants.json.
 
-Exit codes: 0 every mutant detected and the baseline clean, 1 otherwise,
-2 usage or set-up error, 3 infrastructure failure.
+With --abi the mutant MPI and the checks are built through the MPI-5.0
+standard ABI (the ABI build of `ordo run --abi`, runner/abi.py) and the mutant
+MPI is preloaded over the chosen library's libmpi_abi.so.1. A mutant whose
+fault exists only through the ABI ("abi_only" in the list) or only over a
+library's own mpi.h ("native_only") is reported elsewhere as not applicable,
+with its reason: never run, never counted as detected, never a failure.
+
+Exit codes: 0 every mutant that applies detected and the baseline clean, 1
+otherwise, 2 usage or set-up error, 3 infrastructure failure.
 """
 import argparse
 import datetime
@@ -25,12 +33,23 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 # (first: it puts the reports package on the path)
-from runner import ROOT, protocol  # noqa: E402
+from runner import ROOT, abi, protocol  # noqa: E402
 from reports.records import BAD as DETECTING, read_journal  # noqa: E402
-from runner.adapters import launch_env, launcher_prefix, load_adapter  # noqa: E402
+from runner.adapters import (  # noqa: E402
+    join_env,
+    launch_env,
+    launcher_prefix,
+    load_adapter,
+)
 from runner.arguments import parse_ranks  # noqa: E402
 from runner.build import build, check_executables, git_state  # noqa: E402
-from runner.errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError  # noqa: E402
+from runner.errors import (  # noqa: E402
+    EXIT_FAIL,
+    EXIT_INFRA,
+    EXIT_OK,
+    EXIT_USAGE,
+    OrdoError,
+)
 from runner.launch import job_command, ordo_flags  # noqa: E402
 
 CATALOGUE = ROOT / "vendors" / "mutants" / "mutants.json"
@@ -53,13 +72,81 @@ def load_catalogue(path=CATALOGUE):
         if m["name"] in seen:
             raise OrdoError(f"{path}: mutant {m['name']} is listed twice")
         seen.add(m["name"])
+        for key in ONLY_KEYS:
+            if key in m and (not isinstance(m[key], str) or not m[key]):
+                raise OrdoError(
+                    f"{path}: mutant {m['name']}: '{key}' must be the reason, a text"
+                )
+        if all(key in m for key in ONLY_KEYS):
+            raise OrdoError(
+                f"{path}: mutant {m['name']} is both {' and '.join(ONLY_KEYS)}"
+            )
     return mutants
 
 
-def library_mutants(bdir):
-    """The names the mutant library knows (besides 'none')."""
+# A mutant's fault may exist in one build only: "abi_only" (the mutant library
+# through the MPI-5.0 standard ABI), "native_only" (over a library's own mpi.h).
+# The value is the reason, printed where the mutant does not apply.
+ONLY_KEYS = ("abi_only", "native_only")
+
+
+def not_applicable(mutant, through_abi):
+    """Why the mutant's fault does not exist in this kind of build, or None."""
+    if through_abi and mutant.get("native_only"):
+        return "not through the ABI: " + mutant["native_only"]
+    if not through_abi and mutant.get("abi_only"):
+        return "through the ABI only: " + mutant["abi_only"]
+    return None
+
+
+def not_applicable_row(mutant, why):
+    """The report's row of a mutant that was not run here: never detected, never
+    escaped."""
+    return {
+        "name": mutant["name"],
+        "category": mutant["category"],
+        "clause": mutant["clause"],
+        "applicable": False,
+        "not_applicable": why,
+        "detected": False,
+        "caught_by": None,
+        "seconds": 0.0,
+        "wall_seconds": 0.0,
+    }
+
+
+def verdict(rows, baseline_clean):
+    """The exit code: every mutant that applies detected and the baseline clean."""
+    applicable = [r for r in rows if r.get("applicable", True)]
+    ok = all(r["detected"] for r in applicable) and baseline_clean
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def mutant_adapter(args):
+    """The adapter of the mutant library: vendors/mutants (over MPICH's own mpi.h),
+    or with --abi the ABI build's (runner/abi.py: the chosen library's adapter and
+    libmpi_abi.so.1) with the mutant library preloaded first, as vendors/mutants
+    preloads it over MPICH."""
+    if not getattr(args, "abi", False):
+        if getattr(args, "abi_library", None):
+            raise OrdoError("--abi-library without --abi: add --abi", EXIT_USAGE)
+        return load_adapter("mutants")
+    adapter = abi.adapter_for(
+        {"vendor": "mpich", "abi": True, "abi_library": args.abi_library}
+    )
+    preload = load_adapter("mutants")["env"]["LD_PRELOAD"]
+    adapter["env"], _ = join_env({"LD_PRELOAD": preload}, adapter.get("env", {}))
+    return adapter
+
+
+def library_mutants(bdir, library_path=None):
+    """The names the mutant library knows (besides 'none'). library_path: the
+    LD_LIBRARY_PATH of the launch (through the ABI: the folder of the chosen
+    library's libmpi_abi.so.1)."""
     exe = bdir / "vendors" / "mutants" / "ordo_mutant_names"
     env = {k: v for k, v in os.environ.items() if k != "ORDO_MUTANT"}
+    if library_path:
+        env["LD_LIBRARY_PATH"] = library_path
     out = subprocess.run(
         [str(exe)], capture_output=True, text=True, timeout=30, env=env
     )
@@ -121,6 +208,8 @@ def detection(records, rc, log, journal):
 class Runner:
     def __init__(self, adapter, bdir, out, job_timeout, case_timeout, seed):
         self.adapter, self.bdir, self.out = adapter, bdir, out
+        # the journal's vendor: the mutant library, whichever adapter launches it
+        self.vendor = "mutants" if adapter.get("_abi") else adapter["name"]
         self.job_timeout, self.case_timeout, self.seed = job_timeout, case_timeout, seed
 
     def job(self, mutant, exe, n, extra=()):
@@ -140,7 +229,7 @@ class Runner:
         timeout = self.job_timeout(name, n)
         flags = ordo_flags(
             journal=journal,
-            vendor=self.adapter["name"],
+            vendor=self.vendor,
             seed=self.seed,
             case_timeout=self.case_timeout,
             adapter=self.adapter["_path"],
@@ -186,14 +275,27 @@ def cmd_mutants(args):
                 f"see {CATALOGUE.relative_to(ROOT)}"
             )
         catalogue = [m for m in catalogue if m["name"] in wanted]
-    adapter = load_adapter("mutants")
+    adapter = mutant_adapter(args)
+    through_abi = bool(adapter.get("_abi"))
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = pathlib.Path(args.out or ROOT / "out" / f"mutants-{stamp}").resolve()
     if (out / "mutants.json").exists():
         raise OrdoError(f"{out} already holds a mutant run; choose another --out")
+    skipped = {
+        m["name"]: not_applicable(m, through_abi)
+        for m in catalogue
+        if not_applicable(m, through_abi)
+    }
+    for name, why in skipped.items():
+        print(f"ordo: {name}: not applicable here, {why}", flush=True)
+    runnable = [m for m in catalogue if m["name"] not in skipped]
+    if not runnable:
+        return finish(args, adapter, out, catalogue, {}, skipped, [], 0.0, 0.0)
     out.mkdir(parents=True, exist_ok=True)
     bdir, _ = build(adapter, reference_tests=False, extras=False)  # checks only
-    known = library_mutants(bdir)
+    known = library_mutants(
+        bdir, launch_env(adapter, bdir, {}, False).get("LD_LIBRARY_PATH")
+    )
     listed = {m["name"] for m in load_catalogue()}
     if known != listed:
         raise OrdoError(
@@ -248,8 +350,8 @@ def cmd_mutants(args):
     runner.job_timeout = lambda name, n: max(
         args.timeout_floor, 4 * max(baseline_seconds.values()) + 30
     )
-    rows = []
-    for m in catalogue:
+    rows = {}
+    for m in runnable:
         t0 = time.time()
         found, seconds = None, 0.0
         rank_order = [n for n in m.get("ranks", []) if n in ranks] + [
@@ -268,17 +370,16 @@ def cmd_mutants(args):
                     break
             if found:
                 break
-        rows.append(
-            {
-                "name": m["name"],
-                "category": m["category"],
-                "clause": m["clause"],
-                "detected": bool(found),
-                "caught_by": found,
-                "seconds": round(seconds, 2),
-                "wall_seconds": round(time.time() - t0, 2),
-            }
-        )
+        rows[m["name"]] = {
+            "name": m["name"],
+            "category": m["category"],
+            "clause": m["clause"],
+            "applicable": True,
+            "detected": bool(found),
+            "caught_by": found,
+            "seconds": round(seconds, 2),
+            "wall_seconds": round(time.time() - t0, 2),
+        }
         status = (
             f"caught by {found['check']} at {found['ranks']} ranks"
             if found
@@ -286,37 +387,84 @@ def cmd_mutants(args):
         )
         print(f"  {m['name']:32} {status}  {seconds:6.1f} s", flush=True)
 
-    total = time.time() - t_all
-    print_table(rows)
-    detected = sum(r["detected"] for r in rows)
-    print(
-        f"{len(rows)} mutants: {detected} detected, {len(rows) - detected} escaped;"
-        f" baseline {'clean' if not false_alarms else 'NOT clean'} ({t_base:.0f} s);"
-        f" total {total:.0f} s"
+    return finish(
+        args,
+        adapter,
+        out,
+        catalogue,
+        rows,
+        skipped,
+        false_alarms,
+        t_base,
+        time.time() - t_all,
     )
-    for r in rows:
+
+
+def finish(args, adapter, out, catalogue, ran, skipped, false_alarms, t_base, total):
+    """The table, the closing lines, <out>/mutants.json and the exit code. ran: the
+    rows of the mutants that ran, by name; skipped: why each other one does not
+    apply here (a row of its own in the catalogue's order, never absent)."""
+    rows = [
+        ran[m["name"]]
+        if m["name"] in ran
+        else not_applicable_row(m, skipped[m["name"]])
+        for m in catalogue
+    ]
+    ranks = parse_ranks(args.ranks)
+    through_abi = bool(adapter.get("_abi"))
+    print_table(rows)
+    applicable = [r for r in rows if r.get("applicable", True)]
+    detected = sum(r["detected"] for r in applicable)
+    line = (
+        f"{len(rows)} mutants: {detected} detected,"
+        f" {len(applicable) - detected} escaped"
+    )
+    if len(applicable) < len(rows):
+        where = "through the ABI" if through_abi else "over a library's own mpi.h"
+        line += f", {len(rows) - len(applicable)} not applicable {where}"
+    if applicable:
+        line += (
+            f"; baseline {'clean' if not false_alarms else 'NOT clean'}"
+            f" ({t_base:.0f} s)"
+        )
+    print(f"{line}; total {total:.0f} s")
+    for r in applicable:
         if not r["detected"]:
             print(
                 f"  escaped: {r['name']}: a check of clause {r['clause']} that"
                 " exercises it would catch it"
             )
+    for r in rows:
+        if not r.get("applicable", True):
+            print(f"  not applicable: {r['name']}: {r['not_applicable']}")
     report = {
         "schema": "ordo.mutant-run/1",
-        "vendor": adapter["name"],
+        "vendor": "mutants",
+        "through": "abi" if through_abi else "native",
         "ranks": ranks,
         "seed": args.seed,
         "git": git_state(),
         "baseline": {
             "clean": not false_alarms,
+            "ran": bool(applicable),
             "failures": false_alarms,
             "seconds": round(t_base, 2),
         },
         "mutants": rows,
         "seconds": round(total, 2),
     }
+    if through_abi:
+        a = adapter["_abi"]
+        report["abi"] = {
+            "library": a["library"],
+            "library_name": a["library_name"],
+            "launched_by": adapter["name"],
+            "header": os.path.join(a["header"], "mpi.h"),
+        }
+    out.mkdir(parents=True, exist_ok=True)
     (out / "mutants.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"report: {out / 'mutants.json'}")
-    return EXIT_OK if detected == len(rows) and not false_alarms else EXIT_FAIL
+    return verdict(rows, not false_alarms)
 
 
 def print_table(rows):
@@ -327,11 +475,17 @@ def print_table(rows):
     )
     for r in rows:
         c = r["caught_by"]
-        caught = (
-            f"{c['check']} @{c['ranks']} ranks" if c else f"- (clause {r['clause']})"
-        )
+        if not r.get("applicable", True):
+            mark, caught = "n/a", "- (not applicable here: the reason below)"
+        else:
+            mark = "yes" if r["detected"] else "NO"
+            caught = (
+                f"{c['check']} @{c['ranks']} ranks"
+                if c
+                else f"- (clause {r['clause']})"
+            )
         print(
-            f"{r['name']:{w}}  {r['category']:26} {'yes' if r['detected'] else 'NO':8} "
+            f"{r['name']:{w}}  {r['category']:26} {mark:8} "
             f" {r['seconds']:6.1f}s  {caught}"
         )
 
@@ -356,6 +510,19 @@ def add_arguments(p):
         type=int,
         default=60,
         help="least seconds allowed per job of a mutant",
+    )
+    p.add_argument(
+        "--abi",
+        action="store_true",
+        help="build the mutant MPI and the checks through the MPI-5.0 standard ABI "
+        "(as `ordo run --abi`) and preload it over a library's libmpi_abi.so.1 "
+        "(with --system debian-unstable)",
+    )
+    p.add_argument(
+        "--abi-library",
+        metavar="NAME|PATH",
+        help="with --abi: the library under the mutant MPI, mpich (default) or "
+        "openmpi (launched by that adapter), or a libmpi_abi.so.1 file",
     )
     p.add_argument(
         "--case-timeout",

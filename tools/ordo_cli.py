@@ -402,6 +402,7 @@ def build_parser():
         "mutants", help="run the checks against every mutant of vendors/mutants"
     )
     mutants.add_arguments(mu)
+    systems.add_options(mu)
     mu.set_defaults(func=mutants.run)
 
     be = sub.add_parser(
@@ -491,6 +492,7 @@ def main(argv=None):
         if args.command in (
             "run",
             "replay",
+            "mutants",
         ):  # --system NAME: the whole command again, inside the root
             rc = systems.maybe_run_inside(
                 args, sys.argv[1:] if argv is None else list(argv)

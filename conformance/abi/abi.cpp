@@ -292,19 +292,21 @@ TEST(Abi, mpi_root_and_mpi_proc_null_cross_the_boundary_in_an_intercommunicator_
 // Erroneous cases (Case::erroneous) as the detect checks run them, under
 // MPI_ERRORS_RETURN, recorded as reported / accepted; an error code of
 // another class than the header's is a failure (through the ABI the classes
-// are fixed, abi.error-classes).
+// are fixed, abi.error-classes). In the int and the large-count (_c) bindings.
 TEST(Abi, mpi_op_null_and_mpi_datatype_null_are_reported_with_the_headers_error_classes) {
   ORDO_CLAUSE("abi.null-handles", DETECT);
   const std::pair<const char*, int> kinds[] = {{"op_null", MPI_ERR_OP},
                                                {"datatype_null", MPI_ERR_TYPE}};
-  for (Routine r : {Routine::reduce_local, Routine::allreduce})
-    for (const auto& [kind, cls] : kinds) {
-      Case c = make(r, "MPI_SUM", "MPI_INT", 3);
-      c.erroneous = kind;
-      ordo::harness::CaseOptions options;
-      options.detect_class = cls;
-      through_the_abi(c, options);
-    }
+  for (bool large_count : {false, true})
+    for (Routine r : {Routine::reduce_local, Routine::allreduce})
+      for (const auto& [kind, cls] : kinds) {
+        Case c = make(r, "MPI_SUM", "MPI_INT", 3);
+        c.erroneous = kind;
+        c.large_count = large_count;
+        ordo::harness::CaseOptions options;
+        options.detect_class = cls;
+        through_the_abi(c, options);
+      }
 }
 
 TEST(Abi, minloc_and_maxloc_reduce_the_pair_types_and_a_user_function_receives_mpi_double_int) {

@@ -686,9 +686,9 @@ def absolute(option, value):
 
 
 def maybe_run_inside(args, argv):
-    """For `ordo run/replay --system NAME` on the host: runs the command inside the root
-    and returns its exit code; inside the root (or without --system), None: the command
-    runs here."""
+    """For `ordo run/replay/mutants --system NAME` on the host: runs the command
+    inside the root and returns its exit code; inside the root (or without
+    --system), None: the command runs here."""
     name = getattr(args, "system", None)
     if not name:
         return None
@@ -704,6 +704,8 @@ def maybe_run_inside(args, argv):
     )
     argv = absolute_paths(strip_system_options(argv))
     out_dirs = []
+    if args.command == "mutants" and getattr(args, "out", None):
+        out_dirs.append(os.path.abspath(args.out))
     if args.command == "run":
         if getattr(args, "resume", None):
             out_dirs.append(os.path.abspath(args.resume))

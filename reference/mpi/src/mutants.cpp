@@ -47,6 +47,7 @@ constexpr const char* kNames[] = {
     "large-count-user-fn-swapped",
     "fortran-type-handle-dup",
     "fortran-in-place-ignored",
+    "abi-internal-datatype-handle",
     "hang-reduce-at-4-ranks",
     "hang-reduce-one-count-root",
     "crash-allreduce-large-count",
@@ -59,6 +60,20 @@ static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Mutant::count
 const char* mutant_name(Mutant m) {
   const int i = static_cast<int>(m);
   return i >= 0 && i < static_cast<int>(Mutant::count_) ? kNames[i] : "?";
+}
+
+const char* mutant_not_in_this_build(Mutant m) {
+#ifdef ORDO_ABI_BUILD
+  if (m == Mutant::fortran_in_place_ignored)
+    return "the MPI-5.0 standard ABI is a C ABI: a build through it has no Fortran binding, "
+           "whose calls are the ones this fault changes";
+#else
+  if (m == Mutant::abi_internal_datatype_handle)
+    return "its fault exists only through the MPI-5.0 standard ABI (./ordo mutants --system "
+           "debian-unstable --abi): over a library's own mpi.h there is no second form of the "
+           "handle to hand over";
+#endif
+  return nullptr;
 }
 
 #ifdef ORDO_REFMPI_MUTANTS
@@ -80,6 +95,12 @@ const std::vector<Mutant>& active_mutants() {
       if (found < 0) {
         // A typo must not pass for a detected mutant: stop with a distinct code.
         std::fprintf(stderr, "ordo mutant MPI: unknown ORDO_MUTANT '%s'\n", name.c_str());
+        std::_Exit(97);
+      }
+      if (const char* why = mutant_not_in_this_build(static_cast<Mutant>(found))) {
+        // A mutant without its fault must not pass for an undetected one.
+        std::fprintf(stderr, "ordo mutant MPI: ORDO_MUTANT '%s' has no fault in this build: %s\n",
+                     name.c_str(), why);
         std::_Exit(97);
       }
       list.push_back(static_cast<Mutant>(found));

@@ -61,6 +61,8 @@ enum class Mutant {
   fortran_type_handle_dup,
   // the Fortran binding: MPI_IN_PLACE from Fortran not recognised
   fortran_in_place_ignored,
+  // the MPI-5.0 standard ABI: a user function handed the library's own handle
+  abi_internal_datatype_handle,
   // failures of the process
   hang_reduce_at_4_ranks,
   hang_reduce_one_count_root,
@@ -70,6 +72,14 @@ enum class Mutant {
 
 // The name ORDO_MUTANT uses ("reverse-rank-order"), "none" for Mutant::none.
 const char* mutant_name(Mutant m);
+
+// Why the mutant has no fault in this build, or nullptr where it has one: the
+// fault of abi-internal-datatype-handle exists only in a build through the
+// MPI-5.0 standard ABI (ORDO_ABI_BUILD), that of fortran-in-place-ignored only
+// in a build with the library's Fortran binding (not through the ABI).
+// vendors/mutants/mutants.json says the same ("abi_only", "native_only"); the
+// library refuses such a mutant rather than run without its fault.
+const char* mutant_not_in_this_build(Mutant m);
 
 #ifdef ORDO_REFMPI_MUTANTS
 // The mutants of this process: ORDO_MUTANT, one name or several separated by

@@ -1,6 +1,7 @@
 // Ops: predefined ops are computed by ordo's reference (its op x type table
 // and arithmetic); user ops through the function given to MPI_Op_create,
 // called once per combine with the datatype handle passed to the routine.
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -88,6 +89,21 @@ int call(const Combiner& c, const void* invec, void* inoutvec, int count) {
         PMPI_Type_free(&copy);
         return MPI_SUCCESS;
       }
+#ifdef ORDO_ABI_BUILD
+      if (mutant(Mutant::abi_internal_datatype_handle)) {
+        // Fault (abi-internal-datatype-handle): a conversion missed at the ABI
+        // boundary. The function sees the library's integer handle of the
+        // datatype (MPI_Type_toint) in place of the ABI handle. For a
+        // predefined datatype the two are the same value (the ABI constant, as
+        // MPICH 5.0.2 and Open MPI 6.0.0rc2 give it); for one the library
+        // created they differ. Over a library's own mpi.h there is no such
+        // conversion (mutant_not_in_this_build).
+        MPI_Datatype internal = reinterpret_cast<MPI_Datatype>(
+            static_cast<std::uintptr_t>(static_cast<unsigned>(PMPI_Type_toint(c.dt))));
+        user_call(c, in, inoutvec, count, &internal);
+        return MPI_SUCCESS;
+      }
+#endif
       if (mutant(Mutant::user_fn_len_zero)) {
         user_call(c, in, inoutvec, 0, &dt);  // Fault: the length argument is 0.
         return MPI_SUCCESS;
