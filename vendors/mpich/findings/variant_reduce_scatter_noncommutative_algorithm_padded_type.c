@@ -14,10 +14,16 @@
  *   mpicc.mpich variant_reduce_scatter_noncommutative_algorithm_padded_type.c -o repro
  *   mpiexec.mpich -n 2 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
  *       -genv MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM noncommutative ./repro
+ *   mpiexec.mpich -n 2 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
+ *       -genv MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM noncommutative ./repro rs
+ *   mpiexec.mpich -n 2 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
+ *       -genv MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM sched_noncommutative \
+ *       ./repro rsb nonblocking
+ *   mpiexec.mpich -n 2 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
+ *       -genv MPIR_CVAR_IREDUCE_SCATTER_INTRA_ALGORITHM sched_noncommutative \
+ *       ./repro rs nonblocking
  *   (arguments: rsb|rs, blocking|nonblocking, elements per block, extent in
- *   bytes; default rsb blocking 1 24. For rs use
- *   MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM; for nonblocking the
- *   MPIR_CVAR_IREDUCE_SCATTER(_BLOCK)_INTRA_ALGORITHM sched_noncommutative.)
+ *   bytes; default rsb blocking 1 24.)
  *
  * Exits 0 when every process receives its block of sums with the padding
  * untouched, 1 otherwise. MPICH 4.0.2: wrong at -n 2 and -n 4 under each of
