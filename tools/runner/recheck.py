@@ -974,6 +974,10 @@ def decisions(doc, root=ROOT):
         f = found.get((r["vendor"], r["finding"]))
         for w in (f or {}).get("waivers", []):
             pattern = w.get("variant") or None
+            # A pattern that matches "default" names the library's own choice:
+            # the run without a variant (as plan() makes it).
+            if pattern and fnmatch.fnmatchcase("default", str(pattern)):
+                pattern = None
             mine = (
                 pattern in r.get("patterns", [])
                 if pattern

@@ -654,6 +654,19 @@ def test_apply_extends_a_waiver_only_on_its_own_kind_of_failure(
         assert "mismatch" in d["why"] or "signature not shown" in d["why"]
 
 
+def test_apply_extends_a_waiver_bound_to_the_variant_default(tmp_path):
+    # A waiver whose variant is "default" (the library's own choice) is
+    # rechecked in the run without a variant; --apply must read that run as
+    # its own (it found none and extended nothing).
+    root = kinds_root(tmp_path)
+    text = KINDS.replace('{"id": "w-wrong", "test": "*",', '{"id": "w-wrong", "test": "*", "variant": "default",')
+    (root / "vendors" / "mpich" / "waivers.json").write_text(text)
+    doc = {"rows": recheck.classify(new_release("wrong", WRONG))}
+    (d,) = recheck.decisions(doc, root)
+    assert d["waiver"] == "w-wrong" and d["extend"]
+    assert recheck.preview(doc, root)
+
+
 def test_a_run_that_fails_some_times_is_intermittent_and_not_extended(tmp_path):
     root = kinds_root(tmp_path)
     host = row("host", recheck.FAILS, finding="wrong", times=3, **WRONG)

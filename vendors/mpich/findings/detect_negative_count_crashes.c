@@ -12,12 +12,21 @@
  *   mpicc.mpich detect_negative_count_crashes.c -o repro
  *   mpiexec.mpich -n 2 ./repro 1     # 1 Reduce, 2 Allreduce, 3 Scan, 4 Exscan,
  *                                    # 5 Reduce_local, 6 Reduce_scatter_block
+ *   mpiexec.mpich -n 2 ./repro 6
+ *   mpiexec.mpich -n 4 ./repro 2
  *
  * Exits 0 when the call returns an error code, 2 when it returns MPI_SUCCESS
  * (accepted: MPI_Reduce / MPI_Allreduce / MPI_Reduce_scatter_block at 1
  * process); the crash ends the job with a non-zero code. MPICH 4.0.2: every
  * one of the six crashes at 2 to 4 processes (Scan, Exscan and Reduce_local at
- * 1 process as well). No upstream report found. */
+ * 1 process as well); Reduce_scatter_block with "memcpy argument memory
+ * ranges overlap ... len_=-12" and Abort(1). MPICH 4.2.1: 1 to 4 and 6 abort
+ * (SIGABRT; Reduce, Allreduce, Exscan and Reduce_scatter_block on
+ * "src/frontend/pup/yaksi_iunpack_backend.c:82: unpack_backend: Assertion
+ * `0' failed", no memcpy text) at 2 processes; at 4 Hydra reports the
+ * SIGTERM (signal 15) or SIGKILL (signal 9) it sends the other processes
+ * after the abort; 5 (Reduce_local) returns MPI_SUCCESS. No upstream report
+ * found. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

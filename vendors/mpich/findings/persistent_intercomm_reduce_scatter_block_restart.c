@@ -5,7 +5,10 @@
    Run: mpiexec -n 3 ./a.out   (low group: world ranks 0-1, high group: rank 2);
    mpiexec -n 4 ./a.out 1 (low group: rank 0): MPI_Wait of the second start
    fails ("Invalid communicator"); in ordo's checks the same restart at 4 to
-   6 processes never completes (a timeout).
+   6 processes never completes (a timeout: with MPI_ERRORS_RETURN, as the
+   checks set it, persistent_intercomm_reduce_scatter_block_restart_hang.c).
+   MPICH 4.2.1: the same at -n 3 (the unwritten buffer; at -n 4 the default
+   error handler ends the job, signal 11); MPICH 5.0.2: right.
    Exit status 0 when every start gives the sum of the other group's inputs. */
 #include <mpi.h>
 #include <stdio.h>
