@@ -13,9 +13,10 @@
  *
  * Exits 0 when MPI_Finalize returns (the heap damage, if any, went unseen);
  * the glibc abort ends the job with exit code 134 (signal 6). Open MPI 5.0.7
- * (Debian 13): aborts at 2 processes (3 of 3 runs), exits 0 at 1 and 3; the nonblocking
- * MPI_IREDUCE_SCATTER through the same binding (recvcounts 3) aborted too
- * ("double free or corruption (out)"). 6.0.0rc2: exits 0. 4.1.4 has no
+ * (Debian 13): aborts at 2 processes (every run), exits 0 at 1 and 3, hung
+ * at 4 (five requests in a row); through the same binding, recvcounts 3,
+ * MPI_REDUCE_SCATTER_BLOCK_INIT, MPI_IREDUCE_SCATTER and MPI_ALLREDUCE_INIT
+ * at 1 to 4 processes exit 0. 6.0.0rc2: exits 0. 4.1.4 has no
  * MPI_REDUCE_SCATTER_INIT. No upstream report found. */
 #include <mpi.h>
 #include <stdio.h>
