@@ -14,8 +14,8 @@
  * Exits 0 when MPI_Finalize returns (the heap damage, if any, went unseen);
  * the damage ends the job with a glibc abort (exit code 134, signal 6) or a
  * segmentation fault (139, signal 11). Open MPI 5.0.7 (Debian 13): ends so
- * at 2 processes (every run; ordo findings --recheck: signal 11, 3 of 3), exits 0 at 1 and 3, hung
- * at 4 (five requests in a row); through the same binding, recvcounts 3,
+ * at 2 processes (every run; ordo findings --recheck: signal 11, 3 of 3),
+ * exits 0 at 1 and 3, hung at 4 (five requests in a row); through the same binding, recvcounts 3,
  * MPI_REDUCE_SCATTER_BLOCK_INIT, MPI_IREDUCE_SCATTER and MPI_ALLREDUCE_INIT
  * at 1 to 4 processes exit 0. 6.0.0rc2: exits 0. 4.1.4 has no
  * MPI_REDUCE_SCATTER_INIT. No upstream report found. */
