@@ -15,10 +15,10 @@
  * the damage ends the job with a glibc abort (exit code 134, signal 6) or a
  * segmentation fault (139, signal 11). Open MPI 5.0.7 (Debian 13): ends so
  * at 2 processes (every run; ordo findings --recheck: signal 11, 3 of 3),
- * exits 0 at 1 and 3, hung at 4 (five requests in a row); through the same binding, recvcounts 3,
- * MPI_REDUCE_SCATTER_BLOCK_INIT, MPI_IREDUCE_SCATTER and MPI_ALLREDUCE_INIT
- * at 1 to 4 processes exit 0. 6.0.0rc2: exits 0. 4.1.4 has no
- * MPI_REDUCE_SCATTER_INIT. No upstream report found. */
+ * exits 0 at 1 and 3, hung at 4 (five requests in a row). Through the same
+ * binding, recvcounts 3, MPI_REDUCE_SCATTER_BLOCK_INIT, MPI_IREDUCE_SCATTER
+ * and MPI_ALLREDUCE_INIT exit 0 at 1 to 4 processes. 6.0.0rc2: exits 0
+ * (3 of 3). 4.1.4 has no MPI_REDUCE_SCATTER_INIT. No upstream report found. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   MPI_Start(&req);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
   MPI_Request_free(&req);
-  printf("rank %d: completed; MPI_Finalize next (a glibc abort there is the finding)\n", rank);
+  printf("rank %d: completed; MPI_Finalize next (a crash there is the finding)\n", rank);
   free(send);
   free(recv);
   free(counts);
