@@ -4,7 +4,7 @@
  * MPI_DATATYPE_NULL, in the blocking, nonblocking and persistent forms of
  * every reduction routine, although MPI_ERRORS_RETURN is set, instead of
  * returning an error code. MPI_DATATYPE_NULL is an erroneous argument
- * (MPI-4.1 Section 2.5.1; detecting it is not required, but MPICH validates
+ * (MPI-4.1 and MPI-5.0 Section 2.5.1; detecting it is not required, but MPICH validates
  * handles and MPICH 4.0.2 and 4.2.1 report it). The MPI_Reduce_local and
  * MPI_Allreduce cases through the MPI-5.0 ABI are abi_datatype_null_aborts.c.
  *

@@ -5,9 +5,10 @@
  * (MPIDU_Sched_progress_state) on some processes and never returns on
  * others; with the default MPI_ERRORS_ARE_FATAL the job aborts instead
  * (persistent_intercomm_reduce_scatter_block_restart.c). A persistent
- * request may be started again once complete (MPI-4.1 Sections 3.9 and
- * 6.13); MPI_Reduce_scatter_block on an intercommunicator gives each process
- * its block of the other group's sum (MPI-4.1 Section 6.10.1).
+ * collective request may be started again once complete (MPI-4.1 and
+ * MPI-5.0 Section 6.13); MPI_Reduce_scatter_block on an intercommunicator
+ * gives each process its block of the other group's sum (MPI-4.1 and
+ * MPI-5.0 Section 6.10.1).
  *
  *   mpicc.mpich persistent_intercomm_reduce_scatter_block_restart_hang.c -o repro
  *   mpiexec.mpich -n 4 ./repro

@@ -4,7 +4,7 @@
  * completed and freed, leaves the heap damaged: glibc aborts the process in a
  * later free() ("free(): invalid next size (fast)", here in MPI_Finalize).
  * The same calls through the C binding leave the heap intact. The call is
- * valid (MPI-4.1 6.13, 6.11.1; MPI-5.0 6.13, 6.11.1: a recvcount may be 0).
+ * valid (MPI-4.1 and MPI-5.0 Sections 6.13 and 6.10.2: a recvcount may be 0).
  * This program calls the binding's symbol from C with Fortran handles, as a
  * Fortran program does.
  *
