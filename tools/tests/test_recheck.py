@@ -659,7 +659,10 @@ def test_apply_extends_a_waiver_bound_to_the_variant_default(tmp_path):
     # rechecked in the run without a variant; --apply must read that run as
     # its own (it found none and extended nothing).
     root = kinds_root(tmp_path)
-    text = KINDS.replace('{"id": "w-wrong", "test": "*",', '{"id": "w-wrong", "test": "*", "variant": "default",')
+    text = KINDS.replace(
+        '{"id": "w-wrong", "test": "*",',
+        '{"id": "w-wrong", "test": "*", "variant": "default",',
+    )
     (root / "vendors" / "mpich" / "waivers.json").write_text(text)
     doc = {"rows": recheck.classify(new_release("wrong", WRONG))}
     (d,) = recheck.decisions(doc, root)
