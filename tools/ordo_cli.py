@@ -305,9 +305,10 @@ def build_parser():
     )
     rp.add_argument(
         "--ranks",
-        default="2",
+        default=None,
         metavar="N",
-        help="the rank count (default: %(default)s)",
+        help="the rank count (default: 2, or with --record the record's own; an id"
+        " that ran at several rank counts needs it)",
     )
     rp.add_argument(
         "--case", metavar="JSON", help="the case as JSON, as a failure prints it"

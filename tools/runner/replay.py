@@ -21,6 +21,29 @@ from .errors import EXIT_FAIL, EXIT_INFRA, EXIT_OK, OrdoError
 from .launch import job_command, ordo_flags
 
 
+def pick_records(records, rid, path, variant, ranks):
+    """The records of one id that a replay may take. A journal holds a record of an
+    id per variant and rank count, and the same id names another case at another
+    rank count (each rank count's crossing array is its own): --variant and --ranks
+    choose; without --ranks, an id that ran at several rank counts is refused."""
+    where = f" under variant {variant}" if variant else ""
+    if variant:
+        records = [r for r in records if (r.get("variant") or "default") == variant]
+    if ranks is not None:
+        records = [r for r in records if r.get("ranks", ranks) == ranks]
+        where += f" at {ranks} ranks"
+    records = [r for r in records if r.get("case")]
+    if not records:
+        raise OrdoError(f"no record with a case and id '{rid}'{where} in {path}")
+    counts = sorted({r["ranks"] for r in records if isinstance(r.get("ranks"), int)})
+    if len(counts) > 1:
+        raise OrdoError(
+            f"the id '{rid}' names a case at each of {len(counts)} rank counts"
+            f" ({', '.join(map(str, counts))}) in {path}: say which with --ranks"
+        )
+    return records
+
+
 def cmd_replay(args):
     # --abi: through the MPI-5.0 standard ABI's build, as the run was (runner/abi.py)
     adapter = abi.adapter_for(
@@ -30,7 +53,9 @@ def cmd_replay(args):
             "abi_library": getattr(args, "abi_library", None),
         }
     )
-    ranks = parse_ranks(args.ranks)
+    # --ranks given or not: a journal's id names a case at each rank count it ran
+    asked_ranks = args.ranks is not None
+    ranks = parse_ranks(args.ranks if asked_ranks else "2")
     if len(ranks) != 1:
         raise OrdoError("--ranks takes one rank count for replay")
     clause = args.clause or "replay"
@@ -43,15 +68,13 @@ def cmd_replay(args):
         if not journal.exists() and journal.with_name(journal.name + ".gz").is_file():
             # a finished run's journal.jsonl, now compressed
             journal = journal.with_name(journal.name + ".gz")
-        records = [r for r in read_journal(journal) if r.get("id") == rid]
-        # a sweep's journal holds one record of an id per variant and rank count
-        if variant:
-            records = [r for r in records if (r.get("variant") or "default") == variant]
-        if not records or not records[0].get("case"):
-            raise OrdoError(
-                "no record with a case and id"
-                f" '{rid}'{f' under variant {variant}' if variant else ''} in {path}"
-            )
+        records = pick_records(
+            [r for r in read_journal(journal) if r.get("id") == rid],
+            rid,
+            path,
+            variant,
+            ranks[0] if asked_ranks else None,
+        )
         variant = variant or records[0].get("variant")
         case_json = json.dumps(records[0]["case"])
         clause = records[0].get("clause", clause)

@@ -169,3 +169,43 @@ def test_a_waiver_that_names_a_variant_applies_to_that_variant_only(tmp_path):
     assert outcome("default") == "crash"
     assert outcome("lib.ireduce.binomial") == "crash"
     assert outcome("lib.ireduce.tsp_tree", routine="allreduce") == "crash"
+
+
+def _two_rank_counts_journal(tmp_path):
+    # One id at two rank counts, each its own case (each rank count's crossing array
+    # is its own): a replay of the 3-rank failure must not run the 2-rank case.
+    journal = tmp_path / "journal.jsonl"
+    recs = [
+        {
+            "id": "Crossing.x#7",
+            "ranks": r,
+            "variant": "default",
+            "outcome": o,
+            "case": {"routine": "reduce", "count": c},
+        }
+        for r, c, o in ((2, 5, "pass"), (3, 65536, "timeout"))
+    ]
+    journal.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return journal
+
+
+def test_replay_of_an_id_at_several_rank_counts_needs_ranks(tmp_path):
+    journal = _two_rank_counts_journal(tmp_path)
+    line = one_line_error(run("replay", "--record", f"{journal}:Crossing.x#7"))
+    assert "2 rank counts (2, 3)" in line and "--ranks" in line
+    line = one_line_error(
+        run("replay", "--record", f"{journal}:Crossing.x#7", "--ranks", "5")
+    )
+    assert "no record with a case and id 'Crossing.x#7' at 5 ranks" in line
+
+
+def test_replay_takes_the_record_of_the_rank_count_it_is_given(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    from runner.replay import pick_records
+
+    journal = _two_rank_counts_journal(tmp_path)
+    recs = [json.loads(x) for x in journal.read_text().splitlines()]
+    got = pick_records(recs, "Crossing.x#7", str(journal), None, 3)
+    assert [r["case"]["count"] for r in got] == [65536]
+    got = pick_records(recs, "Crossing.x#7", str(journal), "default", 2)
+    assert [r["case"]["count"] for r in got] == [5]
