@@ -70,10 +70,18 @@ for seq in range(skip + 1, plan["cases"] + 1):
     if do.get("die_after") == seq:
         print("Segmentation fault after case %d" % seq, flush=True)
         sys.exit(139)
-open(journal + ".done", "w").write("0\n")
+# As the harness (check_main.cpp, finish_checks): .done promises a marker from each
+# of the 2 ranks, which each writes once its MPI_Finalize returned.
+promise = "finalized %d\n" % plan.get("size", 2) if plan.get("promise", True) else ""
+open(journal + ".done", "w").write("0\n" + promise)
 if do.get("die_at_end"):
     print("Segmentation fault in MPI_Finalize", flush=True)
     sys.exit(139)
+for rank in do.get("finalize_returns", range(plan.get("size", 2))):
+    open(journal + ".finalized.%d" % rank, "w").write("returned\n")
+if "finalize_returns" in do:
+    print("Assertion failed in file src/util/mpir_pmi.c at line 456: 0", flush=True)
+sys.exit(do.get("exit_code", 0))
 """
 
 # A crash waiver of one case (count 1) and one of another (count 3): the real matcher
@@ -107,7 +115,7 @@ class Waivers:
         )
 
 
-def run_fake(tmp_path, plan, waivers=(), max_restarts=10):
+def run_fake(tmp_path, plan, waivers=(), max_restarts=10, ranks=2):
     j = tmp_path / "journal.jsonl"
     j.write_text("")
     plan_path = tmp_path / "plan.json"
@@ -119,7 +127,7 @@ def run_fake(tmp_path, plan, waivers=(), max_restarts=10):
     launches = run_job(
         base,
         "ordo_check_reduce",
-        2,
+        ranks,
         tmp_path,
         j,
         {"name": "mpich"},
@@ -376,6 +384,120 @@ def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(
     assert job["where"] == "after_last_case" and job["last_case"]["outcome"] == "fail"
     assert lines[-1]["outcome"] == "crash" and skips == [0]
     assert not report_of(tmp_path, lines)["partial"]
+    # The exit status and the missing markers tell the same death: one record.
+    assert len(job_records(lines)) == 1 and job["finalize_not_returned"] == [0, 1]
+    assert "MPI_Finalize did not return on rank(s) 0, 1 of 2" in lines[-1]["message"]
+
+
+def _leftovers(tmp_path):
+    """The job's .finalized markers left beside the journal (the runner removes
+    them once read)."""
+    return sorted(p.name for p in tmp_path.glob(f"journal.jsonl{protocol.FINALIZED}*"))
+
+
+def test_a_rank_whose_mpi_finalize_did_not_return_is_a_job_record_despite_exit_0(
+    tmp_path, monkeypatch
+):
+    """Issue #36: every case passed, rank 1 aborted inside MPI_Finalize and the
+    launcher exited 0 (MPICH 5.0.2's hydra did at 7 of 8 rank counts). The old
+    runner took .done and exit code 0 for a job that ended normally: no record,
+    a conformant run."""
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(
+        tmp_path, {"launches": [{"finalize_returns": [0]}]}
+    )
+    assert [r.get("seq") for r in lines] == [1, 2, 3, 4, 5, None]
+    dead = lines[-1]
+    assert dead["clause"] == "harness.job" and dead["outcome"] == "crash"
+    assert dead["case"] is None and dead["id"] == "ordo_check_reduce@2ranks#job0"
+    job = dead["job"]
+    assert job["where"] == "after_last_case" and job["finalize_not_returned"] == [1]
+    assert job["exit_code"] == 0 and job["signal"] is None and not job["timed_out"]
+    assert job["last_case"]["seq"] == 5 and "mpir_pmi.c" in job["tail"]
+    assert (
+        "MPI_Finalize did not return on rank(s) 1 of 2 (no .finalized marker from"
+        " them), though the launcher exited 0" in dead["message"]
+    )
+    # Not launched again (every case ran), and the verdict counts the crash.
+    assert skips == [0] and [x["rc"] for x in launches] == [0]
+    report = report_of(tmp_path, lines)
+    assert not report["partial"] and report["summary"]["verdict"] == "not conformant"
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_failed_case_and_an_abort_in_mpi_finalize_under_exit_1_make_one_record(
+    tmp_path, monkeypatch
+):
+    """Exit code 1 is also a normal end (a case failed): the markers still tell."""
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {
+            "outcomes": {"2": "fail"},
+            "launches": [{"finalize_returns": [], "exit_code": 1}],
+        },
+    )
+    assert [r["outcome"] for r in lines] == ["pass", "fail"] + ["pass"] * 3 + ["crash"]
+    assert len(job_records(lines)) == 1
+    assert lines[-1]["job"]["finalize_not_returned"] == [0, 1]
+    assert "though the launcher exited 1" in lines[-1]["message"]
+
+
+def test_a_job_whose_every_rank_returned_from_mpi_finalize_gets_no_record(tmp_path):
+    launches, lines, skips = run_fake(tmp_path, {"launches": [{}]})
+    assert [r.get("seq") for r in lines] == [1, 2, 3, 4, 5]
+    assert not job_records(lines) and _leftovers(tmp_path) == []
+
+
+def test_a_one_rank_job_is_judged_by_its_one_marker(tmp_path, monkeypatch):
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(tmp_path, {"size": 1, "launches": [{}]}, ranks=1)
+    assert len(lines) == 5 and not job_records(lines)
+    (tmp_path / "journal.jsonl.launches").unlink()
+    launches, lines, skips = run_fake(
+        tmp_path, {"size": 1, "launches": [{"finalize_returns": []}]}, ranks=1
+    )
+    assert lines[-1]["job"]["finalize_not_returned"] == [0]
+    assert "MPI_Finalize did not return on rank(s) 0 of 1" in lines[-1]["message"]
+
+
+def test_a_done_file_without_the_promise_is_not_judged_by_markers(tmp_path):
+    """An executable that writes no .finalized markers (its .done has no
+    "finalized <size>" line): its end is judged by the exit status alone."""
+    launches, lines, skips = run_fake(
+        tmp_path, {"promise": False, "launches": [{"finalize_returns": []}]}
+    )
+    assert len(lines) == 5 and not job_records(lines)
+
+
+def test_a_job_killed_by_its_time_limit_in_mpi_finalize_makes_one_timeout_record(
+    tmp_path, monkeypatch
+):
+    """`timeout` ended a job hung in MPI_Finalize (exit 124): one record, a
+    timeout, naming the ranks that never returned."""
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(
+        tmp_path, {"launches": [{"finalize_returns": [1], "exit_code": 124}]}
+    )
+    assert len(job_records(lines)) == 1 and lines[-1]["outcome"] == "timeout"
+    job = lines[-1]["job"]
+    assert job["timed_out"] and job["finalize_not_returned"] == [0]
+    assert "though the launcher exited" not in lines[-1]["message"]
+    assert skips == [0]
+
+
+def test_the_finalize_markers_are_read_only_when_promised(tmp_path):
+    j = tmp_path / "journal.jsonl"
+    assert protocol.finalize_not_returned(j, grace=0) == []  # no .done
+    protocol.marker(j, protocol.DONE).write_text("0\n")
+    assert protocol.finalize_promised(j) is None
+    assert protocol.finalize_not_returned(j, grace=0) == []
+    protocol.marker(j, protocol.DONE).write_text("0\nfinalized 3\n")
+    protocol.marker(j, protocol.FINALIZED + "1").write_text("returned\n")
+    assert protocol.finalize_promised(j) == 3
+    assert protocol.finalize_not_returned(j, grace=0) == [0, 2]
+    protocol.clear(j)
+    assert not list(tmp_path.glob("journal.jsonl.*"))
 
 
 def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(
