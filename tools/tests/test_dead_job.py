@@ -8,16 +8,25 @@ are counted as not run and the report says the run is partial.
 
 A fake check executable plays the harness's side of the job protocol: five
 cases (case n has count n, so a waiver can name one case), the outcome of
-each and what each launch does read from a plan file."""
+each and what each launch does read from a plan file. Like the harness, it
+writes each rank's .finalized marker after "MPI_Finalize" (issue #36: a
+rank without one died there, whatever the launcher's exit status); one
+test runs the real harness under MPICH's mpiexec."""
 import copy
 import json
 import pathlib
+import shutil
+import subprocess
 import sys
 
-from conftest import run_json, write_run
+import pytest
+
+from conftest import BUILD, needs_build, run_json, write_run
 from reports import records, results, waivers as matcher
 from runner import protocol
+from runner.adapters import load_adapter
 from runner.job import run_job
+from runner.launch import ordo_flags
 
 FAKE = r"""#!PYTHON
 import json, os, sys, time
@@ -524,3 +533,84 @@ def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(
         protocol.family_of([tmp_path / "missing.log", log], "Op.b") == "ordo_check_op"
     )
     assert protocol.family_of([log], "Nowhere.c") is None
+
+
+# A library whose MPI_Finalize, on the world rank ORDO_TEST_FINALIZE_EXITS_ON,
+# ends the process (exit status 0) instead of returning: as a rank that aborts
+# inside MPI_Finalize under a launcher that still exits 0 (MPICH 5.0.2's hydra).
+FINALIZE_EXITS = r"""
+#include <mpi.h>
+#include <stdlib.h>
+#include <unistd.h>
+int MPI_Finalize(void) {
+  int rank = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int rc = PMPI_Finalize();
+  const char* on = getenv("ORDO_TEST_FINALIZE_EXITS_ON");
+  if (on && atoi(on) == rank) _exit(0);
+  return rc;
+}
+"""
+
+
+def test_a_real_rank_that_never_returns_from_mpi_finalize_is_recorded_under_mpich(
+    tmp_path,
+):
+    """The real harness (ordo_check_op, two of its tests) under MPICH's
+    mpiexec at 2 ranks, run by run_job: with every MPI_Finalize returning,
+    no job record; with rank 1's MPI_Finalize ending its process (the
+    launcher exits 0), the one record names rank 1."""
+    needs_build("mpich")
+    exe = BUILD / "mpich" / "conformance" / "op" / "ordo_check_op"
+    mpicc, mpiexec = shutil.which("mpicc.mpich"), shutil.which("mpiexec.mpich")
+    if not exe.is_file() or not mpicc or not mpiexec:
+        pytest.skip(f"needs {exe}, mpicc.mpich and mpiexec.mpich")
+    lib = tmp_path / "libfinalize_exits.so"
+    src = tmp_path / "finalize_exits.c"
+    src.write_text(FINALIZE_EXITS)
+    subprocess.run(
+        [mpicc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True, timeout=120
+    )
+    adapter = load_adapter("mpich")
+    found = {}
+    for exits_on in (None, 1):
+        out = tmp_path / f"exits-on-{exits_on}"
+        out.mkdir()
+        journal = out / "journal.jsonl"
+        journal.write_text("")
+        env = ["-genv", "LD_PRELOAD", str(lib)]
+        if exits_on is not None:
+            env += ["-genv", "ORDO_TEST_FINALIZE_EXITS_ON", str(exits_on)]
+        base = [
+            "flock",
+            "/tmp/ordo-mpi.lock",
+            "timeout",
+            "-k",
+            "5",
+            "300",
+            mpiexec,
+            "-n",
+            "2",
+            *env,
+            str(exe),
+            *ordo_flags(journal=journal, vendor="mpich", adapter=adapter["_path"]),
+            "--gtest_filter=Op.every_predefined_reduction_op_reports_itself_commutative"
+            ":Op.op_free_sets_the_handle_to_op_null",
+        ]
+        launches = run_job(base, "ordo_check_op", 2, out, journal, adapter, 2)
+        lines = [json.loads(x) for x in journal.read_text().splitlines()]
+        for r in lines:
+            assert records.schema_errors(r) == [], r
+        found[exits_on] = (launches, lines)
+    launches, lines = found[None]
+    assert [x["rc"] for x in launches] == [0] and lines
+    assert not job_records(lines), job_records(lines)
+    launches, lines = found[1]
+    assert [x["rc"] for x in launches] == [0]  # the launcher hid the death
+    dead = job_records(lines)
+    assert len(dead) == 1 and dead[0]["outcome"] == "crash", dead
+    job = dead[0]["job"]
+    assert job["where"] == "after_last_case" and job["finalize_not_returned"] == [1]
+    assert "MPI_Finalize did not return on rank(s) 1 of 2" in dead[0]["message"]
+    assert len(lines) == len(found[None][1]) + 1
+    assert _leftovers(out) == []
