@@ -28,7 +28,8 @@
 //       MPI_Finalize returned (finish_checks). Read by the runner when .done
 //       promises them: a rank without one died in MPI_Finalize, and the job
 //       gets a record of its own (after its last case) even when the launcher
-//       exited 0 (MPICH 5.0.2's hydra does after an abort in MPI_Finalize).
+//       exited 0 or 1 (MPICH 5.0.2's hydra does after an abort in
+//       MPI_Finalize).
 //   <journal>.timeout    written by the rank whose watchdog fired, holding the
 //       seq of the case in flight and that rank ("<seq> <rank>"); the job then
 //       exits with 124. Read by the runner: the case is recorded as a timeout,

@@ -247,7 +247,7 @@ def run_job(
                 # .done: the job ran every case. A rank whose MPI_Finalize did not
                 # return (its .finalized marker missing) makes the job a death after
                 # its last case even when the launcher's exit status hides it (MPICH
-                # 5.0.2's hydra exits 0 after an abort in MPI_Finalize).
+                # 5.0.2's hydra exits 0 or 1 after an abort in MPI_Finalize).
                 unreturned = (
                     protocol.finalize_not_returned(journal) if done.exists() else []
                 )

@@ -26,8 +26,8 @@ harness.job, reports/records.py, job_died) naming the last case that
 finished, never charged to it: a crash waiver of that case cannot waive it.
 
 The finalize rule (finalize_not_returned): a launcher may exit 0 although a
-rank aborted inside MPI_Finalize (MPICH 5.0.2's hydra did, at most process
-counts), and .done is written before MPI_Finalize: so a job whose .done
+rank aborted inside MPI_Finalize, or 1 as after a failed case (MPICH 5.0.2's
+hydra did), and .done is written before MPI_Finalize: so a job whose .done
 promises the markers and lacks a rank's .finalized.<rank> did not end
 normally, whatever its exit status; runner/job.py gives it one record of
 its own (after its last case), naming those ranks. A .done without the

@@ -381,8 +381,9 @@ def test_a_gave_up_record_of_an_older_journal_makes_the_run_partial(tmp_path):
 
 
 def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(
-    tmp_path,
+    tmp_path, monkeypatch
 ):
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
     launches, lines, skips = run_fake(
         tmp_path,
         {"outcomes": {"5": "fail"}, "launches": [{"die_at_end": True}]},
