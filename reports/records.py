@@ -242,6 +242,7 @@ def job_died(
     launch=None,
     family=None,
     not_run=None,
+    finalize_not_returned=None,
 ):
     """A job that died outside any case: its own record, never charged to a
     case (runner/protocol.py, charged_case: no case was in flight). where:
@@ -252,7 +253,10 @@ def job_died(
     resumed_after: the launch's --ordo-skip. family: the check family of
     the last case (a combined job's member), when known. not_run: set when
     the job ends here with cases not run ({"after_seq", "why"}): the report
-    is then partial (reports/results.py).
+    is then partial (reports/results.py). finalize_not_returned: the world
+    ranks whose MPI_Finalize did not return (a job after its last case whose
+    .finalized markers are missing, runner/protocol.py): the record is made
+    even when the launcher exited 0 or 1, and says so.
 
     The record's test is the executable, its clause harness.job (MUST) and
     its case null: a crash or timeout waiver of a case (which names the
@@ -281,6 +285,8 @@ def job_died(
     }
     if not_run:
         job["not_run"] = not_run
+    if finalize_not_returned:
+        job["finalize_not_returned"] = sorted(finalize_not_returned)
     after = (
         f"after case {last['seq']} ({last['id']}, {last['outcome']})"
         if last
@@ -295,6 +301,17 @@ def job_died(
         f"{name} at {ranks} ranks ended ({how}) outside any case,"
         f" {_WHERE_TEXT.get(where, where)}, {after}"
     )
+    if finalize_not_returned:
+        message += (
+            "; MPI_Finalize did not return on rank(s) "
+            + ", ".join(map(str, sorted(finalize_not_returned)))
+            + f" of {ranks} (no .finalized marker from them)"
+            + (
+                f", though the launcher exited {rc} as for a job that ended normally"
+                if rc in (0, 1)
+                else ""
+            )
+        )
     if not_run:
         message += (
             f"; its cases after case {not_run.get('after_seq')} were not run:"

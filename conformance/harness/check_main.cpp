@@ -184,12 +184,16 @@ void select_families() {
 int finish_checks(int rc) {
   const Clock::time_point tests_end = Clock::now();
   // Tells the runner that the executable ran to its end (an MPI_Abort inside
-  // the library can also end a job with exit code 1).
-  if (world_rank() == 0 && !settings().journal.empty())
-    std::ofstream(settings().journal + kDoneSuffix) << rc << "\n";
+  // the library can also end a job with exit code 1), and that every rank
+  // will say when its MPI_Finalize returned: a launcher may exit 0 although a
+  // rank aborted in it (job_protocol.h).
+  const std::string journal = settings().journal;
+  const int rank = world_rank();
+  if (rank == 0 && !journal.empty()) mark_done(journal, rc, world_size());
   free_zoo();
   finalize();
   MPI_Finalize();
+  if (!journal.empty()) mark_finalized(journal, rank);
   if (world_rank() == 0 && !settings().journal.empty()) {
     const Clock::time_point end = Clock::now();
     std::string cases;

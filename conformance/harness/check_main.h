@@ -20,7 +20,8 @@ void start_checks();
 void select_families();
 
 // Writes the completion marker for the runner (job_protocol.h, kDoneSuffix),
-// frees everything, finalizes MPI and returns rc. With a journal, rank 0 then
+// frees everything, finalizes MPI, writes this rank's marker that
+// MPI_Finalize returned (kFinalizedSuffix) and returns rc. With a journal, rank 0 then
 // prints where its process's time went, one line for the runner:
 //   ordo phases: {"wall_s":..,"mpi_init_s":..,"startup_s":..,"standby_s":..,
 //                 "tests_s":..,"finalize_s":..,"cases":{"<phase>":..},

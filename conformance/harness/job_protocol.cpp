@@ -1,11 +1,14 @@
 // The job protocol's files (job_protocol.h) other than the journal and the
 // in-flight note: a standby launch's wait for its go, each rank's
-// environment, and the end of a job for a restart.
+// environment, the job's end (.done, each rank's .finalized) and the end of a
+// job for a restart.
 #include "job_protocol.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -60,6 +63,22 @@ void write_rank_env(const std::string& journal, int rank, const std::vector<std:
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
+}
+
+void mark_done(const std::string& journal, int rc, int size) {
+  std::ofstream(journal + kDoneSuffix) << rc << "\n" << kFinalizedPromise << " " << size << "\n";
+}
+
+void mark_finalized(const std::string& journal, int rank) {
+  const std::string path = journal + kFinalizedSuffix + std::to_string(rank);
+  std::ofstream f(path, std::ios::trunc);
+  f << "returned\n";
+  f.close();
+  if (!f) {
+    std::fprintf(stderr, "ordo: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+    std::fflush(nullptr);
+    std::exit(3);
+  }
 }
 
 void mark_restart(const std::string& journal, long long seq) {

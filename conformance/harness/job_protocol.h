@@ -20,8 +20,16 @@
 //       ranks never return, the runner's record says which ranks reported the
 //       error.
 //   <journal>.done       written by rank 0 when the executable ran to its end
-//       (finish_checks), holding the gtest exit code. Read by the runner: a job
-//       without it did not finish (an MPI_Abort can also exit with 1).
+//       (finish_checks), before MPI_Finalize: the gtest exit code, then the line
+//       "finalized <world size>" (kFinalizedPromise), which promises the markers
+//       below. Read by the runner: a job without it did not finish (an MPI_Abort
+//       can also exit with 1).
+//   <journal>.finalized.<world rank>   written by EVERY rank once its
+//       MPI_Finalize returned (finish_checks). Read by the runner when .done
+//       promises them: a rank without one died in MPI_Finalize, and the job
+//       gets a record of its own (after its last case) even when the launcher
+//       exited 0 or 1 (MPICH 5.0.2's hydra does after an abort in
+//       MPI_Finalize).
 //   <journal>.timeout    written by the rank whose watchdog fired, holding the
 //       seq of the case in flight and that rank ("<seq> <rank>"); the job then
 //       exits with 124. Read by the runner: the case is recorded as a timeout,
@@ -51,6 +59,8 @@ namespace ordo::harness {
 
 inline constexpr char kInflightSuffix[] = ".inflight.";
 inline constexpr char kDoneSuffix[] = ".done";
+inline constexpr char kFinalizedSuffix[] = ".finalized.";
+inline constexpr char kFinalizedPromise[] = "finalized";
 inline constexpr char kTimeoutSuffix[] = ".timeout";
 inline constexpr char kRestartSuffix[] = ".restart";
 inline constexpr char kEnvSuffix[] = ".env.";
@@ -58,6 +68,13 @@ inline constexpr int kRestartExitCode = 75;
 
 // <journal>.env.<rank>: this rank's values of the variables `names`.
 void write_rank_env(const std::string& journal, int rank, const std::vector<std::string>& names);
+// <journal>.done: the executable ran to its end with gtest's `rc`; every one of
+// the `size` ranks will write its .finalized marker (rank 0 calls it).
+void mark_done(const std::string& journal, int rc, int size);
+// <journal>.finalized.<rank>: this rank's MPI_Finalize returned (call it after).
+// A marker it cannot write ends the process with one line beginning "ordo:
+// cannot write " and exit code 3 (the runner's WRITE_FAILURE: ordo's failure).
+void mark_finalized(const std::string& journal, int rank);
 // <journal>.restart: the job ends after case `seq` (a restart_job waiver).
 void mark_restart(const std::string& journal, long long seq);
 // Ends this process with kRestartExitCode (every rank, after mark_restart).

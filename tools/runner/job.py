@@ -244,8 +244,16 @@ def run_job(
                         "standby"
                     ] = True  # started ahead: its seconds count from its go
                 launches.append(entry)
-                if rc in (0, 1) and done.exists():
+                # .done: the job ran every case. A rank whose MPI_Finalize did not
+                # return (its .finalized marker missing) makes the job a death after
+                # its last case even when the launcher's exit status hides it (MPICH
+                # 5.0.2's hydra exits 0 or 1 after an abort in MPI_Finalize).
+                unreturned = (
+                    protocol.finalize_not_returned(journal) if done.exists() else []
+                )
+                if rc in (0, 1) and done.exists() and not unreturned:
                     done.unlink(missing_ok=True)
+                    protocol.clear_finalized(journal)
                     return launches
                 failed = protocol.write_failure(log) or protocol.out_of_space(journal)
                 if failed:
@@ -280,7 +288,14 @@ def run_job(
                 # under the harness: an in-flight note that breaks its schema is then
                 # not used, and the record says so.
                 crashed = rc not in (0, 1) and not how["timed_out"]
-                case, recorded = protocol.charged_case(journal, first_record, crashed)
+                if rc in (0, 1) and done.exists():
+                    # Only MPI_Finalize failed: every case was recorded, none is in
+                    # flight (the record below is the job's own, after its last case).
+                    case, recorded = None, False
+                else:
+                    case, recorded = protocol.charged_case(
+                        journal, first_record, crashed
+                    )
                 broken = protocol.broken_notes(journal) if crashed else []
                 if broken:
                     how["tail"] += " | " + "; ".join(
@@ -336,9 +351,18 @@ def run_job(
                         **how,
                     )
                     if where == records.AFTER_LAST_CASE:
+                        # One record, whichever showed the death: the exit status, the
+                        # missing markers, or both.
                         append_record(
-                            journal, {**records.job_died(name, **died), **extra}
+                            journal,
+                            {
+                                **records.job_died(
+                                    name, **died, finalize_not_returned=unreturned
+                                ),
+                                **extra,
+                            },
                         )
+                        protocol.clear_finalized(journal)
                         return launches
                     if case:
                         skip = max(skip, case["seq"])

@@ -5,7 +5,10 @@ job that died is charged to.
     <journal>.inflight.<rank>  the case that rank has begun (JSON: seq, id, test,
                                clause, ...; a DETECT case's also "returned" once that
                                rank's call returned)
-    <journal>.done             the executable ended normally
+    <journal>.done             the executable ran to its end: its first line the
+                               gtest exit code; a second line "finalized <world size>"
+                               promises the markers below (written before MPI_Finalize)
+    <journal>.finalized.<rank> that rank's MPI_Finalize returned (written after it)
     <journal>.timeout          "<seq> <rank>": that rank's watchdog ended an overrunning
                                case
     <journal>.restart          "<seq>": the job ended on purpose after case <seq>, whose
@@ -21,6 +24,14 @@ not recorded. A job that died with none in flight (every begun case
 recorded, or none begun in this launch) gets a record of its own (clause
 harness.job, reports/records.py, job_died) naming the last case that
 finished, never charged to it: a crash waiver of that case cannot waive it.
+
+The finalize rule (finalize_not_returned): a launcher may exit 0 although a
+rank aborted inside MPI_Finalize, or 1 as after a failed case (MPICH 5.0.2's
+hydra did), and .done is written before MPI_Finalize: so a job whose .done
+promises the markers and lacks a rank's .finalized.<rank> did not end
+normally, whatever its exit status; runner/job.py gives it one record of
+its own (after its last case), naming those ranks. A .done without the
+promise (an executable that writes no markers) is not judged by this rule.
 
 A job whose harness could not write one of these files (or its journal: a
 full disk) says so on its output in a line beginning WRITE_FAILURE and
@@ -41,6 +52,7 @@ import glob
 import json
 import os
 import pathlib
+import time
 
 from reports.records import note_errors, read_journal
 
@@ -49,6 +61,12 @@ from .errors import EXIT_INFRA, OrdoError
 
 INFLIGHT = ".inflight."
 DONE = ".done"
+FINALIZED = ".finalized."
+# The .done file's line that promises the FINALIZED markers: "finalized <world size>".
+FINALIZED_PROMISE = "finalized"
+# How long a missing marker is waited for once the launcher has ended (a file a rank
+# on another node wrote just before it exited may show late on a shared file system).
+FINALIZED_GRACE_SECONDS = 2.0
 TIMEOUT = ".timeout"
 RESTART = ".restart"
 ENV = ".env."
@@ -68,6 +86,12 @@ def inflight_files(journal):
     return [pathlib.Path(p) for p in glob.glob(str(journal) + INFLIGHT + "*")]
 
 
+def finalized_files(journal):
+    return [
+        pathlib.Path(p) for p in glob.glob(glob.escape(str(journal) + FINALIZED) + "*")
+    ]
+
+
 def clear(journal):
     """Removes the markers of a previous launch."""
     for f in [
@@ -76,6 +100,47 @@ def clear(journal):
         marker(journal, RESTART),
     ] + inflight_files(journal):
         f.unlink(missing_ok=True)
+    clear_finalized(journal)
+
+
+def clear_finalized(journal):
+    for f in finalized_files(journal):
+        f.unlink(missing_ok=True)
+
+
+def finalize_promised(journal):
+    """The world size whose ranks each promised a FINALIZED marker (the .done
+    file's line "finalized <size>"), or None: no .done, or one without the
+    promise."""
+    try:
+        lines = marker(journal, DONE).read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines[1:]:
+        words = line.split()
+        if len(words) == 2 and words[0] == FINALIZED_PROMISE and words[1].isdigit():
+            return int(words[1])
+    return None
+
+
+def finalize_not_returned(journal, grace=None):
+    """The world ranks (sorted) whose MPI_Finalize did not return: those the
+    .done file promised a <journal>.finalized.<rank> that is missing, after
+    waiting up to `grace` seconds (None: FINALIZED_GRACE_SECONDS) for it.
+    [] when every promised marker is there, or when nothing was promised
+    (finalize_promised is None). Call it once the launcher has ended: a rank
+    still running could write it later."""
+    size = finalize_promised(journal)
+    if not size:
+        return []
+    end = time.time() + (FINALIZED_GRACE_SECONDS if grace is None else grace)
+    while True:
+        missing = [
+            r for r in range(size) if not marker(journal, f"{FINALIZED}{r}").exists()
+        ]
+        if not missing or time.time() >= end:
+            return missing
+        time.sleep(0.05)
 
 
 def rank_envs(journal):

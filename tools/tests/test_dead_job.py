@@ -8,16 +8,25 @@ are counted as not run and the report says the run is partial.
 
 A fake check executable plays the harness's side of the job protocol: five
 cases (case n has count n, so a waiver can name one case), the outcome of
-each and what each launch does read from a plan file."""
+each and what each launch does read from a plan file. Like the harness, it
+writes each rank's .finalized marker after "MPI_Finalize" (issue #36: a
+rank without one died there, whatever the launcher's exit status); one
+test runs the real harness under MPICH's mpiexec."""
 import copy
 import json
 import pathlib
+import shutil
+import subprocess
 import sys
 
-from conftest import run_json, write_run
+import pytest
+
+from conftest import BUILD, needs_build, run_json, write_run
 from reports import records, results, waivers as matcher
 from runner import protocol
+from runner.adapters import load_adapter
 from runner.job import run_job
+from runner.launch import ordo_flags
 
 FAKE = r"""#!PYTHON
 import json, os, sys, time
@@ -70,10 +79,18 @@ for seq in range(skip + 1, plan["cases"] + 1):
     if do.get("die_after") == seq:
         print("Segmentation fault after case %d" % seq, flush=True)
         sys.exit(139)
-open(journal + ".done", "w").write("0\n")
+# As the harness (check_main.cpp, finish_checks): .done promises a marker from each
+# of the 2 ranks, which each writes once its MPI_Finalize returned.
+promise = "finalized %d\n" % plan.get("size", 2) if plan.get("promise", True) else ""
+open(journal + ".done", "w").write("0\n" + promise)
 if do.get("die_at_end"):
     print("Segmentation fault in MPI_Finalize", flush=True)
     sys.exit(139)
+for rank in do.get("finalize_returns", range(plan.get("size", 2))):
+    open(journal + ".finalized.%d" % rank, "w").write("returned\n")
+if "finalize_returns" in do:
+    print("Assertion failed in file src/util/mpir_pmi.c at line 456: 0", flush=True)
+sys.exit(do.get("exit_code", 0))
 """
 
 # A crash waiver of one case (count 1) and one of another (count 3): the real matcher
@@ -107,7 +124,7 @@ class Waivers:
         )
 
 
-def run_fake(tmp_path, plan, waivers=(), max_restarts=10):
+def run_fake(tmp_path, plan, waivers=(), max_restarts=10, ranks=2):
     j = tmp_path / "journal.jsonl"
     j.write_text("")
     plan_path = tmp_path / "plan.json"
@@ -119,7 +136,7 @@ def run_fake(tmp_path, plan, waivers=(), max_restarts=10):
     launches = run_job(
         base,
         "ordo_check_reduce",
-        2,
+        ranks,
         tmp_path,
         j,
         {"name": "mpich"},
@@ -364,8 +381,9 @@ def test_a_gave_up_record_of_an_older_journal_makes_the_run_partial(tmp_path):
 
 
 def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(
-    tmp_path,
+    tmp_path, monkeypatch
 ):
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
     launches, lines, skips = run_fake(
         tmp_path,
         {"outcomes": {"5": "fail"}, "launches": [{"die_at_end": True}]},
@@ -376,6 +394,120 @@ def test_a_job_that_died_after_its_last_case_is_recorded_and_not_launched_again(
     assert job["where"] == "after_last_case" and job["last_case"]["outcome"] == "fail"
     assert lines[-1]["outcome"] == "crash" and skips == [0]
     assert not report_of(tmp_path, lines)["partial"]
+    # The exit status and the missing markers tell the same death: one record.
+    assert len(job_records(lines)) == 1 and job["finalize_not_returned"] == [0, 1]
+    assert "MPI_Finalize did not return on rank(s) 0, 1 of 2" in lines[-1]["message"]
+
+
+def _leftovers(tmp_path):
+    """The job's .finalized markers left beside the journal (the runner removes
+    them once read)."""
+    return sorted(p.name for p in tmp_path.glob(f"journal.jsonl{protocol.FINALIZED}*"))
+
+
+def test_a_rank_whose_mpi_finalize_did_not_return_is_a_job_record_despite_exit_0(
+    tmp_path, monkeypatch
+):
+    """Issue #36: every case passed, rank 1 aborted inside MPI_Finalize and the
+    launcher exited 0 (MPICH 5.0.2's hydra did at 7 of 8 rank counts). The old
+    runner took .done and exit code 0 for a job that ended normally: no record,
+    a conformant run."""
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(
+        tmp_path, {"launches": [{"finalize_returns": [0]}]}
+    )
+    assert [r.get("seq") for r in lines] == [1, 2, 3, 4, 5, None]
+    dead = lines[-1]
+    assert dead["clause"] == "harness.job" and dead["outcome"] == "crash"
+    assert dead["case"] is None and dead["id"] == "ordo_check_reduce@2ranks#job0"
+    job = dead["job"]
+    assert job["where"] == "after_last_case" and job["finalize_not_returned"] == [1]
+    assert job["exit_code"] == 0 and job["signal"] is None and not job["timed_out"]
+    assert job["last_case"]["seq"] == 5 and "mpir_pmi.c" in job["tail"]
+    assert (
+        "MPI_Finalize did not return on rank(s) 1 of 2 (no .finalized marker from"
+        " them), though the launcher exited 0" in dead["message"]
+    )
+    # Not launched again (every case ran), and the verdict counts the crash.
+    assert skips == [0] and [x["rc"] for x in launches] == [0]
+    report = report_of(tmp_path, lines)
+    assert not report["partial"] and report["summary"]["verdict"] == "not conformant"
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_failed_case_and_an_abort_in_mpi_finalize_under_exit_1_make_one_record(
+    tmp_path, monkeypatch
+):
+    """Exit code 1 is also a normal end (a case failed): the markers still tell."""
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {
+            "outcomes": {"2": "fail"},
+            "launches": [{"finalize_returns": [], "exit_code": 1}],
+        },
+    )
+    assert [r["outcome"] for r in lines] == ["pass", "fail"] + ["pass"] * 3 + ["crash"]
+    assert len(job_records(lines)) == 1
+    assert lines[-1]["job"]["finalize_not_returned"] == [0, 1]
+    assert "though the launcher exited 1" in lines[-1]["message"]
+
+
+def test_a_job_whose_every_rank_returned_from_mpi_finalize_gets_no_record(tmp_path):
+    launches, lines, skips = run_fake(tmp_path, {"launches": [{}]})
+    assert [r.get("seq") for r in lines] == [1, 2, 3, 4, 5]
+    assert not job_records(lines) and _leftovers(tmp_path) == []
+
+
+def test_a_one_rank_job_is_judged_by_its_one_marker(tmp_path, monkeypatch):
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(tmp_path, {"size": 1, "launches": [{}]}, ranks=1)
+    assert len(lines) == 5 and not job_records(lines)
+    (tmp_path / "journal.jsonl.launches").unlink()
+    launches, lines, skips = run_fake(
+        tmp_path, {"size": 1, "launches": [{"finalize_returns": []}]}, ranks=1
+    )
+    assert lines[-1]["job"]["finalize_not_returned"] == [0]
+    assert "MPI_Finalize did not return on rank(s) 0 of 1" in lines[-1]["message"]
+
+
+def test_a_done_file_without_the_promise_is_not_judged_by_markers(tmp_path):
+    """An executable that writes no .finalized markers (its .done has no
+    "finalized <size>" line): its end is judged by the exit status alone."""
+    launches, lines, skips = run_fake(
+        tmp_path, {"promise": False, "launches": [{"finalize_returns": []}]}
+    )
+    assert len(lines) == 5 and not job_records(lines)
+
+
+def test_a_job_killed_by_its_time_limit_in_mpi_finalize_makes_one_timeout_record(
+    tmp_path, monkeypatch
+):
+    """`timeout` ended a job hung in MPI_Finalize (exit 124): one record, a
+    timeout, naming the ranks that never returned."""
+    monkeypatch.setattr(protocol, "FINALIZED_GRACE_SECONDS", 0.2)
+    launches, lines, skips = run_fake(
+        tmp_path, {"launches": [{"finalize_returns": [1], "exit_code": 124}]}
+    )
+    assert len(job_records(lines)) == 1 and lines[-1]["outcome"] == "timeout"
+    job = lines[-1]["job"]
+    assert job["timed_out"] and job["finalize_not_returned"] == [0]
+    assert "though the launcher exited" not in lines[-1]["message"]
+    assert skips == [0]
+
+
+def test_the_finalize_markers_are_read_only_when_promised(tmp_path):
+    j = tmp_path / "journal.jsonl"
+    assert protocol.finalize_not_returned(j, grace=0) == []  # no .done
+    protocol.marker(j, protocol.DONE).write_text("0\n")
+    assert protocol.finalize_promised(j) is None
+    assert protocol.finalize_not_returned(j, grace=0) == []
+    protocol.marker(j, protocol.DONE).write_text("0\nfinalized 3\n")
+    protocol.marker(j, protocol.FINALIZED + "1").write_text("returned\n")
+    assert protocol.finalize_promised(j) == 3
+    assert protocol.finalize_not_returned(j, grace=0) == [0, 2]
+    protocol.clear(j)
+    assert not list(tmp_path.glob("journal.jsonl.*"))
 
 
 def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(
@@ -402,3 +534,84 @@ def test_the_last_finished_case_and_the_family_of_a_combined_job_are_read_back(
         protocol.family_of([tmp_path / "missing.log", log], "Op.b") == "ordo_check_op"
     )
     assert protocol.family_of([log], "Nowhere.c") is None
+
+
+# A library whose MPI_Finalize, on the world rank ORDO_TEST_FINALIZE_EXITS_ON,
+# ends the process (exit status 0) instead of returning: as a rank that aborts
+# inside MPI_Finalize under a launcher that still exits 0 (MPICH 5.0.2's hydra).
+FINALIZE_EXITS = r"""
+#include <mpi.h>
+#include <stdlib.h>
+#include <unistd.h>
+int MPI_Finalize(void) {
+  int rank = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int rc = PMPI_Finalize();
+  const char* on = getenv("ORDO_TEST_FINALIZE_EXITS_ON");
+  if (on && atoi(on) == rank) _exit(0);
+  return rc;
+}
+"""
+
+
+def test_a_real_rank_that_never_returns_from_mpi_finalize_is_recorded_under_mpich(
+    tmp_path,
+):
+    """The real harness (ordo_check_op, two of its tests) under MPICH's
+    mpiexec at 2 ranks, run by run_job: with every MPI_Finalize returning,
+    no job record; with rank 1's MPI_Finalize ending its process (the
+    launcher exits 0), the one record names rank 1."""
+    needs_build("mpich")
+    exe = BUILD / "mpich" / "conformance" / "op" / "ordo_check_op"
+    mpicc, mpiexec = shutil.which("mpicc.mpich"), shutil.which("mpiexec.mpich")
+    if not exe.is_file() or not mpicc or not mpiexec:
+        pytest.skip(f"needs {exe}, mpicc.mpich and mpiexec.mpich")
+    lib = tmp_path / "libfinalize_exits.so"
+    src = tmp_path / "finalize_exits.c"
+    src.write_text(FINALIZE_EXITS)
+    subprocess.run(
+        [mpicc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True, timeout=120
+    )
+    adapter = load_adapter("mpich")
+    found = {}
+    for exits_on in (None, 1):
+        out = tmp_path / f"exits-on-{exits_on}"
+        out.mkdir()
+        journal = out / "journal.jsonl"
+        journal.write_text("")
+        env = ["-genv", "LD_PRELOAD", str(lib)]
+        if exits_on is not None:
+            env += ["-genv", "ORDO_TEST_FINALIZE_EXITS_ON", str(exits_on)]
+        base = [
+            "flock",
+            "/tmp/ordo-mpi.lock",
+            "timeout",
+            "-k",
+            "5",
+            "300",
+            mpiexec,
+            "-n",
+            "2",
+            *env,
+            str(exe),
+            *ordo_flags(journal=journal, vendor="mpich", adapter=adapter["_path"]),
+            "--gtest_filter=Op.every_predefined_reduction_op_reports_itself_commutative"
+            ":Op.op_free_sets_the_handle_to_op_null",
+        ]
+        launches = run_job(base, "ordo_check_op", 2, out, journal, adapter, 2)
+        lines = [json.loads(x) for x in journal.read_text().splitlines()]
+        for r in lines:
+            assert records.schema_errors(r) == [], r
+        found[exits_on] = (launches, lines)
+    launches, lines = found[None]
+    assert [x["rc"] for x in launches] == [0] and lines
+    assert not job_records(lines), job_records(lines)
+    launches, lines = found[1]
+    assert [x["rc"] for x in launches] == [0]  # the launcher hid the death
+    dead = job_records(lines)
+    assert len(dead) == 1 and dead[0]["outcome"] == "crash", dead
+    job = dead[0]["job"]
+    assert job["where"] == "after_last_case" and job["finalize_not_returned"] == [1]
+    assert "MPI_Finalize did not return on rank(s) 1 of 2" in dead[0]["message"]
+    assert len(lines) == len(found[None][1]) + 1
+    assert _leftovers(out) == []

@@ -153,6 +153,8 @@ def test_the_marker_names_are_the_harness_names():
         protocol.TIMEOUT,
         protocol.RESTART,
         protocol.ENV,
+        protocol.FINALIZED,
+        protocol.FINALIZED_PROMISE,
     ):
         assert f'"{suffix}"' in sources, suffix
     assert f"{protocol.RESTART_EXIT_CODE}" in sources
