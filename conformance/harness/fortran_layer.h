@@ -10,11 +10,14 @@
 extern "C" {
 // One reduce-family call (routine, mode: ordo::ref::Routine, ordo::ref::Mode).
 // in_place: the Fortran MPI_IN_PLACE is the send buffer. counts (ncounts of
-// them): reduce_scatter's recvcounts. Returns the call's ierror; *request:
-// the Fortran handle of a nonblocking call's or a persistent init's request.
+// them; counts_c: the same as MPI_Count, for large): reduce_scatter's
+// recvcounts, passed to the library as they are, so they live as long as the
+// caller holds them (a request may read them until it completes). Returns the
+// call's ierror; *request: the Fortran handle of a nonblocking call's or a
+// persistent init's request.
 int ordo_f08_call(int routine, int mode, int large, const void* send, void* recv, int in_place,
-                  int count, const int* counts, int ncounts, MPI_Fint datatype, MPI_Fint op,
-                  int root, MPI_Fint comm, MPI_Fint* request);
+                  int count, const int* counts, const MPI_Count* counts_c, int ncounts,
+                  MPI_Fint datatype, MPI_Fint op, int root, MPI_Fint comm, MPI_Fint* request);
 int ordo_f90_call(int routine, int mode, const void* send, void* recv, int in_place, int count,
                   const int* counts, int ncounts, MPI_Fint datatype, MPI_Fint op, int root,
                   MPI_Fint comm, MPI_Fint* request);

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "erroneous_args.h"
@@ -203,18 +204,24 @@ int invoke_fortran(const Args& k, const Operands& o) {
   const int routine = static_cast<int>(c.routine), mode = static_cast<int>(c.mode);
   const int in_place = k.send == MPI_IN_PLACE ? 1 : 0;
   const void* send = in_place ? nullptr : k.send;
+  // The held arrays themselves (never a copy the call's return frees); a valid
+  // address where there are none, which only Reduce_scatter reads.
+  static const int no_counts[1] = {0};
+  static const MPI_Count no_counts_c[1] = {0};
   const int ncounts = static_cast<int>(o.counts.size());
+  const int* counts = o.counts.empty() ? no_counts : o.counts.data();
+  const MPI_Count* counts_c = o.counts_c.empty() ? no_counts_c : o.counts_c.data();
   MPI_Fint freq = MPI_Request_c2f(MPI_REQUEST_NULL);
   int rc = MPI_ERR_OTHER;
 #ifdef ORDO_HAVE_FORTRAN_F08
   if (c.binding == "f08")
     rc = ordo_f08_call(routine, mode, c.large_count ? 1 : 0, send, k.recv, in_place, o.count,
-                       o.counts.data(), ncounts, MPI_Type_c2f(k.dt), MPI_Op_c2f(k.op), o.root,
+                       counts, counts_c, ncounts, MPI_Type_c2f(k.dt), MPI_Op_c2f(k.op), o.root,
                        MPI_Comm_c2f(k.z.comm), &freq);
 #endif
 #ifdef ORDO_HAVE_FORTRAN_F90
   if (c.binding == "f90")
-    rc = ordo_f90_call(routine, mode, send, k.recv, in_place, o.count, o.counts.data(), ncounts,
+    rc = ordo_f90_call(routine, mode, send, k.recv, in_place, o.count, counts, ncounts,
                        MPI_Type_c2f(k.dt), MPI_Op_c2f(k.op), o.root, MPI_Comm_c2f(k.z.comm), &freq);
 #endif
   MPI_Request req = MPI_Request_f2c(freq);
@@ -249,7 +256,9 @@ int complete(MPI_Request* req) {
 
 int invoke(const Args& k) {
   const ref::Case& c = k.c;
-  const Operands o = operands(k);
+  const auto held = std::make_shared<const Operands>(operands(k));
+  if (k.hold) *k.hold = held;
+  const Operands& o = *held;
 #if defined(ORDO_HAVE_FORTRAN_F08) || defined(ORDO_HAVE_FORTRAN_F90)
   if (c.binding != "c") return invoke_fortran(k, o);
 #endif

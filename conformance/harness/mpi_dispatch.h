@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,12 @@ struct Args {
   // A nonblocking call's request is handed here instead of being completed
   // (the outstanding and freed concurrency); null: completed at once.
   MPI_Request* pending = nullptr;
+  // Where the call's arrays (Reduce_scatter's recvcounts) are held while a
+  // request the call leaves behind (keep, pending) may read them: until it
+  // completes, and a persistent one until it is freed (MPI-4.1 and MPI-5.0
+  // 6.12: arrays of counts are not modified until the operation completes).
+  // Null: the call completes in invoke() and its arrays go with it.
+  std::shared_ptr<const void>* hold = nullptr;
 };
 
 // The datatype and op handles a case's call is passed (mpi_types.h), and

@@ -77,7 +77,7 @@ int call_outstanding(const ref::Case& c, const ZooComm& z, const ref::Datatype& 
     if (o.send) o.send_before = o.send->raw();
     const void* osb = o.send ? o.send->ptr() : (in_place_here ? MPI_IN_PLACE : nullptr);
     void* orb = o.recv ? o.recv->ptr() : nullptr;
-    o.rc = invoke(Args{o.c, z, plan, h.dt, h.op, osb, orb, nullptr, nullptr, &o.req});
+    o.rc = invoke(Args{o.c, z, plan, h.dt, h.op, osb, orb, nullptr, nullptr, &o.req, &o.arrays});
   }
   for (auto it = others->rbegin(); it != others->rend(); ++it)
     if (it->rc == MPI_SUCCESS) it->rc = complete(&it->req);

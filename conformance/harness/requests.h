@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct CallState {
   std::optional<GuardedBuffer> send, recv, arg;
   std::ptrdiff_t send_origin = 0;
   MPI_Request kept = MPI_REQUEST_NULL;
+  // The arrays the call read (mpi_dispatch.h Args::hold), kept with its
+  // request: freed after ~CallState has freed kept.
+  std::shared_ptr<const void> arrays;
   CallState() = default;
   CallState(const CallState&) = delete;
   CallState& operator=(const CallState&) = delete;
@@ -62,6 +66,7 @@ struct OutstandingCall {
   std::vector<std::byte> send_before;
   std::ptrdiff_t send_origin = 0;
   MPI_Request req = MPI_REQUEST_NULL;
+  std::shared_ptr<const void> arrays;  // held while req may read them
   int rc = MPI_SUCCESS;
 };
 using OutstandingCalls = std::deque<OutstandingCall>;

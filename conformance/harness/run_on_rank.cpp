@@ -133,7 +133,7 @@ std::optional<LocalVerdict> call(const ref::Case& c, const CaseOptions& options,
     if (auto bad = fresh_handles(c, dt, z, h, &call_dt, &call_op)) return bad;
   MPI_Request pending = MPI_REQUEST_NULL;
   r->rc = invoke(Args{c, z, plan, call_dt, call_op, b.sb, b.rb, b.ab, keep ? &st->kept : nullptr,
-                      outstanding || freed ? &pending : nullptr});
+                      outstanding || freed ? &pending : nullptr, &st->arrays});
   if (freed)
     r->rc = free_while_pending(dt, *h, call_dt, call_op, r->rc, &pending, &r->concurrency_error);
   if (outstanding && r->rc == MPI_SUCCESS)

@@ -29,11 +29,17 @@ module ordo_f08_layer
 contains
 
   ! One call (reduce_calls.inc); large /= 0: the INTEGER(MPI_COUNT_KIND) forms.
-  integer(c_int) function ordo_f08_call(routine, mode, large, send, recv, in_place, count, counts, ncounts, &
-                                        dt_f, op_f, root, comm_f, request_f) bind(C, name="ordo_f08_call")
+  ! counts and counts8 (ncounts of each; unused but for reduce_scatter) are the
+  ! caller's arrays, passed on as they are: a nonblocking or persistent
+  ! request may read its recvcounts until it completes (MPI-4.1 and MPI-5.0
+  ! 6.12), so no copy that this function's return would free is made.
+  integer(c_int) function ordo_f08_call(routine, mode, large, send, recv, in_place, count, counts, &
+                                        counts8, ncounts, dt_f, op_f, root, comm_f, request_f) &
+                                        bind(C, name="ordo_f08_call")
     integer(c_int), value :: routine, mode, large, in_place, count, ncounts, root
     integer(c_int8_t), asynchronous :: send(*), recv(*)
-    integer(c_int), intent(in) :: counts(*)
+    integer(c_int), intent(in), asynchronous :: counts(*)
+    integer(c_int64_t), intent(in), asynchronous :: counts8(*)
     integer(c_int), value :: dt_f, op_f, comm_f
     integer(c_int), intent(out) :: request_f
     type(MPI_Datatype) :: dt
@@ -41,28 +47,23 @@ contains
     type(MPI_Comm) :: comm
     type(MPI_Request) :: req
     integer :: ierr, n
-    integer :: cnts(max(ncounts, 1))
 #ifdef ORDO_FORTRAN_F08_LARGE_COUNT
     integer(MPI_COUNT_KIND) :: n8
-    integer(MPI_COUNT_KIND) :: cnts8(max(ncounts, 1))
 #endif
     dt%MPI_VAL = dt_f
     op%MPI_VAL = op_f
     comm%MPI_VAL = comm_f
     req = MPI_REQUEST_NULL
     n = count
-    cnts = 0
-    if (ncounts > 0) cnts(1:ncounts) = counts(1:ncounts)
     if (large == 0) then
 #define N n
-#define CNT cnts
+#define CNT counts
 #include "reduce_calls.inc"
     else
 #ifdef ORDO_FORTRAN_F08_LARGE_COUNT
       n8 = count
-      cnts8 = cnts
 #define N n8
-#define CNT cnts8
+#define CNT counts8
 #include "reduce_calls.inc"
 #endif
     end if

@@ -27,7 +27,10 @@ module ordo_f90_layer
 
 contains
 
-  ! One call (reduce_calls.inc).
+  ! One call (reduce_calls.inc). counts (ncounts of them; unused but for
+  ! reduce_scatter) is the caller's array, passed on as it is: a nonblocking or
+  ! persistent request may read its recvcounts until it completes (MPI-4.1 and
+  ! MPI-5.0 6.12), so no copy that this function's return would free is made.
   integer(c_int) function ordo_f90_call(routine, mode, send, recv, in_place, count, counts, ncounts, &
                                         dt, op, root, comm, request_f) bind(C, name="ordo_f90_call")
     integer(c_int), value :: routine, mode, in_place, count, ncounts, root
@@ -36,13 +39,10 @@ contains
     integer(c_int), value :: dt, op, comm
     integer(c_int), intent(out) :: request_f
     integer :: req, ierr, n
-    integer :: cnts(max(ncounts, 1))
     req = MPI_REQUEST_NULL
     n = count
-    cnts = 0
-    if (ncounts > 0) cnts(1:ncounts) = counts(1:ncounts)
 #define N n
-#define CNT cnts
+#define CNT counts
 #include "reduce_calls.inc"
     request_f = req
     ordo_f90_call = ierr
