@@ -195,19 +195,24 @@ def value_matches(want, have):
     """One condition of a waiver against one field of a record:
     a string is a glob over a string field; a list, any of its elements; an
     object, a numeric condition {min, max, not, power_of_two}; anything else,
-    equality. An object with `equal` is a condition on a list of numbers
-    (recvcounts): a non-empty list whose entries are all the same (equal:
-    true) or not (false), each holding the object's other conditions."""
+    equality. An object with `equal` and/or `sum` is a condition on a list of
+    numbers (recvcounts): a non-empty list whose entries are all the same
+    (equal: true) or not (false), whose sum holds the numeric condition
+    `sum`, and whose entries each hold the object's other conditions."""
     if isinstance(want, str):
         return isinstance(have, str) and glob(want, have)
     if isinstance(want, list):
         return any(value_matches(w, have) for w in want)
-    if isinstance(want, dict) and "equal" in want:
+    if isinstance(want, dict) and ("equal" in want or "sum" in want):
         if not isinstance(have, list) or not have or not all(map(_is_number, have)):
             return False
-        if (len(set(have)) == 1) != bool(want["equal"]):
+        if "equal" in want and (len(set(have)) == 1) != bool(want["equal"]):
             return False
-        each = {k: v for k, v in want.items() if k != "equal"}
+        if "sum" in want and not (
+            isinstance(want["sum"], dict) and value_matches(want["sum"], sum(have))
+        ):
+            return False
+        each = {k: v for k, v in want.items() if k not in ("equal", "sum")}
         return all(value_matches(each, h) for h in have) if each else True
     if isinstance(want, dict):
         if not _is_number(have):

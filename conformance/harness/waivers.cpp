@@ -269,19 +269,27 @@ bool value_matches(const Json& want, const Json& have) {
       if (value_matches(w, have)) return true;
     return false;
   }
-  if (want.is_object() && want.contains("equal")) {
+  if (want.is_object() && (want.contains("equal") || want.contains("sum"))) {
     // A condition on a list of numbers (recvcounts): non-empty, its entries
-    // all the same (equal: true) or not (false), each holding the rest.
+    // all the same (equal: true) or not (false), their sum holding the
+    // numeric condition `sum`, each entry holding the rest.
     if (!have.is_array() || have.empty()) return false;
     Json each = want;
     each.erase("equal");
+    each.erase("sum");
     bool same = true;
+    double total = 0;
     for (const Json& h : have) {
       if (!is_number(h)) return false;
       if (h.get<double>() != have.front().get<double>()) same = false;
+      total += h.get<double>();
       if (!each.empty() && !value_matches(each, h)) return false;
     }
-    return same == (want["equal"].is_boolean() && want["equal"].get<bool>());
+    if (want.contains("equal") && same != (want["equal"].is_boolean() && want["equal"].get<bool>()))
+      return false;
+    if (want.contains("sum") && !(want["sum"].is_object() && value_matches(want["sum"], total)))
+      return false;
+    return true;
   }
   if (want.is_object()) {
     if (!is_number(have)) return false;

@@ -10,21 +10,33 @@
  *   mpicc.openmpi detect_intercomm_in_place_crashes.c -o repro
  *   mpiexec.openmpi --oversubscribe -n 3 ./repro 1   # 1 Ireduce, 2 Reduce_scatter,
  *       # 3 Ireduce_scatter, 4 Reduce_scatter_block, 5 Ireduce_scatter_block,
- *       # 6 Reduce (root in the one-process group), 7 Allreduce (reported)
+ *       # 6 Reduce (root in the one-process group), 7 Allreduce (reported),
+ *       # 8 Reduce_init + MPI_Start + MPI_Wait (persistent; MPI 4.0 or Open MPI 5)
+ *   mpiexec.openmpi --oversubscribe -n 3 ./repro 8 high   # the root in the larger group
  *
  * The intercommunicator has world rank 0 in one group and the others in the
- * other (ordo's shape inter-1-n). Exits 0 when the call returns an error code
- * on this process, 2 when it returns MPI_SUCCESS, 3 when it has not returned
- * after 20 s; the segmentation fault ends the job with a non-zero code.
+ * other (ordo's shape inter-1-n). The rooted routines (1, 6, 8) have their
+ * root in the one-process group, or with a second argument `high` in the
+ * larger group (its first process). Exits 0 when the call returns an error
+ * code on this process, 2 when it returns MPI_SUCCESS, 3 when it has not
+ * returned after 20 s, 4 when the library has no MPI_Reduce_init; the
+ * segmentation fault ends the job with a non-zero code.
  * Open MPI 4.1.4: 1-5 crash at 2, 3 and 4 processes; 6 hangs at 3 and 4
  * (checked standalone at 3: 1-5 SIGSEGV, exit 139; 6 exit 3). 7 raised
  * MPI_ERR_BUFFER through MPI_ERRORS_ARE_FATAL while only the
  * intercommunicator had MPI_ERRORS_RETURN (hence the world's handler here).
+ * 8 (MPI_Reduce_init), run 3 times at 2 and at 4 processes with the root in
+ * each group (2026-11-28): Open MPI 5.0.7 and 6.0.0rc2 end the job with
+ * SIGSEGV (exit 139) every time, the first process of the group without the
+ * root dying while the others return an error code; 4.1.4 has no persistent
+ * collectives (exit 4; its mpi.h says MPI 3.1, as 5.0.7's does, hence the
+ * Open MPI 5 test beside MPI_VERSION).
  * No upstream report found. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void on_alarm(int sig) {
@@ -34,7 +46,8 @@ static void on_alarm(int sig) {
 }
 
 int main(int argc, char** argv) {
-  int wrank, wsize, rc = MPI_SUCCESS, which = argc > 1 ? atoi(argv[1]) : 1;
+  int wrank, wsize, rc = MPI_SUCCESS, which = argc > 1 ? atoi(argv[1]) : 1, persistent = 0;
+  const int root_high = argc > 2 && strcmp(argv[2], "high") == 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -58,8 +71,12 @@ int main(int argc, char** argv) {
   MPI_Request req = MPI_REQUEST_NULL;
   signal(SIGALRM, on_alarm);
   alarm(20);
-  /* Reduce: the root is the low group's only process. */
-  const int root = low ? MPI_ROOT : 0;
+  /* Reduce: the root is the low group's only process, or with `high` the
+   * larger group's first (its other processes pass MPI_PROC_NULL). */
+  const int root = !root_high   ? (low ? MPI_ROOT : 0)
+                   : low        ? 0
+                   : lrank == 0 ? MPI_ROOT
+                                : MPI_PROC_NULL;
   switch (which) {
     case 1:
       rc = MPI_Ireduce(MPI_IN_PLACE, buf, 3, MPI_INT, MPI_SUM, root, inter, &req);
@@ -80,11 +97,25 @@ int main(int argc, char** argv) {
     case 6:
       rc = MPI_Reduce(MPI_IN_PLACE, buf, 3, MPI_INT, MPI_SUM, root, inter);
       break;
+    case 8:
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+      rc =
+          MPI_Reduce_init(MPI_IN_PLACE, buf, 3, MPI_INT, MPI_SUM, root, inter, MPI_INFO_NULL, &req);
+      persistent = rc == MPI_SUCCESS;
+      if (rc == MPI_SUCCESS) rc = MPI_Start(&req);
+#else
+      fprintf(stderr, "MPI_Reduce_init needs MPI 4.0 (or Open MPI 5); this library is MPI %d.%d\n",
+              MPI_VERSION, MPI_SUBVERSION);
+      MPI_Finalize();
+      return 4;
+#endif
+      break;
     default:
       rc = MPI_Allreduce(MPI_IN_PLACE, buf, 3, MPI_INT, MPI_SUM, inter);
       break;
   }
   if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (persistent && req != MPI_REQUEST_NULL) MPI_Request_free(&req);
   alarm(0);
   printf("world rank %d: MPI_IN_PLACE on an intercommunicator returned %s\n", wrank,
          rc == MPI_SUCCESS ? "MPI_SUCCESS (accepted)" : "an error code (reported)");
