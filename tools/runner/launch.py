@@ -44,7 +44,10 @@ def mpi_lock():
     Unset: nothing. Never set it under a command that holds the same lock
     itself (a bench's own `flock` wrap): flock would wait for its parent."""
     lock = os.environ.get("ORDO_MPI_LOCK")
-    return ["flock", lock] if lock else []
+    # A launch made while this process holds the lock (holding: a job's waiver
+    # judgement probing the library's release between its launches) runs under
+    # that hold: a `flock` of its own would wait for this very process.
+    return ["flock", lock] if lock and not HELD[0] else []
 
 
 def split_lock(cmd):
@@ -73,6 +76,8 @@ def job_limit(cmd):
 # rank counts in run.json say how much of their wall time was such a wait
 # (`lock_wait_s`), which `ordo bench --hangs` leaves out.
 LOCK_WAITED = [0.0]
+# How many holds of the MPI lock this process is in (holding).
+HELD = [0]
 
 
 @contextlib.contextmanager
@@ -87,9 +92,11 @@ def holding(lock):
         t0 = time.time()
         fcntl.flock(f, fcntl.LOCK_EX)
         LOCK_WAITED[0] += time.time() - t0
+        HELD[0] += 1
         try:
             yield
         finally:
+            HELD[0] -= 1
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
