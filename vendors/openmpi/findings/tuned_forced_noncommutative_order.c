@@ -17,6 +17,9 @@
  * Routines: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan,
  * exscan (blocking: coll_tuned_<routine>_algorithm), and with a leading i
  * their nonblocking forms (ireduce, ...: coll_libnbc_i<routine>_algorithm);
+ * reduce_init and allreduce_init: the persistent forms (MPI_Reduce_init,
+ * MPI_Allreduce_init, started once; Open MPI 5 and 6 make them with libnbc,
+ * so coll_libnbc_i<routine>_algorithm applies);
  * `ompi_info --param coll tuned --level 9` (or libnbc) lists the numbers.
  * Optional second argument: elements per process (per block in the
  * reduce-scatter routines), 4 by default; for reduce and ireduce a third,
@@ -32,7 +35,16 @@
  * at a root other than 0 or with MPI_IN_PLACE (root 0 with a separate send
  * buffer is right), iallreduce 1 (ring) and 3 (rabenseifner); right under the other algorithms and
  * the library's own choice. Upstream: open-mpi/ompi#7765 (tuned's dynamic rules have no
- * non-commutative check), open-mpi/ompi#8010 (reduce-scatter algorithms). */
+ * non-commutative check), open-mpi/ompi#8010 (reduce-scatter algorithms).
+ *
+ * Open MPI 6.0.0rc2 (Debian unstable) and 5.0.7 (Debian 13), measured at 3
+ * processes, 3 runs each (2026-11-28): the persistent forms are wrong as the
+ * nonblocking ones: reduce_init under coll_libnbc_ireduce_algorithm 1 at root 1
+ * and with MPI_IN_PLACE at root 0 (root 0 with a separate send buffer right),
+ * allreduce_init under coll_libnbc_iallreduce_algorithm 1 and 3; both right
+ * under the library's own choice. 6.0.0rc2 only: tuned reduce 8 (knomial) and
+ * allreduce 7 (allgather_reduce), algorithms 5.0.7 does not have (it exits 0
+ * given those numbers), are wrong too. Found by the 6.0.0rc2 variant sweep. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,7 +91,20 @@ int main(int argc, char** argv) {
   /* A leading i: the nonblocking form (MPI_Ireduce, ...), completed by
    * MPI_Wait. */
   const int nonblocking = arg[0] == 'i';
-  const char* routine = nonblocking ? arg + 1 : arg;
+  /* A trailing _init: the persistent form (reduce_init, allreduce_init). */
+  char base[64];
+  snprintf(base, sizeof base, "%s", nonblocking ? arg + 1 : arg);
+  const size_t len = strlen(base);
+  const int persistent = !nonblocking && len > 5 && !strcmp(base + len - 5, "_init");
+  if (persistent) base[len - 5] = '\0';
+  const char* routine = base;
+#if !(MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5))
+  if (persistent) {
+    if (rank == 0) printf("%s: this library has no persistent collectives\n", arg);
+    MPI_Finalize();
+    return 4;
+  }
+#endif
   MPI_Request req = MPI_REQUEST_NULL;
   const int n = argc > 2 ? atoi(argv[2]) : 4;
   /* reduce and ireduce only: the root (third argument, 0 by default) and
@@ -115,14 +140,20 @@ int main(int argc, char** argv) {
       memcpy(recv, send, sizeof(mat) * n);
       from = MPI_IN_PLACE;
     }
-    if (nonblocking)
-      MPI_Ireduce(from, recv, n, type, op, root, MPI_COMM_WORLD, &req);
+    if (nonblocking) MPI_Ireduce(from, recv, n, type, op, root, MPI_COMM_WORLD, &req);
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+    else if (persistent)
+      MPI_Reduce_init(from, recv, n, type, op, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+#endif
     else
       MPI_Reduce(from, recv, n, type, op, root, MPI_COMM_WORLD);
     check = rank == root;
   } else if (!strcmp(routine, "allreduce")) {
-    if (nonblocking)
-      MPI_Iallreduce(send, recv, n, type, op, MPI_COMM_WORLD, &req);
+    if (nonblocking) MPI_Iallreduce(send, recv, n, type, op, MPI_COMM_WORLD, &req);
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+    else if (persistent)
+      MPI_Allreduce_init(send, recv, n, type, op, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+#endif
     else
       MPI_Allreduce(send, recv, n, type, op, MPI_COMM_WORLD);
   } else if (!strcmp(routine, "reduce_scatter")) {
@@ -154,6 +185,11 @@ int main(int argc, char** argv) {
   } else {
     if (rank == 0) fprintf(stderr, "unknown routine %s\n", routine);
     MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  if (persistent && req != MPI_REQUEST_NULL) {
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Request_free(&req);
   }
   MPI_Wait(&req, MPI_STATUS_IGNORE);
 
