@@ -185,6 +185,8 @@ def run_rows(runs):
             rows.append(
                 {
                     "library": run.get("vendor"),
+                    # where it ran: "host", or the root of another release (--system)
+                    "system": (run.get("system") or {}).get("name") or "host",
                     "ranks": row["ranks"],
                     "seconds": row["seconds"],
                     "checks": sum(row.get("outcomes", {}).values()),
@@ -567,6 +569,33 @@ def mutant_rows(folder):
     ]
 
 
+def print_runs(rows):
+    """The default runs' seconds per rank count, their total per library and system,
+    and a root's against the host's for the same library (issue #36: at most 10%)."""
+    print("default run, wall time per rank count")
+    if not rows:
+        print("  no runs given (--runs OUT ...)")
+    for r in rows:
+        print(
+            f"  {r['library']:10} {r.get('system', 'host'):15} {r['ranks']:>2} ranks"
+            f" {r['seconds']:8.1f} s  {r['checks']:6d} checks"
+        )
+    # the same library on the host and in a root are two rows, not one sum
+    totals = {}
+    for r in rows:
+        key = (r["library"], r.get("system", "host"))
+        totals[key] = totals.get(key, 0.0) + r["seconds"]
+    for (lib, system), total in sorted(totals.items()):
+        print(f"  {lib:10} {system:15} all      {total:8.1f} s")
+    for lib in sorted({lib for lib, _ in totals}):
+        host = totals.get((lib, "host"))
+        for (other, system), total in sorted(totals.items()):
+            if other == lib and system != "host" and host:
+                print(
+                    f"  {lib:10} {system:15} against the host: {total / host - 1:+.1%}"
+                )
+
+
 def run(args):
     table = {
         "schema": SCHEMA,
@@ -625,17 +654,7 @@ def run(args):
                 f" {r.get('harness_us_per_case', 0):>16.1f}"
                 f" {r.get('overhead_ratio') or 0:>7.2f}"
             )
-    print("default run, wall time per rank count")
-    if not table["runs"]:
-        print("  no runs given (--runs OUT ...)")
-    for r in table["runs"]:
-        print(
-            f"  {r['library']:10} {r['ranks']:>2} ranks {r['seconds']:8.1f} s "
-            f" {r['checks']:6d} checks"
-        )
-    for lib in sorted({r["library"] for r in table["runs"]}):
-        total = sum(r["seconds"] for r in table["runs"] if r["library"] == lib)
-        print(f"  {lib:10} all      {total:8.1f} s")
+    print_runs(table["runs"])
     print(
         "mutant vendor, time to detection"
         + (f" ({table['mutants_source']})" if table["mutants_source"] else "")

@@ -121,3 +121,35 @@ def test_a_standby_launchs_start_up_is_counted_apart_and_its_seconds_from_its_go
     assert s["standby_launches"] == 1 and s["standby_hidden_seconds"] == 0.5
     assert s["mpi_init_seconds"] == 0 and s["startup_seconds"] == 0
     assert s["launcher_seconds"] == 0.0 and s["tests_seconds"] == 0.5
+
+
+def _finished_run(folder, system, seconds):
+    folder.mkdir()
+    run = {
+        "vendor": "mpich",
+        "end": "2026-11-28T12:00:00+00:00",
+        "settings": {"property_budget": 100},
+        "per_rank_count": [
+            {"ranks": n, "seconds": s, "variant": "default", "outcomes": {"pass": 10}}
+            for n, s in enumerate(seconds, start=1)
+        ],
+    }
+    if system:
+        run["system"] = {"name": system}
+    (folder / "run.json").write_text(json.dumps(run))
+    return folder
+
+
+def test_bench_runs_keep_the_host_and_a_root_apart_and_compare_them(tmp_path, capsys):
+    """`ordo bench --runs HOST ROOT` (issue #36: a run in a root at most 10% slower
+    than on the host): the same library's two runs are two totals, one per system,
+    and the root's line says how much slower it was."""
+    host = _finished_run(tmp_path / "host", None, [10.0, 30.0])
+    root = _finished_run(tmp_path / "root", "debian-12", [11.0, 33.0])
+    rows = bench.run_rows([host, root])
+    assert [r["system"] for r in rows] == ["host", "host", "debian-12", "debian-12"]
+    bench.print_runs(rows)
+    out = capsys.readouterr().out
+    assert "mpich      host            all          40.0 s" in out
+    assert "mpich      debian-12       all          44.0 s" in out
+    assert "mpich      debian-12       against the host: +10.0%" in out
