@@ -8,7 +8,9 @@ finding is made on the host: one run per variant its waivers name (the
 variant the host's own list gives that pattern, chosen by the header's launch
 line that sets its variables; that line gives the process count and the
 arguments) and one under the library's own choice when a waiver names no
-variant. Each run builds the reproducer with the release's wrapper and
+variant. A reproducer of several modes shows each waiver's bug in one: a
+waiver's "reproducer_args" (and "reproducer_ranks") give that run its own
+arguments, and --apply reads each waiver's own run only. Each run builds the reproducer with the release's wrapper and
 launches it under the release's launcher (findings.build_and_run: the MPI
 lock of ORDO_MPI_LOCK, --timeout).
 
@@ -35,6 +37,7 @@ there in each of at least MIN_RUNS runs and each run's failure is one the
 waiver covers: its kind among the waiver's outcomes and, for a crash or a
 timeout, the waiver's signature shown by the run (decisions()).
 """
+import collections
 import datetime
 import fnmatch
 import json
@@ -263,29 +266,43 @@ def routine_argument(args, variant):
     return args if args[0] in (routine, "i" + routine) else [want] + args[1:]
 
 
+def own_args(waiver):
+    """The arguments with which the reproducer shows this waiver's bug (its
+    "reproducer_args": a reproducer of several modes shows each waiver's bug
+    in one of them), or None: the header's line chosen for the run."""
+    args = waiver.get("reproducer_args")
+    return [str(a) for a in args] if isinstance(args, list) else None
+
+
+def own_ranks(waiver):
+    """The process count at which the reproducer shows this waiver's bug (its
+    "reproducer_ranks"), or None: the chosen line's."""
+    n = waiver.get("reproducer_ranks")
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+
 def plan(finding, known, head):
-    """The runs of one finding: [{"variant", "patterns", "env", "ranks",
-    "args", "flags", "line", "note"}] (one run per distinct variant, process
-    count and arguments; env: the line's own control variables); known: the
-    host's variants (None when they could not be listed)."""
+    """The runs of one finding: [{"variant", "patterns", "waivers", "env",
+    "ranks", "args", "flags", "line", "note"}] (one run per distinct variant,
+    process count and arguments; env: the line's own control variables;
+    waivers: the ids of the waivers the run stands for, whose --apply reads
+    it); known: the host's variants (None when they could not be listed). A
+    waiver with "reproducer_args" has a run with those arguments (and the
+    process count of the header's line that has them, or its own
+    "reproducer_ranks"): the run of another mode would be no evidence of its
+    bug."""
     lines = launch_lines(head)
-    # A waiver's variant pattern that matches "default" (records of the
-    # library's own choice carry that name) names the library's own choice.
-    patterns = list(
-        dict.fromkeys(
-            str(w["variant"])
-            for w in finding["waivers"]
-            if w.get("variant")
-            and not fnmatch.fnmatchcase("default", str(w["variant"]))
-        )
-    )
-    default = not finding["waivers"] or any(
-        not w.get("variant") or fnmatch.fnmatchcase("default", str(w["variant"]))
-        for w in finding["waivers"]
-    )
+
+    def is_default(w):
+        # A waiver's variant pattern that matches "default" (records of the
+        # library's own choice carry that name) names the library's own choice.
+        return not w.get("variant") or fnmatch.fnmatchcase("default", str(w["variant"]))
+
     runs: list[dict] = []
 
-    def add(variant, pattern, line, note=None, args=None, extra=True):
+    def add(
+        variant, pattern, line, note=None, args=None, extra=True, waivers=(), ranks=None
+    ):
         notes = [note] if note else []
         if line["hosts"]:
             notes.append(
@@ -296,6 +313,7 @@ def plan(finding, known, head):
         spec = {
             "variant": (variant or {}).get("name"),
             "patterns": [pattern] if pattern else [],
+            "waivers": [w for w in waivers if w],
             "env": {
                 k: v
                 for k, v in line["env"].items()
@@ -305,7 +323,7 @@ def plan(finding, known, head):
                 and k not in venv
                 and "$" not in v
             },
-            "ranks": line["ranks"],
+            "ranks": line["ranks"] if ranks is None else ranks,
             "args": line["args"] if args is None else args,
             "flags": line["flags"],
             "launcher_flags": line.get("placement") or [],
@@ -321,13 +339,53 @@ def plan(finding, known, head):
             same = ("variant", "env", "ranks", "args", "flags")
             if all(r[k] == spec[k] for k in same) and not spec.get("unmatched"):
                 r["patterns"] += [p for p in spec["patterns"] if p not in r["patterns"]]
+                r["waivers"] += [w for w in spec["waivers"] if w not in r["waivers"]]
                 return
         runs.append(spec)
 
-    if default:
+    def with_args(candidates, args):
+        """The lines whose arguments are the waiver's own (all of them when
+        the waiver names none), and a note when no line has them."""
+        if args is None:
+            return candidates, None
+        own = [ln for ln in candidates if ln["args"] == args]
+        if own:
+            return own, None
+        return candidates, (
+            f"no launch line of the header has the waiver's arguments "
+            f"{' '.join(args)} and it names no process count: that of another line"
+        )
+
+    if not finding["waivers"]:
         plain = [ln for ln in lines if not ln["env"]] or lines
         add(None, None, plain[0])
-    for p in patterns:
+    for w in finding["waivers"]:
+        if not is_default(w):
+            continue
+        args = own_args(w)
+        plain = [ln for ln in lines if not ln["env"]] or lines
+        chosen, note = with_args(plain, args)
+        if args is not None and note:
+            chosen, note = with_args(lines, args)
+        add(
+            None,
+            None,
+            chosen[0],
+            note=note if own_ranks(w) is None else None,
+            args=args,
+            waivers=[w.get("id")],
+            ranks=own_ranks(w),
+        )
+    # One run per variant pattern and arguments, standing for its waivers.
+    groups: dict = {}
+    for w in finding["waivers"]:
+        if is_default(w):
+            continue
+        args = own_args(w)
+        key = (str(w["variant"]), None if args is None else tuple(args), own_ranks(w))
+        groups.setdefault(key, []).append(w.get("id"))
+    for (p, args, ranks), ids in groups.items():
+        args = None if args is None else list(args)
         matched = [v for v in known or [] if fnmatch.fnmatchcase(v["name"], p)]
         if not matched:
             add(
@@ -336,13 +394,15 @@ def plan(finding, known, head):
                 lines[0],
                 "the waiver's variant pattern names no variant of the "
                 "release it was found on",
+                waivers=ids,
             )
             continue
+        candidates, note = with_args(lines, args)
         best = max(
             (
                 (_agreement(v, ln), -i, -j, v, ln)
                 for i, v in enumerate(matched)
-                for j, ln in enumerate(lines)
+                for j, ln in enumerate(candidates)
             ),
             key=lambda t: t[:3],
         )
@@ -351,8 +411,11 @@ def plan(finding, known, head):
             best[3],
             p,
             best[4],
-            args=routine_argument(best[4]["args"], best[3]),
+            note=note if ranks is None else None,
+            args=routine_argument(best[4]["args"], best[3]) if args is None else args,
             extra=best[0] > 0,
+            waivers=ids,
+            ranks=ranks,
         )
     return runs
 
@@ -689,7 +752,7 @@ def run_plans(plans, timeout, only=None, runner=None, say=None, repeat=1, keep=N
                 times = []
                 for i in range(max(1, repeat)):
                     name = f"{item['id']}.{spec.get('variant') or 'default'}"
-                    name += f".{spec['ranks']}.{i + 1}.txt"
+                    name += f".{spec['ranks']}{arg_label(spec['args'])}.{i + 1}.txt"
                     out_file = (
                         pathlib.Path(keep) / system / vendor / name if keep else None
                     )
@@ -717,6 +780,7 @@ def run_plans(plans, timeout, only=None, runner=None, say=None, repeat=1, keep=N
                     "release": facts["release"],
                     "variant": spec.get("variant") or "default",
                     "patterns": spec.get("patterns") or [],
+                    "waivers": spec.get("waivers") or [],
                     "env": spec.get("env") or {},
                     "ranks": spec["ranks"],
                     "args": spec["args"],
@@ -730,6 +794,39 @@ def run_plans(plans, timeout, only=None, runner=None, say=None, repeat=1, keep=N
                     f"({row['variant']}): {got['outcome']} ({how}; {got['seconds']} s)"
                 )
     return doc
+
+
+def arg_label(args):
+    """The arguments of a run in a file name: "" without any, else ".a-b"."""
+    text = "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", str(a)) for a in args or [])
+    return f".{text}" if text else ""
+
+
+def run_key(r):
+    """What makes a row the same run on every system: the finding, the variant,
+    the arguments and the process count (a reproducer of several modes has a
+    row per mode its waivers name)."""
+    return (
+        r["vendor"],
+        r["finding"],
+        r["variant"],
+        tuple(r.get("args") or ()),
+        r.get("ranks"),
+    )
+
+
+def stands_for(r, waiver):
+    """Is the row the run of this waiver: named by it (rows from plans that
+    list their waivers), else, for rows of an older recheck file, its variant
+    pattern or the library's own choice."""
+    if "waivers" in r:
+        return waiver.get("id") in r["waivers"]
+    pattern = waiver.get("variant") or None
+    # A pattern that matches "default" names the library's own choice: the
+    # run without a variant (as plan() makes it).
+    if pattern and fnmatch.fnmatchcase("default", str(pattern)):
+        pattern = None
+    return pattern in r.get("patterns", []) if pattern else r["variant"] == "default"
 
 
 def merge_times(times):
@@ -857,13 +954,9 @@ def classify(rows):
     for r in rows:
         if r.get("runs") or r["outcome"] != NOT_APPLICABLE:
             judge_runs(r, cache)
-    control = {
-        (r["vendor"], r["finding"], r["variant"]): r
-        for r in rows
-        if r["system"] == "host"
-    }
+    control = {run_key(r): r for r in rows if r["system"] == "host"}
     for r in rows:
-        c = control.get((r["vendor"], r["finding"], r["variant"]))
+        c = control.get(run_key(r))
         if r["outcome"] == NOT_APPLICABLE:
             r["status"] = NOT_APPLICABLE
         elif r["outcome"] == VARIES:
@@ -961,11 +1054,7 @@ def decisions(doc, root=ROOT):
     runs show the waiver's failure too (the control of that judgement)."""
     out: list = []
     found = {(f["vendor"], f["id"]): f for f in findings.find_all(pathlib.Path(root))}
-    host = {
-        (r["vendor"], r["finding"], r["variant"]): r
-        for r in doc["rows"]
-        if r["system"] == "host"
-    }
+    host = {run_key(r): r for r in doc["rows"] if r["system"] == "host"}
     for r in doc["rows"]:
         if r["system"] == "host" or r.get("status") not in (PRESENT, INTERMITTENT):
             continue
@@ -973,17 +1062,7 @@ def decisions(doc, root=ROOT):
             continue
         f = found.get((r["vendor"], r["finding"]))
         for w in (f or {}).get("waivers", []):
-            pattern = w.get("variant") or None
-            # A pattern that matches "default" names the library's own choice:
-            # the run without a variant (as plan() makes it).
-            if pattern and fnmatch.fnmatchcase("default", str(pattern)):
-                pattern = None
-            mine = (
-                pattern in r.get("patterns", [])
-                if pattern
-                else r["variant"] == "default"
-            )
-            if not mine or not w.get("id"):
+            if not w.get("id") or not stands_for(r, w):
                 continue
             runs = runs_of(r)
             failed = [t for t in runs if t["outcome"] == FAILS]
@@ -1000,7 +1079,7 @@ def decisions(doc, root=ROOT):
                 )
             else:
                 extend, why = False, _why_not(w, failed)
-            c = host.get((r["vendor"], r["finding"], r["variant"]))
+            c = host.get(run_key(r))
             hf = [t for t in runs_of(c) if t["outcome"] == FAILS] if c else []
             out.append(
                 {
@@ -1155,22 +1234,23 @@ def markdown(doc):
             "| finding | variant | " + " | ".join(head) + " |",
             "|---|---|" + "---|" * len(head),
         ]
-        keys = list(dict.fromkeys((r["finding"], r["variant"]) for r in mine))
-        for fid, variant in keys:
+        keys = list(dict.fromkeys(run_key(r) for r in mine))
+        # A finding with several runs of one variant (a mode per waiver): its
+        # rows name their arguments.
+        shared = collections.Counter(k[1:3] for k in keys)
+        for key in keys:
+            fid, variant, args = key[1], key[2], key[3]
             cells = []
             for name, _ in cols:
                 r = next(
-                    (
-                        x
-                        for x in mine
-                        if x["finding"] == fid
-                        and x["variant"] == variant
-                        and x["system"] == name
-                    ),
+                    (x for x in mine if run_key(x) == key and x["system"] == name),
                     None,
                 )
                 cells.append(_cell(r))
-            lines.append(f"| {fid} | {variant} | " + " | ".join(cells) + " |")
+            label = variant
+            if shared[(fid, variant)] > 1:
+                label += f" (`{' '.join(args)}`, {key[4]} processes)"
+            lines.append(f"| {fid} | {label} | " + " | ".join(cells) + " |")
         for name, vs in cols[1:]:
             release = (vs.get(vendor) or {}).get("release") or name
             lines += ["", f"### What {vendor} {release} ({name}) does to them", ""]

@@ -733,3 +733,98 @@ def test_repeat_below_one_is_one_line_and_exit_2():
     p = run_ordo("findings", "--recheck", "--repeat", "0")
     assert p.returncode == 2
     assert p.stderr.strip().count("\n") == 0 and "--repeat" in p.stderr
+
+
+MODES = textwrap.dedent(
+    """\
+    Finding: a fake of several modes, one bug each.
+
+      mpicc.mpich x.c -o repro
+      mpiexec.mpich -n 3 ./repro 1   # 1 the first routine, 8 the persistent one
+      mpiexec.mpich -n 4 ./repro 8 high
+
+    Exits 0 when every call is right.
+    """
+)
+
+
+def test_a_waiver_with_its_own_arguments_has_a_run_of_its_own_mode():
+    # Each waiver of a reproducer of several modes is rechecked in the mode that
+    # shows its bug: the run of another mode is no evidence of it.
+    f = {
+        "id": "modes",
+        "vendor": "mpich",
+        "path": "vendors/mpich/findings/modes.c",
+        "waivers": [
+            {"id": "w-first", "variant": "default"},
+            {
+                "id": "w-persistent",
+                "variant": "default",
+                "reproducer_args": ["8", "high"],
+            },
+            {"id": "w-missing", "reproducer_args": ["9"]},
+            {"id": "w-alone", "reproducer_args": ["1"], "reproducer_ranks": 1},
+            {"id": "w-ring", "variant": "lib.x.*", "reproducer_args": ["8", "high"]},
+        ],
+    }
+    runs = recheck.plan(f, KNOWN, MODES)
+    got = [(r["variant"], r["ranks"], r["args"], r["waivers"]) for r in runs]
+    assert got == [
+        (None, 3, ["1"], ["w-first"]),
+        (None, 4, ["8", "high"], ["w-persistent"]),
+        (None, 3, ["9"], ["w-missing"]),
+        (None, 1, ["1"], ["w-alone"]),
+        ("lib.x.ring", 4, ["8", "high"], ["w-ring"]),
+    ]
+    assert (
+        "no launch line of the header has the waiver's arguments 9" in runs[2]["note"]
+    )
+
+
+def test_apply_reads_each_waiver_of_a_mode_in_its_own_run_only(tmp_path):
+    folder = tmp_path / "vendors" / "mpich" / "findings"
+    folder.mkdir(parents=True)
+    (folder / "modes.c").write_text("/* fake */\nint main(void) { return 0; }\n")
+    entry = (
+        '"test": "*", "library_versions": "4.0.2", "expires": "2027-06-30",'
+        ' "reason": "r", "upstream": "none found",'
+        ' "reproducer": "vendors/mpich/findings/modes.c"'
+    )
+    (tmp_path / "vendors" / "mpich" / "waivers.json").write_text(
+        '{"schema": "ordo.waivers/1", "vendor": "mpich", "waivers": ['
+        f'{{"id": "w-first", {entry}}},'
+        f'{{"id": "w-persistent", "reproducer_args": ["8", "high"], {entry}}}]}}'
+    )
+
+    def mode(system, outcome, args, waiver):
+        r = row(system, outcome, finding="modes", times=3, **WRONG)
+        r.update(args=args, ranks=3 if args == ["1"] else 4, waivers=[waiver])
+        return r
+
+    rows = [
+        mode("host", recheck.FAILS, ["1"], "w-first"),
+        mode("host", recheck.FAILS, ["8", "high"], "w-persistent"),
+        mode("debian-13", recheck.FAILS, ["1"], "w-first"),
+        mode("debian-13", recheck.PASSES, ["8", "high"], "w-persistent"),
+    ]
+    doc = {"rows": recheck.classify(rows)}
+    # each mode against its own control on the host
+    assert [r["status"] for r in doc["rows"][2:]] == [recheck.PRESENT, recheck.FIXED]
+    got = {d["waiver"]: d["extend"] for d in recheck.decisions(doc, tmp_path)}
+    # the first mode fails on 4.2.1: only its waiver is extended there
+    assert got == {"w-first": True}
+    text = recheck.markdown(
+        {
+            "command": "c",
+            "date": "d",
+            "timeout": 60,
+            "vendor_names": ["mpich"],
+            "systems": [
+                {"system": s, "vendors": {"mpich": {"release": v, "os": "o"}}}
+                for s, v in (("host", "4.0.2"), ("debian-13", "4.2.1"))
+            ],
+            "rows": doc["rows"],
+        }
+    )
+    assert "| modes | default (`8 high`, 4 processes) |" in text
+    assert "| modes | default (`1`, 3 processes) |" in text
