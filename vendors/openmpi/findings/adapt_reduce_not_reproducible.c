@@ -14,16 +14,17 @@
  *
  * count: doubles per process (70000 by default); repeats: calls (20); root
  * (0). Exits 0 when every call gives the root the bits of the first, 1
- * otherwise
- * (measured: binomial 5 of 19 calls differ at 5 processes, 19 at 8, none at 3
- * and 4; in_order_binomial 19 of 19 at 4; the library's own choice none).
- * 2026-11-28, ordo's roots, 19 repeats at root 0 and at the last rank:
- * Open MPI 6.0.0rc2 (Debian unstable) differs at 4-8 processes under
- * binomial and in_order_binomial at both roots, under binary (3) at 3 and
- * 6-8 at both and at 4 and 5 at one of them; Debian 13's 5.0.7 differs at
- * 5-8 (binomial), 4-8 (in_order_binomial, not at every root) and 3, 6-8
- * (binary); count 7 (200 calls) differs on 6.0.0rc2 at 6-8 processes; the
- * library's own choice never differs (4 and 8 processes, last rank).
+ * otherwise. Measured on 4.1.4: binomial 5 of 19 calls differ at 5
+ * processes, 19 at 8, none at 3 and 4; in_order_binomial 19 of 19 at 4; the
+ * library's own choice none. 2026-11-28, ordo's roots, 19 repeats at root 0
+ * and at the last rank, 3-8 processes: Open MPI 6.0.0rc2 (Debian unstable)
+ * differs under binomial at 3 (2 of 19, root 0) and 4-8, in_order_binomial
+ * at 4-8 (both roots), binary (3), chain (5) and linear (6) at 3-8 (at one
+ * root at least); Debian 13's 5.0.7 under binomial at 3 and 5-8,
+ * in_order_binomial at 4-8, binary at 3 and 6-8, chain and linear at 3-8;
+ * pipeline (4) never differs on either; count 7 (200 calls) differs on
+ * 6.0.0rc2 at 6-8 processes; the library's own choice never differs (4 and
+ * 8 processes, last rank).
  * Upstream: none found. */
 #include <mpi.h>
 #include <stdio.h>
