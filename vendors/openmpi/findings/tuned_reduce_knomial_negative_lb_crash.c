@@ -8,8 +8,8 @@
  * "munmap_chunk(): invalid pointer"; signal 6) or the process segfaults
  * (signal 11); with first = -4 glibc aborts with "double free or corruption
  * (out)" and the process then never exits (a hang); with -16, -24 or a
- * positive true lower bound (first = 16) the root gets a wrong result (its
- * own value only) and the heap is silently corrupted. first = 0 is right.
+ * positive true lower bound (first = 16) the root gets a wrong result (with
+ * -24 its own values only) and the heap is silently corrupted. first = 0 is right.
  *
  *   mpicc.openmpi tuned_reduce_knomial_negative_lb_crash.c -o repro
  *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
@@ -22,10 +22,10 @@
  * crash or a hang is the fault.
  *
  * Measured 2026-11-28 in ordo's Debian unstable root (6.0.0rc2), 2-3 runs
- * each: first -8 crashed every run at 2, 3, 4, 5, 7 and 8 processes (signal
- * 6 at 2-3, 11 at 4-8, either at 7), with counts 1, 2, 3, 7 and 100, root 0
- * or the last rank, commutative or not; -4 hung at 2, 4 and 7; -24, -16 and
- * 16 gave wrong results at 2-8 (-24 sometimes a segfault); 0 was right. The
+ * each: first -8 crashed every run at 2-8 processes (signal 6 at 2 and 3,
+ * 6 or 11 from 4), with counts 1, 2, 3, 7 and 100, root 0, 2 or the last
+ * rank, commutative or not; -4 hung at 2, 4 and 7; -24, -16 and 16 gave
+ * wrong results at 2-8 (-24 sometimes a segfault); 0 was right. The
  * library's own choice is right. MPI_SUM is refused on this type
  * (MPI_ERR_OP), so only user ops reach it. Debian 13's 5.0.7 has no
  * algorithm 8 (forcing it gave right results).
