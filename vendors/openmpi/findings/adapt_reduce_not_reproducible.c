@@ -10,12 +10,21 @@
  *   mpicc.openmpi adapt_reduce_not_reproducible.c -o repro
  *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
  *     --mca coll_adapt_priority 100 --mca coll_adapt_reduce_algorithm 1 \
- *     -n 4 ./repro [count [repeats]]
+ *     -n 4 ./repro [count [repeats [root]]]
  *
- * count: doubles per process (70000 by default); repeats: calls (20). Exits
- * 0 when every call gives the root the bits of the first, 1 otherwise
- * (measured: binomial 5 of 19 calls differ at 5 processes, 19 at 8, none at 3
- * and 4; in_order_binomial 19 of 19 at 4; the library's own choice none).
+ * count: doubles per process (70000 by default); repeats: calls (20); root
+ * (0). Exits 0 when every call gives the root the bits of the first, 1
+ * otherwise. Measured on 4.1.4: binomial 5 of 19 calls differ at 5
+ * processes, 19 at 8, none at 3 and 4; in_order_binomial 19 of 19 at 4; the
+ * library's own choice none. 2026-11-28, ordo's roots, 19 repeats at root 0
+ * and at the last rank, 3-8 processes: Open MPI 6.0.0rc2 (Debian unstable)
+ * differs under binomial at 3 (2 of 19, root 0) and 4-8, in_order_binomial
+ * at 4-8 (both roots), binary (3), chain (5) and linear (6) at 3-8 (at one
+ * root at least); Debian 13's 5.0.7 under binomial at 3 and 5-8,
+ * in_order_binomial at 4-8, binary at 3 and 6-8, chain and linear at 3-8;
+ * pipeline (4) never differs on either; count 7 (200 calls) differs on
+ * 6.0.0rc2 at 6-8 processes; the library's own choice never differs (4 and
+ * 8 processes, last rank).
  * Upstream: none found. */
 #include <mpi.h>
 #include <stdio.h>
@@ -28,6 +37,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const int count = argc > 1 ? atoi(argv[1]) : 70000;
   const int repeats = argc > 2 ? atoi(argv[2]) : 20;
+  const int root = argc > 3 ? atoi(argv[3]) : 0;
   double* send = malloc(sizeof(double) * count);
   double* first = malloc(sizeof(double) * count);
   double* again = malloc(sizeof(double) * count);
@@ -38,18 +48,20 @@ int main(int argc, char** argv) {
     state = state * 1103515245u + 12345u;
     send[i] = ((double)(state >> 8) / 16777216.0 - 0.5) * (i % 3 == 0 ? 1e16 : 1.0);
   }
-  MPI_Reduce(send, first, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(send, first, count, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
   int differ = 0;
   for (int k = 1; k < repeats; k++) {
-    MPI_Reduce(send, again, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0 && memcmp(first, again, sizeof(double) * count) != 0) differ++;
+    MPI_Reduce(send, again, count, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+    if (rank == root && memcmp(first, again, sizeof(double) * count) != 0) differ++;
   }
-  if (rank == 0)
+  if (rank == root)
     printf("%d of %d repeated calls gave the root a result other than the first call's\n", differ,
            repeats - 1);
+  int any = 0;
+  MPI_Allreduce(&differ, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   free(send);
   free(first);
   free(again);
   MPI_Finalize();
-  return differ != 0;
+  return any != 0;
 }
