@@ -126,3 +126,25 @@ def test_the_path_check_sees_a_stale_path():
         "tools/variants.py"
     ]
     assert not (ROOT / "tools" / "variants.py").exists()
+
+
+def test_the_front_pages_count_of_findings_is_the_reproducers_count():
+    """README.md's "ordo has found N faults so far (M in MPICH ..., K in Open MPI
+    ...)" counts the reproducers of vendors/*/findings/: a new finding updates it."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    m = re.search(
+        r"ordo has found (\d+) faults so far \((\d+) in MPICH [^,]*, (\d+) in Open MPI",
+        text,
+    )
+    assert m, "README.md no longer says how many faults ordo has found"
+
+    def count(vendor):
+        return sum(
+            1
+            for p in (ROOT / "vendors" / vendor / "findings").iterdir()
+            if p.suffix in (".c", ".f90", ".F90", ".cpp")
+        )
+
+    mpich, openmpi = count("mpich"), count("openmpi")
+    assert (int(m.group(2)), int(m.group(3))) == (mpich, openmpi)
+    assert int(m.group(1)) == mpich + openmpi
