@@ -49,12 +49,13 @@
  * root 0 (root 0 with a separate send buffer right), allreduce_init under
  * coll_libnbc_iallreduce_algorithm 1 and 3; both right under the library's
  * own choice. 6.0.0rc2 only, with coll_tuned_use_dynamic_rules 1: reduce 8
- * (knomial) is wrong at root 0, in place or not, from 2 processes and at
- * other roots from 3 (at 2 processes root 1 is right: its only child is
- * rank 0), allreduce 7 (allgather_reduce) from 2 processes; blocking reduce
- * and allreduce are right under the library's own choice. 5.0.7 has neither
- * algorithm (ompi_info: reduce 1-7, allreduce 1-6) and is right given those
- * numbers. Found by the 6.0.0rc2 variant sweep. */
+ * (knomial) is wrong at root 0 from 2 processes and at root 1 and the last
+ * root from 3, in place or not (at 2 processes root 1 is right, in place or
+ * not: its only child is rank 0), allreduce 7 (allgather_reduce) from 2
+ * processes, both with 1 element too; blocking reduce and allreduce are
+ * right under the library's own choice. 5.0.7 has neither algorithm
+ * (ompi_info: reduce 1-7, allreduce 1-6) and is right given those numbers.
+ * Found by the 6.0.0rc2 variant sweep. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
