@@ -13,6 +13,11 @@
  *     --mca coll_libnbc_ireduce_algorithm 1 -n 2 ./repro ireduce 4 1
  *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
  *     --mca coll_libnbc_ireduce_algorithm 1 -n 2 ./repro ireduce 4 0 in_place
+ *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
+ *     --mca coll_libnbc_iallreduce_algorithm 1 -n 2 ./repro allreduce_init
+ *   mpiexec.openmpi --allow-run-as-root --oversubscribe \
+ *     --mca coll_tuned_use_dynamic_rules 1 \
+ *     --mca coll_tuned_reduce_algorithm 8 -n 3 ./repro reduce 4 1
  *
  * Routines: reduce, allreduce, reduce_scatter, reduce_scatter_block, scan,
  * exscan (blocking: coll_tuned_<routine>_algorithm), and with a leading i
@@ -37,14 +42,20 @@
  * the library's own choice. Upstream: open-mpi/ompi#7765 (tuned's dynamic rules have no
  * non-commutative check), open-mpi/ompi#8010 (reduce-scatter algorithms).
  *
- * Open MPI 6.0.0rc2 (Debian unstable) and 5.0.7 (Debian 13), measured at 3
- * processes, 3 runs each (2026-11-28): the persistent forms are wrong as the
- * nonblocking ones: reduce_init under coll_libnbc_ireduce_algorithm 1 at root 1
- * and with MPI_IN_PLACE at root 0 (root 0 with a separate send buffer right),
- * allreduce_init under coll_libnbc_iallreduce_algorithm 1 and 3; both right
- * under the library's own choice. 6.0.0rc2 only: tuned reduce 8 (knomial) and
- * allreduce 7 (allgather_reduce), algorithms 5.0.7 does not have (it exits 0
- * given those numbers), are wrong too. Found by the 6.0.0rc2 variant sweep. */
+ * Open MPI 5.0.7 (Debian 13) and 6.0.0rc2 (Debian unstable), measured at 2,
+ * 3 and 4 processes with 4 elements (2026-11-28): the persistent forms are
+ * wrong as the nonblocking ones in both releases: reduce_init under
+ * coll_libnbc_ireduce_algorithm 1 and 3 at root 1 and with MPI_IN_PLACE at
+ * root 0 (root 0 with a separate send buffer right), allreduce_init under
+ * coll_libnbc_iallreduce_algorithm 1 and 3; both right under the library's
+ * own choice. 6.0.0rc2 only, with coll_tuned_use_dynamic_rules 1: reduce 8
+ * (knomial) is wrong at root 0 from 2 processes and at root 1 and the last
+ * root from 3, in place or not (at 2 processes root 1 is right, in place or
+ * not: its only child is rank 0), allreduce 7 (allgather_reduce) from 2
+ * processes, both with 1 element too; blocking reduce and allreduce are
+ * right under the library's own choice. 5.0.7 has neither algorithm
+ * (ompi_info: reduce 1-7, allreduce 1-6) and is right given those numbers.
+ * Found by the 6.0.0rc2 variant sweep. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
