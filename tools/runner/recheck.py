@@ -10,8 +10,9 @@ line that sets its variables; that line gives the process count and the
 arguments) and one under the library's own choice when a waiver names no
 variant. A reproducer of several modes shows each waiver's bug in one: a
 waiver's "reproducer_args" (and "reproducer_ranks") give that run its own
-arguments, and --apply reads each waiver's own run only. Each run builds the reproducer with the release's wrapper and
-launches it under the release's launcher (findings.build_and_run: the MPI
+arguments, and --apply reads each waiver's own run only. Each run builds
+the reproducer with the release's wrapper and launches it under the
+release's launcher (findings.build_and_run: the MPI
 lock of ORDO_MPI_LOCK, --timeout).
 
 What a run shows: it fails (a nonzero exit, a signal, an abort or the time
@@ -86,6 +87,14 @@ FAIL, CRASH, TIMEOUT = "fail", "crash", "timeout"
 # each of at least this many runs there, each failure one the waiver covers.
 MIN_RUNS = 3
 HANG_WORDS = re.compile(r"\bhang(?:s|ing)?\b|\bnot returned\b|\balarm\b", re.I)
+# A stated exit code whose clause says the library lacks what the reproducer
+# needs ("4 when the library has no MPI_Reduce_init"): the run could not try
+# the bug there.
+LACKS_WORDS = re.compile(
+    r"\b(?:has|have) no\b|\black(?:s|ing)?\b|\bdoes not (?:have|provide|offer)\b|"
+    r"\bnot (?:available|provided|supported)\b",
+    re.I,
+)
 COMPILER_ERROR = re.compile(r"\b(error|Error|fatal)\b|undefined reference")
 
 
@@ -702,13 +711,21 @@ def run_one(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     outcome, ev = outcome_of(result, timeout)
+    reason = None
+    lacks = stated_exits(_header_of(finding)).get(ev.get("rc"))
+    if outcome == FAILS and not ev.get("timed_out") and lacks == NOT_APPLICABLE:
+        # the reproducer's own report that the library lacks what it needs
+        outcome = NOT_APPLICABLE
+        reason = (
+            f"exit status {ev['rc']}: the reproducer's header says the library"
+            " lacks what it needs there"
+        )
     if keep is not None and outcome != NOT_APPLICABLE:
         keep = pathlib.Path(keep)
         keep.parent.mkdir(parents=True, exist_ok=True)
         keep.write_text(result.get("output") or "")
         ev["output_file"] = str(keep)
-    reason = None
-    if outcome == NOT_APPLICABLE:
+    if outcome == NOT_APPLICABLE and reason is None:
         reason = f"does not build: {ev['first_error']}"
     return {
         "outcome": outcome,
@@ -716,6 +733,14 @@ def run_one(
         "evidence": ev,
         "seconds": round(time.time() - t0, 1),
     }
+
+
+def _header_of(finding):
+    """The reproducer's header ("" when it cannot be read: no stated exits)."""
+    try:
+        return findings.header(ROOT / finding["path"])
+    except (OSError, KeyError, TypeError):
+        return ""
 
 
 def system_name():
@@ -851,11 +876,13 @@ def merge_times(times):
 
 
 def stated_exits(head):
-    """{exit code: "timeout" or "fail"}: the exit codes the header's "Exits 0
-    when ..., 1 on a wrong value, 3 when the alarm ends a hang" sentences
-    give (a code whose clause speaks of a hang, an alarm or a call that has
-    not returned: the reproducer's own report of a hang; any other: its report
-    of a wrong result or of an erroneous call accepted)."""
+    """{exit code: "timeout", "fail" or "not applicable"}: the exit codes the
+    header's "Exits 0 when ..., 1 on a wrong value, 3 when the alarm ends a
+    hang" sentences give (a code whose clause speaks of a hang, an alarm or a
+    call that has not returned: the reproducer's own report of a hang; one
+    whose clause says the library has no such routine: not applicable there;
+    any other: its report of a wrong result or of an erroneous call
+    accepted)."""
     text = " ".join((head or "").split())
     out: dict = {}
     for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", text):
@@ -868,7 +895,15 @@ def stated_exits(head):
         ):
             code = int(m.group(1))
             if code:
-                out.setdefault(code, TIMEOUT if HANG_WORDS.search(m.group(2)) else FAIL)
+                clause = m.group(2)
+                out.setdefault(
+                    code,
+                    NOT_APPLICABLE
+                    if LACKS_WORDS.search(clause)
+                    else TIMEOUT
+                    if HANG_WORDS.search(clause)
+                    else FAIL,
+                )
         for m in re.finditer(
             r"\bhang\w*\s+with\s+exit\s+(?:code\s+|status\s+)?(\d+)", sentence
         ):

@@ -828,3 +828,23 @@ def test_apply_reads_each_waiver_of_a_mode_in_its_own_run_only(tmp_path):
     )
     assert "| modes | default (`8 high`, 4 processes) |" in text
     assert "| modes | default (`1`, 3 processes) |" in text
+
+
+def test_an_exit_the_header_gives_a_missing_routine_is_not_applicable():
+    # detect_intercomm_in_place_crashes.c: "4 when the library has no
+    # MPI_Reduce_init". Open MPI 4.1.4 exits 4 in that mode: it cannot show the
+    # bug there, which is no "present" (and no control for a newer release).
+    path = "vendors/openmpi/findings/detect_intercomm_in_place_crashes.c"
+    assert recheck.stated_exits(findings_mod.header(ROOT / path)) == {
+        2: recheck.FAIL,
+        3: recheck.TIMEOUT,
+        4: recheck.NOT_APPLICABLE,
+    }
+    spec = {"variant": None, "env": {}, "ranks": 3, "args": ["8"], "flags": []}
+    finding = {"id": "detect_intercomm_in_place_crashes", "path": path}
+    row = recheck.run_one({}, finding, spec, [], None, 60, runner=lambda *a: result(4))
+    assert row["outcome"] == recheck.NOT_APPLICABLE
+    assert "exit status 4" in row["reason"] and "lacks" in row["reason"]
+    # exit 2 (the call returned MPI_SUCCESS) stays the reproducer's report of the bug
+    row = recheck.run_one({}, finding, spec, [], None, 60, runner=lambda *a: result(2))
+    assert row["outcome"] == recheck.FAILS
