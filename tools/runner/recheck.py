@@ -716,10 +716,7 @@ def run_one(
     if outcome == FAILS and not ev.get("timed_out") and lacks == NOT_APPLICABLE:
         # the reproducer's own report that the library lacks what it needs
         outcome = NOT_APPLICABLE
-        reason = (
-            f"exit status {ev['rc']}: the reproducer's header says the library"
-            " lacks what it needs there"
-        )
+        reason = lacks_reason(ev["rc"])
     if keep is not None and outcome != NOT_APPLICABLE:
         keep = pathlib.Path(keep)
         keep.parent.mkdir(parents=True, exist_ok=True)
@@ -733,6 +730,13 @@ def run_one(
         "evidence": ev,
         "seconds": round(time.time() - t0, 1),
     }
+
+
+def lacks_reason(rc):
+    return (
+        f"exit status {rc}: the reproducer's header says the library lacks what"
+        " it needs there"
+    )
 
 
 def _header_of(finding):
@@ -960,6 +964,15 @@ def judge_runs(r, cache):
     stated = _stated(r.get("path"), cache)
     for t in runs:
         ev = t.get("evidence") or {}
+        if (
+            t["outcome"] == FAILS
+            and not ev.get("timed_out")
+            and stated.get(ev.get("rc")) == NOT_APPLICABLE
+        ):
+            # a run of an older recheck (or --from): the header's own exit for a
+            # library that lacks what the reproducer needs
+            t["outcome"] = NOT_APPLICABLE
+            t["reason"] = lacks_reason(ev["rc"])
         kept = ev.get("output_file")
         if kept and "signs" not in ev and t["outcome"] != NOT_APPLICABLE:
             try:
@@ -970,6 +983,9 @@ def judge_runs(r, cache):
     outs = {t["outcome"] for t in runs}
     if NOT_APPLICABLE in outs:
         r["outcome"] = NOT_APPLICABLE
+        r["reason"] = r.get("reason") or next(
+            (t.get("reason") for t in runs if t.get("reason")), None
+        )
     else:
         r["outcome"] = outs.pop() if len(outs) == 1 else VARIES
     failed = [t for t in runs if t["outcome"] == FAILS]

@@ -848,3 +848,13 @@ def test_an_exit_the_header_gives_a_missing_routine_is_not_applicable():
     # exit 2 (the call returned MPI_SUCCESS) stays the reproducer's report of the bug
     row = recheck.run_one({}, finding, spec, [], None, 60, runner=lambda *a: result(2))
     assert row["outcome"] == recheck.FAILS
+
+
+def test_a_missing_routines_exit_in_an_earlier_result_is_not_applicable_too():
+    # rows written before the header's exit was read so (--from FILE)
+    r = row("host", recheck.FAILS, finding="detect_intercomm_in_place_crashes", rc=4)
+    r["vendor"] = "openmpi"
+    r["path"] = "vendors/openmpi/findings/detect_intercomm_in_place_crashes.c"
+    (got,) = recheck.classify([r])
+    assert got["status"] == recheck.NOT_APPLICABLE
+    assert "exit status 4" in got["reason"]
