@@ -666,12 +666,26 @@ def run_one(
     keep: a file to write the run's whole output into (the evidence names it)."""
     runner = runner or findings.build_and_run
     if spec.get("unmatched"):
-        return {
-            "outcome": NOT_APPLICABLE,
-            "reason": spec["note"],
-            "evidence": {},
-            "seconds": 0.0,
-        }
+        # A pattern the host's release has no variant of (a finding of a newer
+        # release, its algorithm new there): this release's own variant of it.
+        mine = [
+            v
+            for v in variants or []
+            if any(fnmatch.fnmatchcase(v["name"], p) for p in spec["patterns"])
+        ]
+        if not mine:
+            return {
+                "outcome": NOT_APPLICABLE,
+                "reason": f"no variant of this release matches {spec['patterns'][0]}",
+                "evidence": {},
+                "seconds": 0.0,
+            }
+        spec = dict(
+            spec,
+            variant=mine[0]["name"],
+            args=routine_argument(spec["args"], mine[0]),
+            env={},
+        )
     variant, why = applicable(spec.get("variant"), variants, variables, spec.get("env"))
     if why:
         return {
@@ -807,7 +821,12 @@ def run_plans(plans, timeout, only=None, runner=None, say=None, repeat=1, keep=N
                     "hang": item["hang"],
                     "system": system,
                     "release": facts["release"],
-                    "variant": spec.get("variant") or "default",
+                    # an unmatched pattern's rows are named by it on every release
+                    "variant": (
+                        spec["patterns"][0]
+                        if spec.get("unmatched")
+                        else spec.get("variant") or "default"
+                    ),
                     "patterns": spec.get("patterns") or [],
                     "waivers": spec.get("waivers") or [],
                     "env": spec.get("env") or {},
@@ -1037,6 +1056,8 @@ def classify(rows):
             notes.append(
                 f"intermittent on {release}"
                 if c is not None and c["outcome"] == VARIES
+                else f"not applicable on {release}"
+                if c is not None and c["outcome"] == NOT_APPLICABLE
                 else f"not reproduced on {release}"
             )
         r["note"] = "; ".join(notes) or None

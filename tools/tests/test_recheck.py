@@ -73,9 +73,38 @@ def test_the_plan_runs_each_waivers_variant_with_the_line_that_sets_it():
 def test_a_pattern_that_names_no_variant_of_the_old_release_is_not_applicable():
     runs = recheck.plan(finding("lib.z.*"), KNOWN, HEADER)
     assert len(runs) == 1 and runs[0]["unmatched"]
+    assert "names no variant" in runs[0]["note"]
     got = recheck.run_one({}, {}, runs[0], KNOWN, None, 60, runner=pytest.fail)
     assert got["outcome"] == recheck.NOT_APPLICABLE
-    assert "names no variant" in got["reason"]
+    assert got["reason"] == "no variant of this release matches lib.z.*"
+
+
+def test_a_pattern_of_a_newer_releases_variant_runs_there():
+    # A finding made on a newer release, under an algorithm the host's release does
+    # not have (Open MPI 6's knomial reduce): not applicable on the host, run with
+    # the newer release's own variant there, its rows named by the pattern.
+    (spec,) = recheck.plan(finding("lib.z.*"), KNOWN, HEADER)
+    newer = KNOWN + [{"name": "lib.z.knomial", "env": {"MPIR_CVAR_Z_ALGORITHM": "k"}}]
+    seen = []
+
+    def runner(adapter, f, variant, ranks, args, flags, timeout):
+        seen.append((variant, ranks, args))
+        return result(1, "got 5, expected 3\n")
+
+    got = recheck.run_one({}, {}, spec, newer, None, 60, runner=runner)
+    assert got["outcome"] == recheck.FAILS
+    assert seen == [
+        (
+            {"name": "lib.z.knomial", "env": {"MPIR_CVAR_Z_ALGORITHM": "k"}},
+            3,
+            ["plain", "5"],
+        )
+    ]
+    host = row("host", recheck.NOT_APPLICABLE, variant="lib.z.*")
+    new = row("debian-13", recheck.FAILS, variant="lib.z.*", rc=1)
+    rows = recheck.classify([host, new])
+    assert rows[1]["status"] == recheck.PRESENT
+    assert "not applicable on 4.0.2" in rows[1]["note"]
 
 
 def test_a_waiver_of_the_variant_default_runs_the_librarys_own_choice():
