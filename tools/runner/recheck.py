@@ -275,6 +275,13 @@ def routine_argument(args, variant):
     return args if args[0] in (routine, "i" + routine) else [want] + args[1:]
 
 
+def is_default(waiver):
+    """Does the waiver name the library's own choice: no variant, or a pattern
+    that matches "default" (the name its records carry)."""
+    v = waiver.get("variant")
+    return not v or fnmatch.fnmatchcase("default", str(v))
+
+
 def own_args(waiver):
     """The arguments with which the reproducer shows this waiver's bug (its
     "reproducer_args": a reproducer of several modes shows each waiver's bug
@@ -301,11 +308,6 @@ def plan(finding, known, head):
     "reproducer_ranks"): the run of another mode would be no evidence of its
     bug."""
     lines = launch_lines(head)
-
-    def is_default(w):
-        # A waiver's variant pattern that matches "default" (records of the
-        # library's own choice carry that name) names the library's own choice.
-        return not w.get("variant") or fnmatch.fnmatchcase("default", str(w["variant"]))
 
     runs: list[dict] = []
 
@@ -365,14 +367,14 @@ def plan(finding, known, head):
             f"{' '.join(args)} and it names no process count: that of another line"
         )
 
+    # the lines that set no variable: the library's own choice
+    plain = [ln for ln in lines if not ln["env"]] or lines
     if not finding["waivers"]:
-        plain = [ln for ln in lines if not ln["env"]] or lines
         add(None, None, plain[0])
     for w in finding["waivers"]:
         if not is_default(w):
             continue
         args = own_args(w)
-        plain = [ln for ln in lines if not ln["env"]] or lines
         chosen, note = with_args(plain, args)
         if args is not None and note:
             chosen, note = with_args(lines, args)
@@ -726,7 +728,7 @@ def run_one(
         shutil.rmtree(work, ignore_errors=True)
     outcome, ev = outcome_of(result, timeout)
     reason = None
-    lacks = stated_exits(_header_of(finding)).get(ev.get("rc"))
+    lacks = _stated(finding.get("path"), _STATED).get(ev.get("rc"))
     if outcome == FAILS and not ev.get("timed_out") and lacks == NOT_APPLICABLE:
         # the reproducer's own report that the library lacks what it needs
         outcome = NOT_APPLICABLE
@@ -751,14 +753,6 @@ def lacks_reason(rc):
         f"exit status {rc}: the reproducer's header says the library lacks what"
         " it needs there"
     )
-
-
-def _header_of(finding):
-    """The reproducer's header ("" when it cannot be read: no stated exits)."""
-    try:
-        return findings.header(ROOT / finding["path"])
-    except (OSError, KeyError, TypeError):
-        return ""
 
 
 def system_name():
@@ -869,12 +863,9 @@ def stands_for(r, waiver):
     pattern or the library's own choice."""
     if "waivers" in r:
         return waiver.get("id") in r["waivers"]
-    pattern = waiver.get("variant") or None
-    # A pattern that matches "default" names the library's own choice: the
-    # run without a variant (as plan() makes it).
-    if pattern and fnmatch.fnmatchcase("default", str(pattern)):
-        pattern = None
-    return pattern in r.get("patterns", []) if pattern else r["variant"] == "default"
+    if is_default(waiver):
+        return r["variant"] == "default"
+    return str(waiver["variant"]) in r.get("patterns", [])
 
 
 def merge_times(times):
@@ -965,6 +956,10 @@ def runs_of(r):
     return r.get("runs") or [
         {"outcome": r["outcome"], "evidence": r["evidence"], "seconds": r["seconds"]}
     ]
+
+
+# The stated exits of each reproducer run here (run_one), read once.
+_STATED: dict = {}
 
 
 def _stated(path, cache):
