@@ -12,6 +12,11 @@
 #                                    format and lint steps),
 #                                    perl (TAP::Parser reads the TAP view),
 #                                    python3-yaml (the CI templates are parsed)
+#   tools/install-deps.sh --with-systems also mmdebstrap and bubblewrap, which make
+#                                    and enter the roots of other Debian releases
+#                                    (`ordo systems make`, `ordo run --system`);
+#                                    `./ordo test` asks for them too: it makes
+#                                    Debian 13's root for its system test
 #   tools/install-deps.sh --with-slurm   also Slurm and munge (slurmd slurmctld
 #                                    slurm-client munge), for the one-machine
 #                                    cluster of tools/slurm/cluster.sh that the
@@ -46,6 +51,7 @@ for arg in "$@"; do
   case "$arg" in
     --check) check_only=1 ;;
     --with-test-tools) packages+=(chromium clang-format black flake8 mypy shellcheck perl python3-yaml) ;;
+    --with-systems) packages+=(mmdebstrap bubblewrap) ;;
     --with-slurm) no_recommends+=(slurmd slurmctld slurm-client munge) ;;
   esac
 done
@@ -93,14 +99,18 @@ install_missing() {
   return 0
 }
 
+# Every list is looked at, so that one line names all that is missing; the exit
+# code is the first list's that failed.
+first_rc=0
 if [[ ${#no_recommends[@]} -gt 0 ]]; then
-  install_missing --no-install-recommends "${no_recommends[@]}" || exit $?
+  install_missing --no-install-recommends "${no_recommends[@]}" || first_rc=$?
 fi
 if [[ -x /usr/bin/python3 ]]; then
   read -r -a mpi <<< "$(adapter_packages)" || true
-  install_missing "${packages[@]}" "${mpi[@]}"
-  exit $?
+  install_missing "${packages[@]}" "${mpi[@]}" || { rc=$?; [[ $first_rc -ne 0 ]] || first_rc=$rc; }
+  exit "$first_rc"
 fi
+[[ $first_rc -eq 0 ]] || exit "$first_rc"
 install_missing "${packages[@]}" || exit $?
 [[ -x /usr/bin/python3 ]] || { echo "ordo: /usr/bin/python3 is still missing after installing python3" >&2; exit 3; }
 read -r -a mpi <<< "$(adapter_packages)" || true

@@ -131,6 +131,73 @@ def test_an_unknown_system_missing_tool_or_unreachable_mirror_is_one_line_and_ex
     assert "nothing to remove" in line
 
 
+def test_the_commands_that_make_or_enter_a_root_ask_for_mmdebstrap_and_bubblewrap(
+    tmp_path,
+):
+    # A dpkg that knows no package: install-deps.sh lists every package it asks for.
+    stub = tmp_path / "dpkg-query"
+    stub.write_text("#!/bin/sh\nexit 1\n")
+    stub.chmod(0o755)
+    env = dict(os.environ, ORDO_NO_INSTALL="1", PATH=f"{tmp_path}:{os.environ['PATH']}")
+
+    def asked(*args):
+        p = subprocess.run(
+            [str(ROOT / "ordo"), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert p.returncode == 2, (args, p.returncode, p.stderr)
+        return p.stderr.split()
+
+    for args in (
+        ("systems", "make", "debian-13"),
+        ("run", "--system", "debian-13", "--ranks", "2"),
+        ("run", "--system=debian-unstable"),
+        ("test",),
+    ):
+        words = asked(*args)
+        assert "mmdebstrap" in words and "bubblewrap" in words, args
+    words = asked("run", "--ranks", "2")
+    assert "mmdebstrap" not in words and "bubblewrap" not in words
+    # Inside a root, where `run --system` runs the command again, neither is needed.
+    env[systems.INSIDE] = "debian-13"
+    words = asked("run", "--system", "debian-13", "--ranks", "2")
+    assert "mmdebstrap" not in words and "bubblewrap" not in words
+
+
+def test_ordo_test_makes_the_system_tests_root_where_it_is_missing(
+    tmp_path, monkeypatch, capsys
+):
+    from runner import selftest
+
+    monkeypatch.setenv("ORDO_SYSTEMS_DIR", str(tmp_path))
+    made = []
+
+    def fake_make(name, root, mirror=None, quiet=False):
+        made.append((name, pathlib.Path(root)))
+        systems.record_of(root).write_text(
+            json.dumps({"schema": systems.SCHEMA, "name": name})
+        )
+
+    monkeypatch.setattr(systems, "make", fake_make)
+    assert selftest.system_root_step() == 0
+    assert made == [("debian-13", tmp_path / "debian-13")]
+    # Made once: the next `ordo test` uses it as it is.
+    assert selftest.system_root_step() is None and len(made) == 1
+
+    def unreachable(name, root, mirror=None, quiet=False):
+        raise systems.OrdoError("the repository http://m.example/debian is unreachable")
+
+    monkeypatch.setenv("ORDO_SYSTEMS_DIR", str(tmp_path / "other"))
+    monkeypatch.setattr(systems, "make", unreachable)
+    assert selftest.system_root_step() == 1
+    assert "ordo: the repository http://m.example/debian is unreachable" in (
+        capsys.readouterr().out.splitlines()
+    )
+
+
 def test_systems_lists_the_roots_of_a_folder_with_their_records(tmp_path):
     root = tmp_path / "debian-13"
     (root / "usr").mkdir(parents=True)
