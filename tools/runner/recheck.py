@@ -1202,13 +1202,18 @@ def extend_text(text, waiver_id, add):
     return edited
 
 
-def apply(doc, root=ROOT, write=True):
+def apply(doc, root=ROOT, write=True, vendors=None, only=None):
     """Extends the waivers of vendors/<v>/waivers.json under root (write:
     False, only says how); returns [(vendor, waiver id, releases before,
-    releases after)]."""
+    releases after)]. vendors and only (finding ids) narrow it to those
+    libraries and findings, as --vendor and --finding narrow a recheck."""
     changes = []
     by_vendor: dict = {}
     for (vendor, wid), add in sorted(extensions(doc, root).items()):
+        if vendors and vendor not in vendors:
+            continue
+        if only and finding_of_waiver(root, vendor, wid) not in only:
+            continue
         by_vendor.setdefault(vendor, []).append((wid, add))
     for vendor, items in by_vendor.items():
         path = pathlib.Path(root) / "vendors" / vendor / "waivers.json"
@@ -1506,9 +1511,18 @@ def cmd_recheck(args):
         f"ordo: the recheck is in {out}/findings_recheck.{{json,md}}", file=sys.stderr
     )
     if args.apply:
-        for v, wid, was, now in apply(doc):
+        for v, wid, was, now in apply(doc, vendors=vendors, only=args.finding):
             print(f"ordo: {v} {wid}: library_versions {was} -> {now}", file=sys.stderr)
     return EXIT_OK
+
+
+def finding_of_waiver(root, vendor, wid):
+    """The finding (its reproducer's file stem) a waiver names."""
+    path = pathlib.Path(root) / "vendors" / vendor / "waivers.json"
+    for w in json.loads(path.read_text())["waivers"]:
+        if w.get("id") == wid:
+            return pathlib.Path(w.get("reproducer") or "").stem
+    return None
 
 
 def preview(doc, root=ROOT):

@@ -404,6 +404,27 @@ def test_apply_extends_only_the_waivers_whose_run_is_present_there(tmp_path):
     assert path.read_text() == text
 
 
+def test_apply_keeps_to_the_vendor_and_findings_asked(tmp_path):
+    # `--recheck --from FILE --apply --vendor V` extended every library's waivers.
+    root = fake_root(tmp_path)
+    wrong = {"rc": 1, "how": "exit status 1"}
+    doc = {
+        "rows": recheck.classify(
+            [
+                row("host", recheck.FAILS, times=3, **wrong),
+                row("debian-13", recheck.FAILS, times=3, **wrong),
+            ]
+        )
+    }
+    path = root / "vendors" / "mpich" / "waivers.json"
+    assert recheck.apply(doc, root, vendors=["openmpi"]) == []
+    assert recheck.apply(doc, root, only=["gone"]) == []
+    assert path.read_text() == WAIVERS
+    assert recheck.apply(doc, root, vendors=["mpich"], only=["fake"]) == [
+        ("mpich", "w-default", ["4.0.2"], ["4.0.2", "4.2.1"])
+    ]
+
+
 def test_the_extended_file_follows_the_schema(tmp_path):
     root = fake_root(tmp_path)
     path = root / "vendors" / "mpich" / "waivers.json"
