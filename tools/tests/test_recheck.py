@@ -889,6 +889,7 @@ def test_an_exit_the_header_gives_a_missing_routine_is_not_applicable():
         2: recheck.FAIL,
         3: recheck.TIMEOUT,
         4: recheck.NOT_APPLICABLE,
+        5: recheck.PASSES,
     }
     spec = {"variant": None, "env": {}, "ranks": 3, "args": ["8"], "flags": []}
     finding = {"id": "detect_intercomm_in_place_crashes", "path": path}
@@ -898,6 +899,29 @@ def test_an_exit_the_header_gives_a_missing_routine_is_not_applicable():
     # exit 2 (the call returned MPI_SUCCESS) stays the reproducer's report of the bug
     row = recheck.run_one({}, finding, spec, [], None, 60, runner=lambda *a: result(2))
     assert row["outcome"] == recheck.FAILS
+
+
+def test_an_exit_the_header_gives_an_error_reported_elsewhere_passes():
+    # detect_intercomm_in_place_crashes.c mode 6 at 3 processes: two processes
+    # return MPI_ERR_ARG and the third waits in MPI_Reduce for them ("5 when it
+    # has not returned after 20 s while another process returned the error (the
+    # error is reported: ...)"). ordo's DETECT check counts that as reported; the
+    # reproducer's exit 3 had read it as the hang of Open MPI 4.1.4's finding.
+    path = "vendors/openmpi/findings/detect_intercomm_in_place_crashes.c"
+    spec = {"variant": None, "env": {}, "ranks": 3, "args": ["6"], "flags": []}
+    finding = {"id": "detect_intercomm_in_place_crashes", "path": path}
+    row5 = recheck.run_one({}, finding, spec, [], None, 60, runner=lambda *a: result(5))
+    assert row5["outcome"] == recheck.PASSES
+    assert "exit status 5" in row5["reason"] and "reported" in row5["reason"]
+    # no process returned an error: the hang, as before
+    row3 = recheck.run_one({}, finding, spec, [], None, 60, runner=lambda *a: result(3))
+    assert row3["outcome"] == recheck.FAILS
+    # and in an earlier result (--from FILE)
+    r = row("host", recheck.FAILS, finding="detect_intercomm_in_place_crashes", rc=5)
+    r["vendor"] = "openmpi"
+    r["path"] = path
+    (got,) = recheck.classify([r])
+    assert got["outcome"] == recheck.PASSES
 
 
 def test_a_missing_routines_exit_in_an_earlier_result_is_not_applicable_too():

@@ -1,11 +1,12 @@
 /* Finding (DETECT): MPI_IN_PLACE as sendbuf on an intercommunicator is not
  * detected by MPI_Ireduce, MPI_Reduce_scatter, MPI_Ireduce_scatter,
  * MPI_Reduce_scatter_block and MPI_Ireduce_scatter_block: the job ends with a
- * segmentation fault (the library reads MPI_IN_PLACE as a buffer address);
- * MPI_Reduce with the root in the one-process group does not return on every
- * process (a hang). The "in place" option is not allowed on
- * intercommunicators (MPI-4.1 6.2.3); MPI_Allreduce, MPI_Iallreduce and
- * MPI_Reduce with the root in the larger group return MPI_ERR_ARG.
+ * segmentation fault (the library reads MPI_IN_PLACE as a buffer address).
+ * The "in place" option is not allowed on intercommunicators (MPI-4.1
+ * 6.2.3); MPI_Allreduce and MPI_Iallreduce return MPI_ERR_ARG on every
+ * process, and MPI_Reduce (mode 6) on some processes while another waits in
+ * the call for them, which is the error reported (not this finding: see
+ * below).
  *
  *   mpicc.openmpi detect_intercomm_in_place_crashes.c -o repro
  *   mpiexec.openmpi --oversubscribe -n 3 ./repro 1   # 1 Ireduce, 2 Reduce_scatter,
@@ -19,10 +20,23 @@
  * root in the one-process group, or with a second argument `high` in the
  * larger group (its first process). Exits 0 when the call returns an error
  * code on this process, 2 when it returns MPI_SUCCESS, 3 when it has not
- * returned after 20 s, 4 when the library has no MPI_Reduce_init; the
- * segmentation fault ends the job with a non-zero code.
- * Open MPI 4.1.4: 1-5 crash at 2, 3 and 4 processes; 6 hangs at 3 and 4
- * (checked standalone at 3: 1-5 SIGSEGV, exit 139; 6 exit 3). 7 raised
+ * returned after 20 s and no process of the job returned an error (a hang),
+ * 5 when it has not returned after 20 s while another process returned the
+ * error (the error is reported: an erroneous collective may leave the others
+ * waiting for the processes that returned), 4 when the library has no
+ * MPI_Reduce_init; the segmentation fault ends the job with a non-zero code.
+ * A process that returned MPI_SUCCESS while another returned the error
+ * exits 0 as well: the error is reported, at some processes only. Exit 5
+ * and that 0 are what ordo's DETECT checks count as reported ("reported on
+ * k of n ranks", docs/reports.md); with exit 5 the launcher ends the job
+ * with that code, since the waiting process cannot finalize.
+ * Open MPI 4.1.4: 1-5 crash at 2, 3 and 4 processes (checked standalone at
+ * 3: SIGSEGV, exit 139). Mode 6 at 3 processes (2026-11-28): world ranks 0
+ * and 2 return MPI_ERR_ARG, world rank 1 waits in MPI_Reduce (exit 5); with
+ * `high`, world rank 0 returns MPI_SUCCESS and the others MPI_ERR_ARG (exit
+ * 0). Before this reproducer told a process left waiting from a hang, mode 6
+ * exited 3 and was read as a hang of 4.1.4 (a waiver held ordo's case back;
+ * the case passes, reported on 2 of 3 ranks, and the waiver is gone). 7 raised
  * MPI_ERR_BUFFER through MPI_ERRORS_ARE_FATAL while only the
  * intercommunicator had MPI_ERRORS_RETURN (hence the world's handler here).
  * 8 (MPI_Reduce_init), run 3 times at 2 and at 4 processes with the root in
@@ -32,6 +46,7 @@
  * collectives (exit 4; its mpi.h says MPI 3.1, as 5.0.7's does, hence the
  * Open MPI 5 test beside MPI_VERSION).
  * No upstream report found. */
+#include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,9 +54,36 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A process whose call returned an error leaves a file named by its world
+ * rank in a folder that world rank 0 made; the alarm reads them. */
+static char marker_dir[64];
+static char markers[64][96];
+static int nmarkers = 0;
+static volatile sig_atomic_t returned_code = -1; /* this process's exit code once returned */
+
+static void say(const char* text) {
+  ssize_t n = write(2, text, strlen(text));
+  (void)n;
+}
+
+static void remove_markers(void) {
+  for (int i = 0; i < nmarkers; ++i) unlink(markers[i]);
+  if (marker_dir[0]) rmdir(marker_dir);
+}
+
 static void on_alarm(int sig) {
   (void)sig;
-  fprintf(stderr, "hang: the call did not return within 20 s\n");
+  if (returned_code >= 0) _exit(returned_code); /* waiting after the call: not this bug */
+  for (int i = 0; i < nmarkers; ++i)
+    if (access(markers[i], F_OK) == 0) {
+      say("waiting: this process has not returned after 20 s, another returned the error"
+          " (reported there; the erroneous call lets this one wait)\n");
+      remove_markers();
+      _exit(5);
+    }
+  say("hang: the call did not return within 20 s on this process, and no process returned"
+      " an error\n");
+  remove_markers();
   _exit(3);
 }
 
@@ -65,6 +107,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(inter, &lrank);
   MPI_Comm_size(inter, &lsize);
   MPI_Comm_remote_size(inter, &rsize);
+  if (wrank == 0) {
+    strcpy(marker_dir, "/tmp/ordo-repro-XXXXXX");
+    if (mkdtemp(marker_dir) == NULL) marker_dir[0] = '\0';
+  }
+  MPI_Bcast(marker_dir, sizeof marker_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  for (int i = 0; marker_dir[0] && i < wsize && i < 64; ++i)
+    snprintf(markers[nmarkers++], sizeof markers[0], "%s/reported-%d", marker_dir, i);
   int* buf = calloc(64 * (size_t)wsize, sizeof(int));
   int counts[64];
   for (int i = 0; i < 64; ++i) counts[i] = 3;
@@ -116,10 +165,29 @@ int main(int argc, char** argv) {
   }
   if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   if (persistent && req != MPI_REQUEST_NULL) MPI_Request_free(&req);
-  alarm(0);
+  if (rc != MPI_SUCCESS && wrank < nmarkers) close(open(markers[wrank], O_CREAT | O_WRONLY, 0600));
+  returned_code = rc == MPI_SUCCESS ? 2 : 0;
   printf("world rank %d: MPI_IN_PLACE on an intercommunicator returned %s\n", wrank,
          rc == MPI_SUCCESS ? "MPI_SUCCESS (accepted)" : "an error code (reported)");
+  fflush(stdout);
+  /* Every process has returned once the barrier ends (it may wait for one
+   * still in the call: the alarm ends this one with its own code then). An
+   * error returned on any process is the error reported, as ordo's DETECT
+   * checks count it, though this one accepted the call. */
+  alarm(25);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (returned_code == 2)
+    for (int i = 0; i < nmarkers; ++i)
+      if (access(markers[i], F_OK) == 0) {
+        printf("world rank %d: accepted here, reported on world rank %d\n", wrank, i);
+        returned_code = 0;
+        break;
+      }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (wrank < nmarkers) unlink(markers[wrank]);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (wrank == 0 && marker_dir[0]) rmdir(marker_dir);
   free(buf);
   MPI_Finalize();
-  return rc == MPI_SUCCESS ? 2 : 0;
+  return returned_code;
 }
