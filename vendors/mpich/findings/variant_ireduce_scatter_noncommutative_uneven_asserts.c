@@ -20,8 +20,13 @@
  *
  * Exits 0 when every process receives its block of sums, 1 on a wrong
  * value, 2 after 30 s of hanging; the library's abort ends the job with a
- * non-zero code. Without the variables MPICH 4.0.2 passes. No upstream
- * report found. */
+ * non-zero code. Without the variables MPICH 4.0.2 passes. MPICH 4.2.1 and
+ * 5.0.2 (measured 2026-11-28, -n 2, 3 runs each): the same abort, now
+ * 'Assertion failed in file
+ * src/mpi/coll/ireduce_scatter/ireduce_scatter_intra_sched_noncommutative.c at
+ * line 46: recvcounts[i] == recvcounts[i + 1]', then a backtrace and
+ * 'Abort(1) on node N: Internal error' (exit 1); at -n 3 4.2.1 falls back
+ * with a message and passes. No upstream report found. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>

@@ -33,7 +33,16 @@
  * with a non-zero code. MPICH 4.0.2 at 2 processes: the calls above crash
  * (2 to 8 processes in ordo's sweep), MPI_Reduce_init is accepted and its
  * MPI_Start crashes; without the variables (auto) and with the sched_*
- * algorithms every call returns an error. No upstream report found. */
+ * algorithms every call returns an error. MPICH 4.2.1 and 5.0.2 at 2 processes
+ * (measured 2026-11-28, modes 3 and 4, 3 runs each under tsp_tree and
+ * tsp_recexch_single_buffer; once under the other tsp_* and the .k3 and
+ * knomial_2 shapes on 4.2.1): every run ends the job, never an error code;
+ * recexch aborts on yaksa's 'unpack_backend: Assertion `0' failed.' (signal 6),
+ * tsp_tree on 'Assertion failed in file .../iallreduce_tsp_tree.c ...
+ * child_buffer[0] != NULL' and a SIGSEGV, tsp_ring and the reduce_scatter +
+ * allgatherv one on a SIGSEGV (exit 11, or 0 / 1 from Hydra after UCX's
+ * backtrace); sched_recursive_doubling and auto return an error. No
+ * upstream report found. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

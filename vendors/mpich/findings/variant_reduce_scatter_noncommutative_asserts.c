@@ -27,7 +27,12 @@
  * Exits 0 when every process receives its block of sums, 1 on a wrong
  * value, 2 after 30 s of hanging; the library's abort ends the job with a
  * non-zero code (mpiexec.mpich reported 9 at -n 3, 1 at -n 2). Without the variables MPICH 4.0.2
- * passes. No upstream report found. */
+ * passes. MPICH 4.2.1 and 5.0.2 (measured 2026-11-28, 3 runs each): the same
+ * aborts, now 'Assertion failed in file ... reduce_scatter_intra_noncommutative.c
+ * at line 45: MPL_is_pof2(comm_size)' (4.2.1: -n 3, 5, 6, 7) and '... at line
+ * 48: recvcounts[i] == recvcounts[i + 1]' (-n 2, 4, 8 uneven), each followed
+ * by a backtrace and 'Abort(1) on node N: Internal error'; exit 1, 9 or 0
+ * (Hydra); equal blocks at -n 1, 2, 4, 8 pass. No upstream report found. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
