@@ -733,16 +733,9 @@ def run_one(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     outcome, ev = outcome_of(result, timeout)
-    reason = None
-    lacks = _stated(finding.get("path"), _STATED).get(ev.get("rc"))
-    if outcome == FAILS and not ev.get("timed_out") and lacks == NOT_APPLICABLE:
-        # the reproducer's own report that the library lacks what it needs
-        outcome = NOT_APPLICABLE
-        reason = lacks_reason(ev["rc"])
-    elif outcome == FAILS and not ev.get("timed_out") and lacks == PASSES:
-        # the reproducer's own report that the error was reported elsewhere
-        outcome = PASSES
-        reason = reported_reason(ev["rc"])
+    outcome, reason = by_stated_exit(
+        outcome, ev, _stated(finding.get("path"), _STATED), None
+    )
     if keep is not None and outcome != NOT_APPLICABLE:
         keep = pathlib.Path(keep)
         keep.parent.mkdir(parents=True, exist_ok=True)
@@ -756,6 +749,20 @@ def run_one(
         "evidence": ev,
         "seconds": round(time.time() - t0, 1),
     }
+
+
+def by_stated_exit(outcome, ev, stated, reason):
+    """(outcome, reason) of a failed run whose exit code the reproducer's header
+    gives to a library that lacks what it needs (not applicable) or to an error
+    reported at another process (a pass); any other run as it is."""
+    if outcome != FAILS or ev.get("timed_out"):
+        return outcome, reason
+    said = stated.get(ev.get("rc"))
+    if said == NOT_APPLICABLE:
+        return NOT_APPLICABLE, lacks_reason(ev["rc"])
+    if said == PASSES:
+        return PASSES, reported_reason(ev["rc"])
+    return outcome, reason
 
 
 def reported_reason(rc):
@@ -997,22 +1004,11 @@ def judge_runs(r, cache):
     stated = _stated(r.get("path"), cache)
     for t in runs:
         ev = t.get("evidence") or {}
-        if (
-            t["outcome"] == FAILS
-            and not ev.get("timed_out")
-            and stated.get(ev.get("rc")) == NOT_APPLICABLE
-        ):
-            # a run of an older recheck (or --from): the header's own exit for a
-            # library that lacks what the reproducer needs
-            t["outcome"] = NOT_APPLICABLE
-            t["reason"] = lacks_reason(ev["rc"])
-        elif (
-            t["outcome"] == FAILS
-            and not ev.get("timed_out")
-            and stated.get(ev.get("rc")) == PASSES
-        ):
-            t["outcome"] = PASSES
-            t["reason"] = reported_reason(ev["rc"])
+        # a run of an older recheck (or --from): the header's own exit for a
+        # library that lacks what the reproducer needs, or for an error reported
+        t["outcome"], reason = by_stated_exit(t["outcome"], ev, stated, None)
+        if reason:
+            t["reason"] = reason
         kept = ev.get("output_file")
         if kept and "signs" not in ev and t["outcome"] != NOT_APPLICABLE:
             try:
