@@ -69,6 +69,11 @@ for seq in range(skip + 1, plan["cases"] + 1):
              "routine": "MPI_Reduce"}
     open(journal + ".inflight.0", "w").write(json.dumps(begun) + "\n")
     if do.get("die_in") == seq:
+        # The ranks in the case when it died: those that had learnt its
+        # communicator noted it (note_case_comm), the others had not yet.
+        for rank, noted in enumerate(do.get("noted", [])):
+            note = dict(begun, **(plan["comm"] if noted else {}))
+            open(journal + ".inflight.%d" % rank, "w").write(json.dumps(note) + "\n")
         print("Segmentation fault in case %d" % seq, flush=True)
         sys.exit(139)
     outcome = plan.get("outcomes", {}).get(str(seq), "pass")
@@ -276,6 +281,71 @@ def test_a_job_that_died_inside_a_case_is_charged_to_that_case_and_its_waiver_ap
         and "job" not in dead
     )
     assert skips == [0, 3] and not job_records(lines)
+
+
+# A waiver whose trigger is the communicator's size (as MPICH's noncommutative
+# reduce_scatter's: it asserts on a communicator whose size is no power of two).
+SIZE_5_CRASH = dict(
+    CASE_1_CRASH,
+    id="size-5-crash",
+    case={"routine": "reduce", "count": 3},
+    comm_size=5,
+    reason="the library crashes on 5 processes",
+)
+
+
+@pytest.mark.parametrize("noted_by", [0, 1, 2, 3, 4])
+def test_a_dead_case_carries_its_communicator_from_any_rank_that_noted_it(
+    tmp_path, noted_by
+):
+    """A rank that dies in the library's call (an assertion at its start) ends
+    the job while a slower rank is still before the point where the harness
+    notes the case's communicator (note_case_comm): the MPICH 4.2.1 sweep's
+    crash records without comm_size (47 of 5416). The record takes the
+    communicator from whichever rank noted it, whatever the order of the
+    notes' files, and a waiver of that size then applies."""
+    comm = {"comm_size": 5, "comm_sizes": [3, 2], "comm_node_maps": [[[0, 1, 2]]]}
+    noted = [rank == noted_by for rank in range(5)]
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {"launches": [{"die_in": 3, "noted": noted}], "comm": comm, "size": 5},
+        waivers=[SIZE_5_CRASH],
+        ranks=5,
+    )
+    dead = lines[2]
+    assert dead["id"] == "Reduce.x#2"
+    assert {k: dead.get(k) for k in comm} == comm
+    assert dead["outcome"] == "waived" and dead["waiver"] == "size-5-crash"
+    assert skips == [0, 3]
+
+
+def test_a_case_no_rank_had_noted_the_communicator_of_stays_without_its_size(tmp_path):
+    """None had learnt it: the record names no size (none is made up), and a
+    waiver of a size does not apply."""
+    launches, lines, skips = run_fake(
+        tmp_path,
+        {
+            "launches": [{"die_in": 3, "noted": [False] * 3}],
+            "comm": {"comm_size": 5},
+            "size": 3,
+        },
+        waivers=[SIZE_5_CRASH],
+        ranks=3,
+    )
+    dead = lines[2]
+    assert "comm_size" not in dead and dead["outcome"] == "crash"
+
+
+def test_the_notes_of_the_ranks_are_read_in_rank_order(tmp_path):
+    j = tmp_path / "journal.jsonl"
+    for rank in (10, 2, 0, 1):
+        (tmp_path / f"journal.jsonl.inflight.{rank}").write_text("{}\n")
+    assert [p.name.rsplit(".", 1)[1] for p in protocol.inflight_files(j)] == [
+        "0",
+        "1",
+        "2",
+        "10",
+    ]
 
 
 def test_a_relaunch_that_died_before_its_first_case_is_recorded_and_launched_again(
