@@ -251,12 +251,18 @@ std::string held_back_together(const ref::Case& c, int comm_size) {
 
 void note_case_comm(const std::string& shape, int comm_size, const std::vector<int>& comm_sizes) {
   HarnessState& s = state();
+  const bool noting = s.files.enabled() && s.flight.noted;
+  // The sizes first: the node maps' first query of a shape is collective,
+  // and a case that dies or hangs there still has its communicator's size.
+  if (noting) {
+    s.flight.note.comm_size = comm_size;
+    s.flight.note.comm_sizes.clear();
+    if (comm_sizes.size() > 1) s.flight.note.comm_sizes = comm_sizes;
+    s.files.write_note(s.flight.note);
+  }
   const std::string& maps = shape_node_maps(shape);  // collective on a shape's first case
-  if (!s.files.enabled() || !s.flight.noted) return;
-  s.flight.note.comm_size = comm_size;
-  s.flight.note.comm_sizes.clear();
-  if (comm_sizes.size() > 1) s.flight.note.comm_sizes = comm_sizes;
-  if (!maps.empty()) s.flight.note.comm_node_maps = Json::parse(maps, nullptr, false);
+  if (!noting || maps.empty()) return;
+  s.flight.note.comm_node_maps = Json::parse(maps, nullptr, false);
   s.files.write_note(s.flight.note);
 }
 

@@ -223,7 +223,9 @@ std::string held_back_together(const ref::Case& c, int comm_size);
 // the first case of a shape under --nodes (every rank runs every case).
 // comm_sizes: every size of the shape's communicators where they differ
 // (odd-even at an odd world size), so that the record of a case that died
-// in the smaller one still meets a waiver of that size.
+// in the smaller one still meets a waiver of that size. The sizes are
+// written before the node maps' first (collective) query of a shape: no rank
+// passes it before every rank has noted them.
 void note_case_comm(const std::string& shape, int comm_size,
                     const std::vector<int>& comm_sizes = {});
 // The one-line command that replays a case.

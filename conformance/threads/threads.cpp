@@ -168,6 +168,10 @@ TEST(Threads, concurrent_reductions_on_distinct_communicators_from_several_threa
   for (std::size_t t = 0; t <= first && t < cases.size(); ++t)
     began[t] = ordo::harness::begin_case(&cases[t], t == first ? threads : 1) ? 1 : 0;
   const bool watched = first < cases.size() && began[first];
+  // The phase's communicators are duplicates of the world: the record of a
+  // phase that crashes or hangs names their size, as run_case's does (every
+  // rank decides `watched` alike; the first query of a shape is collective).
+  if (watched) ordo::harness::note_case_comm("world", p);
   // A case of the phase that a crash or hang waiver names for this release
   // (--ordo-avoid-known-fatal, as run_case does): the phase runs its cases
   // together, so it does not run; that case's record names the waiver, and
