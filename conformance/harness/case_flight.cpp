@@ -249,17 +249,21 @@ std::string held_back_together(const ref::Case& c, int comm_size) {
   return why.empty() ? s.case_stats.hold_back(call_key_of(c)) : why;
 }
 
+void note_case_comm_size(int comm_size, const std::vector<int>& comm_sizes) {
+  HarnessState& s = state();
+  if (!s.files.enabled() || !s.flight.noted) return;
+  s.flight.note.comm_size = comm_size;
+  s.flight.note.comm_sizes.clear();
+  if (comm_sizes.size() > 1) s.flight.note.comm_sizes = comm_sizes;
+  s.files.write_note(s.flight.note);
+}
+
 void note_case_comm(const std::string& shape, int comm_size, const std::vector<int>& comm_sizes) {
   HarnessState& s = state();
   const bool noting = s.files.enabled() && s.flight.noted;
   // The sizes first: the node maps' first query of a shape is collective,
   // and a case that dies or hangs there still has its communicator's size.
-  if (noting) {
-    s.flight.note.comm_size = comm_size;
-    s.flight.note.comm_sizes.clear();
-    if (comm_sizes.size() > 1) s.flight.note.comm_sizes = comm_sizes;
-    s.files.write_note(s.flight.note);
-  }
+  note_case_comm_size(comm_size, comm_sizes);
   const std::string& maps = shape_node_maps(shape);  // collective on a shape's first case
   if (!noting || maps.empty()) return;
   s.flight.note.comm_node_maps = Json::parse(maps, nullptr, false);

@@ -266,6 +266,23 @@ const ZooComm* drawn_shape(const std::string& name) {
 
 }  // namespace
 
+int unbuilt_drawn_shape_size(const std::string& name) {
+  const bool split = name.rfind("split:", 0) == 0, inter = name.rfind("inter:", 0) == 0;
+  if ((!split && !inter) || shapes().count(name)) return 0;
+  std::vector<int> v;
+  std::stringstream in(name.substr(6));
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 6)
+      return 0;
+    v.push_back(std::stoi(item));
+  }
+  const int p = world_size();
+  if (v.empty()) return 0;
+  if (inter) return v.size() == 2 && v[0] >= 1 && v[1] >= 1 && v[0] + v[1] <= p ? v[0] + v[1] : 0;
+  return *std::max_element(v.begin(), v.end()) < p ? static_cast<int>(v.size()) : 0;
+}
+
 void retire_drawn_shape() {
   std::string& current = current_drawn();
   if (current.empty()) return;

@@ -75,6 +75,12 @@ std::vector<std::string> inter_shapes();
 // The shapes only the crossing and the property phase name (cart, merged,
 // create-group, session, inter-permuted), those available here.
 std::vector<std::string> other_shapes();
+// The size of the communicator of a drawn shape (split: its ranks; inter:
+// both groups) that the next zoo(name) builds, known before it is built: the
+// in-flight note names it, should the job die while the shape is built. 0 for
+// a name that is not a drawn shape, one already built, or one that does not
+// fit the world (zoo() says why).
+int unbuilt_drawn_shape_size(const std::string& name);
 // Forgets the drawn shape built last without freeing it, after a case that
 // failed on it: a collective that failed on some ranks can leave messages
 // behind, and a library that reuses the freed communicator's context would

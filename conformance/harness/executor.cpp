@@ -43,6 +43,10 @@ double time_bare_call(const ref::Case& c) {
 Outcome run_case(const ref::Case& c, const CaseOptions& options) {
   if (!begin_case(&c)) return Outcome::skip;
   const bool local = c.routine == Routine::reduce_local || c.routine == Routine::reduce_locals;
+  // A drawn shape is built by the zoo() below, on its first case: a job that
+  // dies there still leaves the communicator's size in the in-flight note.
+  if (const int drawn = local ? 0 : unbuilt_drawn_shape_size(c.comm); drawn > 0)
+    note_case_comm_size(drawn);
   std::optional<PhaseTimer> shape_phase(std::in_place, Phase::shape);
   const ZooComm& z = zoo(local ? "self" : c.comm);
   shape_phase.reset();

@@ -228,6 +228,10 @@ std::string held_back_together(const ref::Case& c, int comm_size);
 // passes it before every rank has noted them.
 void note_case_comm(const std::string& shape, int comm_size,
                     const std::vector<int>& comm_sizes = {});
+// The size alone, before the case's communicator exists (a drawn shape that
+// run_case builds): should the job die while it is built, the record still
+// names it. Not collective.
+void note_case_comm_size(int comm_size, const std::vector<int>& comm_sizes = {});
 // The one-line command that replays a case.
 std::string replay_command(const ref::Case& c);
 
