@@ -305,6 +305,17 @@ std::string known_fatal_waiver(const ref::Case& c, const std::vector<int>& comm_
 }
 
 std::string known_fatal_skip(const std::string& id) {
+  // A waiver marked damages_later names a case that may pass but leaves the
+  // process's memory damaged: the crash it predicts comes in a later case or
+  // in MPI_Finalize, and the skip says so.
+  for (const Json& w : state().job.waivers) {
+    const auto later = w.find("damages_later");
+    if (w.value("id", std::string()) == id && later != w.end() && later->is_boolean() &&
+        later->get<bool>())
+      return "not run (--ordo-avoid-known-fatal): the waiver " + id +
+             " names damage this library does here to the process's memory, which ends the"
+             " job in a later case or in MPI_Finalize";
+  }
   return "not run (--ordo-avoid-known-fatal): the waiver " + id +
          " names a crash or hang of this library here";
 }

@@ -758,6 +758,70 @@ def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_af
     assert record_set(out2) == record_set(out)
 
 
+def test_a_damages_later_waiver_holds_its_cases_back_and_says_why(tmp_path):
+    needs_build("mutants")
+    # A library that damages the process's memory in a case it passes (the
+    # crash comes cases later, or in MPI_Finalize): its waiver holds those
+    # cases back as known crashes, and each skip names the damage.
+    site = tmp_path / "site"
+    site.mkdir()
+    adapter = json.loads((ROOT / "vendors" / "mutants" / "adapter.json").read_text())
+    (site / "adapter.json").write_text(json.dumps(adapter))
+    waiver = {
+        "id": "damage-in-allreduce-at-count-7",
+        "test": "*",
+        "outcome": "crash",
+        "signature": {"text": "*free(): invalid*"},
+        "damages_later": True,
+        "case": {"routine": "allreduce", "count": 7},
+        "reason": "test: the case is treated as one that damages the heap",
+        "upstream": "none",
+        "reproducer": "none",
+        "expires": "2099-12-31",
+        "library_versions": ">=0",
+    }
+    (site / "waivers.json").write_text(
+        json.dumps(
+            {"schema": "ordo.waivers/1", "vendor": "mutants", "waivers": [waiver]}
+        )
+    )
+    out = tmp_path / "out"
+    p = run(
+        "run",
+        "--vendor",
+        str(site / "adapter.json"),
+        "--ranks",
+        "2",
+        "--filter",
+        "values",
+        "--only",
+        "Allreduce.every_valid_predefined_op_and_datatype_gives_the_reference_result",
+        "--property-budget",
+        "0",
+        "--out",
+        str(out),
+    )
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    recs = records(out)
+    held = [
+        r
+        for r in recs
+        if r["outcome"] == "skip" and waiver["id"] in (r.get("message") or "")
+    ]
+    assert held and all((r.get("case") or {}).get("count") == 7 for r in held)
+    assert all(
+        "names damage this library does here to the process's memory, which ends"
+        " the job in a later case or in MPI_Finalize" in r["message"]
+        for r in held
+    )
+    # The other counts ran and passed; nothing was waived by it.
+    ran = [r for r in recs if r["outcome"] == "pass"]
+    assert ran and all((r.get("case") or {}).get("count") != 7 for r in ran)
+    assert not [r for r in recs if r["outcome"] in ("waived", "fail", "crash")]
+    summary = results.known_fatal_summary(recs, {"settings": {}})
+    assert summary["by_waiver"] == {waiver["id"]: len(held)}
+
+
 def test_sigint_or_sigterm_stops_a_run_at_once_and_resume_finishes_it(
     tmp_path, small_whole
 ):

@@ -32,6 +32,23 @@ def _record(example, waiver):
     return record
 
 
+def _judged(waiver, example, release):
+    """An example judged as the waiver reads it. A damages_later waiver's
+    examples are cases as they passed: judged as the harness's prediction
+    (the crash the waiver names, no message yet, the trigger alone), the
+    question that holds such a case back."""
+    record = _record(example, waiver)
+    if not waiver.get("damages_later"):
+        return waivers.match(
+            waiver, record, today="2000-01-01", library_version=release
+        )
+    outcomes = waivers.outcomes_of(waiver)
+    record = dict(record, outcome=outcomes[0] if outcomes else "crash", message="")
+    return waivers.match(
+        waiver, record, today="2000-01-01", library_version=release, signature=False
+    )
+
+
 def _release(waiver):
     """A release the waiver was seen in (its first exact version)."""
     specs = waivers.versions_of(waiver)
@@ -48,16 +65,11 @@ def test_every_waiver_covers_its_examples_and_not_its_neighbours(vendor, waiver)
     assert examples.get(
         "excludes"
     ), f"{waiver['id']}: no neighbouring case it must not cover"
-    day = "2000-01-01"
     for ex in examples["covers"]:
-        got = waivers.match(
-            waiver, _record(ex, waiver), today=day, library_version=_release(waiver)
-        )
+        got = _judged(waiver, ex, _release(waiver))
         assert got == "waived", f"{waiver['id']} does not cover {ex}"
     for ex in examples["excludes"]:
-        got = waivers.match(
-            waiver, _record(ex, waiver), today=day, library_version=_release(waiver)
-        )
+        got = _judged(waiver, ex, _release(waiver))
         assert (
             got == "no-match"
         ), f"{waiver['id']} covers its neighbour {ex} ({ex.get('why')})"
@@ -67,10 +79,31 @@ def test_every_waiver_covers_its_examples_and_not_its_neighbours(vendor, waiver)
     "vendor,waiver", ALL, ids=lambda x: x if isinstance(x, str) else x["id"]
 )
 def test_every_waiver_is_bound_to_the_releases_it_was_seen_in(vendor, waiver):
-    example = _record(waiver["examples"]["covers"][0], waiver)
+    assert _judged(waiver, waiver["examples"]["covers"][0], "999.0") == "version"
+
+
+@pytest.mark.parametrize(
+    "vendor,waiver",
+    [(v, w) for v, w in ALL if w.get("damages_later")],
+    ids=lambda x: x if isinstance(x, str) else x["id"],
+)
+def test_a_damages_later_waiver_waives_no_crash_but_its_own_cases(vendor, waiver):
+    # Its examples passed; a crash of a later case (another case, the same
+    # message) is not its to waive: it holds its own cases back instead.
+    ex = waiver["examples"]["covers"][0]
+    release = _release(waiver)
+    later = dict(
+        _record(ex, waiver),
+        outcome="crash",
+        test="Later.case_after_the_damage",
+        case=dict(ex.get("case") or {}, datatype="MPI_INT"),
+        layout="contiguous",
+        message="this case ended the job (exit code 6); last output: "
+        "free(): invalid size / munmap_chunk(): invalid pointer / (signal 6)",
+    )
     assert (
-        waivers.match(waiver, example, today="2000-01-01", library_version="999.0")
-        == "version"
+        waivers.match(waiver, later, today="2000-01-01", library_version=release)
+        == "no-match"
     )
 
 

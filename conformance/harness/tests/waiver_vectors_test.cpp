@@ -95,6 +95,20 @@ Json example_record(const Json& example, const Json& waiver) {
   return record;
 }
 
+// An example as the waiver judges it. A damages_later waiver's examples are
+// cases as they passed: judged as the harness's prediction that holds such a
+// case back (the waiver's crash, no message yet, the trigger alone).
+std::string judged(const Json& waiver, const Json& example, const std::string& release) {
+  Json record = example_record(example, waiver);
+  const auto later = waiver.find("damages_later");
+  if (later == waiver.end() || !later->is_boolean() || !later->get<bool>())
+    return w::match_name(w::match(waiver, record, "2000-01-01", release));
+  const Json& o = waiver.contains("outcome") ? waiver["outcome"] : Json("crash");
+  record["outcome"] = o.is_array() ? o.at(0) : o;
+  record["message"] = "";
+  return w::match_name(w::match(waiver, record, "2000-01-01", release, false));
+}
+
 // The release an example is judged for: the waiver's first version spec.
 std::string first_release(const Json& waiver) {
   const Json& v = waiver.contains("library_versions") ? waiver["library_versions"] : Json();
@@ -126,14 +140,10 @@ TEST(WaiverExamples, every_waiver_covers_its_examples_and_not_its_neighbours) {
       EXPECT_FALSE(covers.empty()) << id << ": no example it must cover";
       EXPECT_FALSE(excludes.empty()) << id << ": no neighbouring case it must not cover";
       for (const Json& ex : covers)
-        EXPECT_EQ(
-            w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
-            std::string("waived"))
+        EXPECT_EQ(judged(waiver, ex, release), std::string("waived"))
             << id << " does not cover " << ex.dump();
       for (const Json& ex : excludes)
-        EXPECT_EQ(
-            w::match_name(w::match(waiver, example_record(ex, waiver), "2000-01-01", release)),
-            std::string("no-match"))
+        EXPECT_EQ(judged(waiver, ex, release), std::string("no-match"))
             << id << " covers its neighbour " << ex.dump();
       ++checked;
     }
