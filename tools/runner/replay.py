@@ -1,11 +1,14 @@
 """`ordo replay`: one case again, from its JSON or from a journal record."""
 import json
 import pathlib
+import shutil
 import subprocess
+import tempfile
 
 from reports.records import read_journal
 from . import abi
 from . import placement as placement_mod
+from . import protocol
 from . import variants as variants_mod
 from .adapters import (
     env_notices,
@@ -179,16 +182,48 @@ def cmd_replay(args):
             ranks=ranks[0],
             where="ordo_replay --ordo-node-map" + ("" if found else f"; {tail}"),
         )
-    cmd = job_command(
-        placed,
-        prefix,
-        ranks[0],
-        bdir / "conformance" / "ordo_replay",
-        timeout=args.timeout,
-        flags=ordo_flags(
-            case=case_json, clause=clause, level=level, vendor=adapter["name"]
+    # A journal of its own, in the build folder (seen by every node), for the
+    # markers by which the job's end is judged: each rank's MPI_Finalize.
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="replay-", dir=bdir))
+    try:
+        journal = scratch / "journal.jsonl"
+        cmd = job_command(
+            placed,
+            prefix,
+            ranks[0],
+            bdir / "conformance" / "ordo_replay",
+            timeout=args.timeout,
+            flags=ordo_flags(
+                case=case_json,
+                clause=clause,
+                level=level,
+                vendor=adapter["name"],
+                journal=journal,
+            )
+            + placement_mod.flags(nodes, where),
         )
-        + placement_mod.flags(nodes, where),
-    )
-    rc = subprocess.call(cmd)
+        rc = subprocess.call(cmd)
+        return replay_status(rc, journal, ranks[0])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def replay_status(rc, journal, size):
+    """The replay's exit status: the case's (0 pass, 1 fail, 3 the job died),
+    except that a job that ran its case to the end but in which a rank's
+    MPI_Finalize did not return died after the case (a library that damaged
+    its memory in the case, say): that is said in one line, and the replay
+    fails, whatever the launcher's exit status (a launcher may exit 0 after an
+    abort in MPI_Finalize)."""
+    unreturned = protocol.finalize_not_returned(journal) if rc in (0, 1) else []
+    if unreturned:
+        outcome = "pass" if rc == 0 else "fail"
+        print(
+            f"ordo replay: the job died after the case ({outcome}):"
+            f" MPI_Finalize did not return on rank(s)"
+            f" {', '.join(map(str, unreturned))} of {size} (launcher exit status"
+            f" {rc}); the library's output above says how",
+            flush=True,
+        )
+        return EXIT_FAIL
     return EXIT_OK if rc == 0 else (EXIT_FAIL if rc == 1 else EXIT_INFRA)

@@ -209,3 +209,28 @@ def test_replay_takes_the_record_of_the_rank_count_it_is_given(tmp_path):
     assert [r["case"]["count"] for r in got] == [65536]
     got = pick_records(recs, "Crossing.x#7", str(journal), "default", 2)
     assert [r["case"]["count"] for r in got] == [5]
+
+
+def test_a_replay_whose_library_dies_in_mpi_finalize_fails_and_says_so(
+    tmp_path, capsys
+):
+    # The case passed (exit 0) and the executable ran to its end (.done with
+    # the promise of 3 ranks' markers), but rank 1's MPI_Finalize did not
+    # return: a launcher may exit 0 after an abort there.
+    from runner import replay
+
+    journal = tmp_path / "journal.jsonl"
+    (tmp_path / "journal.jsonl.done").write_text("0\nfinalized 3\n")
+    for rank in (0, 2):
+        (tmp_path / f"journal.jsonl.finalized.{rank}").write_text("")
+    assert replay.replay_status(0, journal, 3) == 1
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("ordo replay: the job died after the case (pass)")
+    assert "did not return on rank(s) 1 of 3" in line
+    # Every rank's marker there: the case's own status.
+    (tmp_path / "journal.jsonl.finalized.1").write_text("")
+    assert replay.replay_status(0, journal, 3) == 0
+    assert replay.replay_status(1, journal, 3) == 1
+    # A job that died in the case (no .done): the job died, as before.
+    assert replay.replay_status(137, tmp_path / "other.jsonl", 3) == 3
+    assert capsys.readouterr().out == ""
