@@ -32,12 +32,15 @@
  *     or "il" at 2 processes or more (count 1 or more) the values are right
  *     and glibc aborts at a later free() ("munmap_chunk(): invalid pointer",
  *     "free(): invalid size") or a process dies of SIGSEGV.
- * Not affected: contiguous(4,MPI_INT) ("plain"), 1 process, the library's own
- * choice of algorithm and recursive_doubling. MPICH 4.0.2 has none of these
- * algorithms (its MPI_Init rejects the value of the variable). The elements
- * do not overlap in memory, so both receive buffers are valid: MPI-4.1
- * Section 6.9.1 (MPI-5.0 Section 6.9.1) makes only overlapping datatypes
- * erroneous in receive buffers, and a lower bound below 0
+ * Not affected: contiguous(4,MPI_INT) ("plain"); "pad",
+ * resized(-8,40,vector(2,2,3,MPI_INT)) (a lower bound moved below 0 by a
+ * resize only: true lb 0, true extent 20 below the extent 40, padded), right
+ * with glibc's heap checks on and no abort under all four algorithms;
+ * 1 process, the library's own choice of algorithm and recursive_doubling.
+ * MPICH 4.0.2 has none of these algorithms (its MPI_Init rejects the value of
+ * the variable). The elements do not overlap in memory, so both receive
+ * buffers are valid: MPI-4.1 Section 6.9.1 (MPI-5.0 Section 6.9.1) makes only
+ * overlapping datatypes erroneous in receive buffers, and a lower bound below 0
  * (MPI_Type_create_hindexed) or an extent set below the true extent
  * (MPI_Type_create_resized) is legal. ordo met it in its noncommutative
  * derived-datatype check, its receive-holes check and the crossing check's
@@ -55,10 +58,15 @@
  *   mpiexec.mpich -n 2 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
  *       -genv MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM k_reduce_scatter_allgather \
  *       ./repro 7 il
+ *   mpiexec.mpich -n 5 -genv MPIR_CVAR_DEVICE_COLLECTIVES none \
+ *       -genv MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM ring \
+ *       -genv LD_PRELOAD /lib/x86_64-linux-gnu/libc_malloc_debug.so.0 \
+ *       -genv MALLOC_CHECK_ 3 ./repro 1000 pad
  *
- * Arguments: the count (default 7), the type (lb, il or plain; default lb),
- * then i for MPI_IN_PLACE. The op is a commutative user op that adds the four
- * ints of each element (MPICH 4.2.1 rejects MPI_SUM on a derived datatype).
+ * Arguments: the count (default 7), the type (lb, il, pad or plain; default
+ * lb), then i for MPI_IN_PLACE. The op is a commutative user op that adds the
+ * four ints of each element (MPICH 4.2.1 rejects MPI_SUM on a derived
+ * datatype).
  * Each process checks its result (the sum of every process's contribution,
  * computed here) and 64 guard bytes on each side of the receive buffer, then
  * says so before it calls MPI_Finalize. Exits 0 when every process is right,
@@ -67,7 +75,14 @@
  * 6 or 11, or the launcher's report of the signal, also after every process
  * printed "right"). Measured on 2026-11-28 at 1 to 4 processes: MPICH 4.2.1
  * (Debian 13) and 5.0.2 (Debian unstable) as above; 4.0.2 (host) rejects the
- * variable. No upstream report found (searched pmodels/mpich issues). */
+ * variable. "pad" measured on 2026-11-28 on 4.2.1 and 5.0.2 with glibc's
+ * checks (libc_malloc_debug.so.0 preloaded, MALLOC_CHECK_=3): ring at 5
+ * processes, counts 1, 7, 1000 and 65536, in place or not: every process
+ * right and exit 0 (also with the call repeated); tree, recexch and
+ * k_reduce_scatter_allgather on 4.2.1 at 4 processes, counts 1, 7 and 1000:
+ * the same. Under ring with the same checks, "il" from count 2 and "lb" from
+ * count 1 abort ("free(): invalid pointer") at 2 and 3 processes on both
+ * releases. No upstream report found (searched pmodels/mpich issues). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -124,6 +139,12 @@ int main(int argc, char** argv) {
     MPI_Type_create_resized(t, 0, 16, &type);
     MPI_Type_free(&t);
     off[0] = 0, off[1] = 4, off[2] = 40, off[3] = 44;
+  } else if (strcmp(kind, "pad") == 0) { /* resized(-8,40,vector(...)) */
+    MPI_Datatype t;
+    MPI_Type_vector(2, 2, 3, MPI_INT, &t);
+    MPI_Type_create_resized(t, -8, 40, &type);
+    MPI_Type_free(&t);
+    off[0] = 0, off[1] = 4, off[2] = 12, off[3] = 16;
   } else { /* contiguous(4,MPI_INT) */
     MPI_Type_contiguous(4, MPI_INT, &type);
     off[0] = 0, off[1] = 4, off[2] = 8, off[3] = 12;
