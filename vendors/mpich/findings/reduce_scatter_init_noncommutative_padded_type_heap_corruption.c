@@ -35,7 +35,7 @@
  * 5.0.2 with "free(): invalid size" (SIGABRT, exit 6 under mpiexec). Other
  * counts, one run each: 4.0.2 aborts at 2, 4 and 1000; 4.2.1 at 2 and 1000
  * (4 passed); 5.0.2 at 4 (2 passed) and hangs at 1000 (exit 2); at 65536
- * all three return wrong pairs from element 49409 or 49410 on, then SIGSEGV.
+ * all three return wrong pairs from element 49409 or 49410 onward, then SIGSEGV.
  * Without the variables 4.2.1 passes at 7 and 1000 ("minloc").
  *
  * Exits 0 when the call completes with the right result, 1 on a wrong
