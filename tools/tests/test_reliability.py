@@ -670,6 +670,28 @@ def test_the_properties_catch_a_fortran_path_fault_and_its_reproducer_fails_only
     assert without.returncode == 0, without.stdout + without.stderr
 
 
+def mutants_site(tmp_path, waiver):
+    """A site's adapter for the mutant MPI, with one waiver of its own (the
+    test's, bound to every release until 2099); its adapter.json's path."""
+    site = tmp_path / "site"
+    site.mkdir()
+    adapter = json.loads((ROOT / "vendors" / "mutants" / "adapter.json").read_text())
+    (site / "adapter.json").write_text(json.dumps(adapter))
+    waiver = {
+        **waiver,
+        "upstream": "none",
+        "reproducer": "none",
+        "expires": "2099-12-31",
+        "library_versions": ">=0",
+    }
+    (site / "waivers.json").write_text(
+        json.dumps(
+            {"schema": "ordo.waivers/1", "vendor": "mutants", "waivers": [waiver]}
+        )
+    )
+    return site / "adapter.json"
+
+
 def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_afresh(
     tmp_path,
 ):
@@ -677,33 +699,17 @@ def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_af
     # A site's adapter for the mutant MPI whose waiver says the fault
     # corrupts memory (restart_job): after each waived failure the harness
     # ends the job, and the runner starts it again after that case.
-    site = tmp_path / "site"
-    site.mkdir()
-    adapter = json.loads((ROOT / "vendors" / "mutants" / "adapter.json").read_text())
-    (site / "adapter.json").write_text(json.dumps(adapter))
-    (site / "waivers.json").write_text(
-        json.dumps(
-            {
-                "schema": "ordo.waivers/1",
-                "vendor": "mutants",
-                "waivers": [
-                    {
-                        "id": "restart-after-allreduce",
-                        "test": "*",
-                        "case": {"routine": "allreduce"},
-                        "restart_job": True,
-                        "reason": (
-                            "test: the fault is treated as one that corrupts memory"
-                        ),
-                        "upstream": "none",
-                        "reproducer": "none",
-                        "expires": "2099-12-31",
-                        "library_versions": ">=0",
-                    }
-                ],
-            }
-        )
+    adapter = mutants_site(
+        tmp_path,
+        {
+            "id": "restart-after-allreduce",
+            "test": "*",
+            "case": {"routine": "allreduce"},
+            "restart_job": True,
+            "reason": "test: the fault is treated as one that corrupts memory",
+        },
     )
+    site = adapter.parent
     out = tmp_path / "out"
     p = run(
         "run",
@@ -763,10 +769,6 @@ def test_a_damages_later_waiver_holds_its_cases_back_and_says_why(tmp_path):
     # A library that damages the process's memory in a case it passes (the
     # crash comes cases later, or in MPI_Finalize): its waiver holds those
     # cases back as known crashes, and each skip names the damage.
-    site = tmp_path / "site"
-    site.mkdir()
-    adapter = json.loads((ROOT / "vendors" / "mutants" / "adapter.json").read_text())
-    (site / "adapter.json").write_text(json.dumps(adapter))
     waiver = {
         "id": "damage-in-allreduce-at-count-7",
         "test": "*",
@@ -775,16 +777,8 @@ def test_a_damages_later_waiver_holds_its_cases_back_and_says_why(tmp_path):
         "damages_later": True,
         "case": {"routine": "allreduce", "count": 7},
         "reason": "test: the case is treated as one that damages the heap",
-        "upstream": "none",
-        "reproducer": "none",
-        "expires": "2099-12-31",
-        "library_versions": ">=0",
     }
-    (site / "waivers.json").write_text(
-        json.dumps(
-            {"schema": "ordo.waivers/1", "vendor": "mutants", "waivers": [waiver]}
-        )
-    )
+    site = mutants_site(tmp_path, waiver).parent
     out = tmp_path / "out"
     p = run(
         "run",
