@@ -280,9 +280,7 @@ def run_job(
                     "rc": rc,
                     "duration_s": time.time() - t0,
                     "log": log,
-                    "tail": " / ".join(
-                        log.read_text(errors="replace").splitlines()[-4:]
-                    ),
+                    "tail": protocol.log_tail(log),
                 }
                 # A crash (not a timeout) may have corrupted the processes' memory
                 # under the harness: an in-flight note that breaks its schema is then

@@ -57,6 +57,7 @@ import glob
 import json
 import os
 import pathlib
+import re
 import time
 
 from reports.records import note_errors, read_journal
@@ -298,6 +299,54 @@ def write_failure(log):
     except OSError:
         return None
     return None
+
+
+# A dead job's record quotes the end of its log (TAIL_LINES lines) and the
+# lines before them of the case's own output that say how it died (TAIL_SIGNS):
+# the launcher's closing banner (MPICH's hydra prints ten lines) would
+# otherwise hide the library's own diagnostic ("free(): invalid pointer",
+# an assertion) that a waiver's text signature names.
+TAIL_LINES = 4
+TAIL_SIGNS = 4
+TAIL_WIDTH = 300
+_SIGN = re.compile(
+    r"Abort|abort|Assert|[Ss]ignal \d|fault|truncat|overlap|free\(|malloc|"
+    r"corrupt|Killed|Floating point|MPI_ERR|\b[Ee]rror\b"
+)
+# gtest's progress lines; a backtrace's frames (UCX's " 3  /lib/...", Open MPI's
+# "[host:pid] [ 3] /lib/..."); a banner's rules and boxed lines
+_NOT_SIGN = re.compile(
+    r"^\[ *(RUN|OK|PASSED|FAILED|SKIPPED|DISABLED) *\]|^\[[-=]+\]|"
+    r"^\s*\d+\s+\S*/|^\[[^\]]*\]\s*\[\s*\d+\]|^[=*-]{3,}|^=\s"
+)
+
+
+def log_tail(log):
+    """What a dead job's record quotes of its log: its last TAIL_LINES lines,
+    then ("; before them: ") the last TAIL_SIGNS lines before them that say
+    how it died, printed after the last test began, each joined by " / "."""
+    try:
+        lines = pathlib.Path(log).read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    lines = [ln.rstrip()[:TAIL_WIDTH] for ln in lines]
+    last = lines[-TAIL_LINES:]
+    begun = max(
+        (i for i, ln in enumerate(lines) if ln.startswith("[ RUN      ]")), default=-1
+    )
+    signs: list[str] = []
+    for ln in lines[begun + 1 : len(lines) - len(last)]:
+        s = ln.strip()
+        if s and _SIGN.search(s) and not _NOT_SIGN.search(s) and s not in last:
+            if s in signs:
+                signs.remove(s)
+            signs.append(s)
+    quoted = " / ".join(last)
+    if signs:
+        # after the last lines: a waiver's `signal` reads the first signal the
+        # message names, the launcher's (reports/waivers.py, signal_of)
+        quoted += "; before them: " + " / ".join(signs[-TAIL_SIGNS:])
+    return quoted
 
 
 # Less free space than this beside the journal: a job that died there may have

@@ -75,6 +75,10 @@ for seq in range(skip + 1, plan["cases"] + 1):
             note = dict(begun, **(plan["comm"] if noted else {}))
             open(journal + ".inflight.%d" % rank, "w").write(json.dumps(note) + "\n")
         print("Segmentation fault in case %d" % seq, flush=True)
+        # What a library and MPICH's launcher print as the job dies: the library's
+        # own line, then the launcher's closing banner.
+        for line in do.get("banner", []):
+            print(line, flush=True)
         sys.exit(139)
     outcome = plan.get("outcomes", {}).get(str(seq), "pass")
     with open(journal, "a") as f:
@@ -281,6 +285,91 @@ def test_a_job_that_died_inside_a_case_is_charged_to_that_case_and_its_waiver_ap
         and "job" not in dead
     )
     assert skips == [0, 3] and not job_records(lines)
+
+
+# MPICH's hydra's closing banner, as it ends a job whose process aborted.
+HYDRA_BANNER = [
+    "[ RUN      ] Reduce.x",
+    "[vm:6144 :0:6144] Caught signal 11 (Segmentation fault)",
+    "==== backtrace (tid:   6144) ====",
+    " 0  /lib/x86_64-linux-gnu/libucs.so.0(ucs_handle_error+0x2bc) [0x7f65]",
+    "free(): invalid pointer",
+    "",
+    "=" * 83,
+    "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+    "=   PID 2263 RUNNING AT vm",
+    "=   EXIT CODE: 6",
+    "=" * 83,
+    "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Aborted (signal 6)",
+    "This typically refers to a problem with your application.",
+    "Please see the FAQ page for debugging suggestions",
+]
+
+
+def test_a_dead_case_quotes_the_librarys_lines_that_the_launchers_banner_follows(
+    tmp_path,
+):
+    """The record of a case that died quotes the library's own diagnostic
+    (printed after its test began) before the log's last lines, so that a
+    waiver whose text signature names it applies; a signature the output does
+    not hold still does not."""
+    text = dict(
+        CASE_3_CRASH,
+        id="free-invalid",
+        signature={"text": "*free(): invalid pointer*"},
+    )
+    other = dict(text, id="double-free", signature={"text": "*double free*"})
+    plan = {"launches": [{"die_in": 3, "banner": HYDRA_BANNER}]}
+    _, lines, _ = run_fake(tmp_path, plan, waivers=[text])
+    dead = lines[2]
+    assert dead["outcome"] == "waived" and dead["waiver"] == "free-invalid"
+    assert (
+        "last output: " + "=" * 83 + " / YOUR APPLICATION TERMINATED WITH THE EXIT"
+        " STRING: Aborted (signal 6) / This typically refers to a problem with your"
+        " application. / Please see the FAQ page for debugging suggestions; before"
+        " them: [vm:6144 :0:6144] Caught signal 11 (Segmentation fault) / free():"
+        " invalid pointer | waived until"
+    ) in dead["message"]
+    # the signal the launcher names is the record's (a waiver's `signal`)
+    assert matcher.signal_of(dead["message"]) == 6
+    assert "backtrace" not in dead["message"] and "libucs" not in dead["message"]
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    _, lines, _ = run_fake(other_dir, plan, waivers=[other])
+    assert lines[2]["outcome"] == "crash" and "free(): invalid" in lines[2]["message"]
+
+
+def test_the_tail_of_a_log_takes_no_sign_from_before_the_last_test_began(tmp_path):
+    """A sign printed before the last test began (an earlier test's) is not the
+    death's; nor are gtest's lines, backtrace frames and banner rules; a
+    repeated line is quoted once; the last lines are quoted whatever they are."""
+    log = tmp_path / "job.log"
+    log.write_text(
+        "\n".join(
+            [
+                "MPI_ERR_COUNT: earlier test's error",
+                "[ RUN      ] A.first",
+                "Assertion failed in an earlier test",
+                "[       OK ] A.first (1 ms)",
+                "[ RUN      ] A.second",
+                "Abort(1) on node 1: Internal error",
+                "[vm:12] [ 3] /lib/libmpi.so(abort+0x1) [0x1]",
+                "Abort(1) on node 1: Internal error",
+                "Assertion failed in file x.c at line 48: n == m",
+                "-" * 20,
+                "a",
+                "b",
+                "c",
+                "d",
+            ]
+        )
+        + "\n"
+    )
+    assert protocol.log_tail(log) == (
+        "a / b / c / d; before them: Abort(1) on node 1: Internal error / Assertion"
+        " failed in file x.c at line 48: n == m"
+    )
+    assert protocol.log_tail(tmp_path / "absent.log") == ""
 
 
 # A waiver whose trigger is the communicator's size (as MPICH's noncommutative
