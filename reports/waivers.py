@@ -381,8 +381,17 @@ def covers(waiver, record, *, signature=True):
             key not in record or not value_matches(waiver[key], record[key])
         ):
             return False
-    # A dead case on a shape of two sizes may have died in either communicator.
-    if "comm_size" in waiver and not any(
+    # A failed case on a shape of two sizes: the condition holds for each
+    # failing rank's communicator's size. A dead case on such a shape may have
+    # died in either communicator: it holds for any of them.
+    failing = record.get("failing_comm_sizes")
+    if "comm_size" in waiver and isinstance(failing, list) and failing:
+        if not all(
+            isinstance(s, int) and value_matches(waiver["comm_size"], s)
+            for s in failing
+        ):
+            return False
+    elif "comm_size" in waiver and not any(
         value_matches(waiver["comm_size"], size) for size in comm_sizes_of(record)
     ):
         return False

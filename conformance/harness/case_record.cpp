@@ -280,6 +280,20 @@ Combined combine(const std::vector<LocalVerdict>& all) {
   return k;
 }
 
+// A failed case on a shape whose communicators differ in size: the size of
+// each failing rank's communicator (comm_zoo.h, group_size_of_world_rank),
+// once each, ascending; empty on any other shape.
+std::vector<int> failing_comm_sizes(const ref::Case& c, const std::vector<int>& failing) {
+  if (c.routine == ref::Routine::reduce_local || c.routine == ref::Routine::reduce_locals)
+    return {};
+  std::vector<int> sizes;
+  for (const int r : failing)
+    if (const int n = group_size_of_world_rank(c.comm, r); n > 0) sizes.push_back(n);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
 // The record of the case (or case-less check: cp null) as combined.
 Record assemble(const ref::Case* cp, const std::string& subject, const Combined& k, double seconds,
                 int comm_size, const std::vector<CommPlace>& places) {
@@ -365,6 +379,7 @@ Outcome record_case(const ref::Case* cp, const std::string& subject, const Local
   Combined k = combine(all);
   outcome = k.outcome;
   Record rec = assemble(cp, subject, k, seconds, comm_size, places);
+  if (cp && outcome == Outcome::fail) rec.failing_comm_sizes = failing_comm_sizes(*cp, k.failing);
   const bool restart = waive(rec, outcome, k.message);
   publish(rec, outcome, restart);
   if (outcome == Outcome::fail) {

@@ -16,6 +16,10 @@
 namespace ordo::harness {
 namespace {
 
+// odd-even: which of its two communicators a world rank is in (the split's
+// color, and the index of group_sizes).
+int odd_even_color(int world_rank) { return world_rank % 2; }
+
 std::map<std::string, ZooComm>& shapes() {
   static std::map<std::string, ZooComm> z;
   return z;
@@ -312,8 +316,8 @@ void renew_shape(const std::string& name) {
     MPI_Comm_split(parent, 0, p - 1 - me, &c);
     add_intra(name, c);
   } else if (name == "odd-even") {
-    MPI_Comm_split(parent, me % 2, me, &c);
-    add_intra(name, c, me % 2);
+    MPI_Comm_split(parent, odd_even_color(me), me, &c);
+    add_intra(name, c, odd_even_color(me));
     if (p % 2 == 1) shapes()[name].group_sizes = {p - p / 2, p / 2};
   } else if (name == "inter-1-n") {
     add_inter(name, 1, parent);
@@ -334,6 +338,13 @@ void renew_shape(const std::string& name) {
   }
 }
 
+int group_size_of_world_rank(const std::string& shape, int world_rank) {
+  if (shape != "odd-even") return 0;
+  const auto it = shapes().find(shape);
+  if (it == shapes().end() || it->second.group_sizes.size() != 2) return 0;
+  return it->second.group_sizes[static_cast<std::size_t>(odd_even_color(world_rank))];
+}
+
 void build_zoo() {
   const int p = world_size(), me = world_rank();
   add_intra("world", MPI_COMM_WORLD);
@@ -343,8 +354,8 @@ void build_zoo() {
   MPI_Comm_split(MPI_COMM_WORLD, 0, p - 1 - me, &c);
   add_intra("reversed", c);
   if (p >= 2) {
-    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &c);
-    add_intra("odd-even", c, me % 2);
+    MPI_Comm_split(MPI_COMM_WORLD, odd_even_color(me), me, &c);
+    add_intra("odd-even", c, odd_even_color(me));
     if (p % 2 == 1) shapes()["odd-even"].group_sizes = {p - p / 2, p / 2};
   }
   MPI_Comm_dup(MPI_COMM_SELF, &c);

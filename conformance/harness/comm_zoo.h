@@ -64,6 +64,13 @@ struct ZooComm {
   std::vector<int> group_sizes;
 };
 
+// For a named shape whose communicators differ in size (group_sizes not
+// empty): the size of the communicator world rank `world_rank` is in; 0 for
+// any other shape. Local: it never builds a shape. Rank 0 names, in a failed
+// case's record, the sizes of the failing ranks' communicators (a waiver's
+// comm_size condition reads them).
+int group_size_of_world_rank(const std::string& shape, int world_rank);
+
 void build_zoo();
 void free_zoo();
 const ZooComm& zoo(const std::string& name);

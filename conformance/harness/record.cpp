@@ -38,6 +38,7 @@ Json to_json(const Record& r) {
   if (!r.dimensions.is_null()) j["dimensions"] = r.dimensions;
   j["ranks"] = r.ranks;
   j["comm_size"] = r.comm_size;
+  if (!r.failing_comm_sizes.empty()) j["failing_comm_sizes"] = r.failing_comm_sizes;
   if (r.bytes) j["bytes"] = *r.bytes;
   if (r.layout) j["layout"] = *r.layout;
   j["vendor"] = r.vendor;

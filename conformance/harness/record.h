@@ -39,6 +39,12 @@ struct Record {
   Json dimensions;
   int ranks = 1;      // processes in the job
   int comm_size = 1;  // processes in the case's communicator
+  // A failed case on a shape whose communicators differ in size (odd-even at
+  // an odd world size): the size of each failing rank's communicator, once
+  // each, ascending; a waiver's comm_size condition must hold for every one
+  // (comm_size is world rank 0's, which may not have failed). Omitted when
+  // empty.
+  std::vector<int> failing_comm_sizes;
   // The case's count times the size of its datatype (MPI_Type_size, from the
   // reference's model of the type): what a library's size thresholds see.
   std::optional<long long> bytes;

@@ -402,9 +402,15 @@ bool covers(const Json& waiver, const Json& record, bool signature) {
   for (const char* key : {"ranks", "bytes", "layout"})
     if (waiver.contains(key) && (!record.contains(key) || !value_matches(waiver[key], record[key])))
       return false;
-  // A dead case on a shape of two sizes (comm_sizes) may have died in either
+  // A failed case on a shape of two sizes names the sizes of its failing
+  // ranks' communicators (failing_comm_sizes): the condition must hold for
+  // each. A dead case on such a shape (comm_sizes) may have died in either
   // communicator: the condition holds for comm_size or any of comm_sizes.
-  if (waiver.contains("comm_size")) {
+  if (const auto f = record.find("failing_comm_sizes");
+      waiver.contains("comm_size") && f != record.end() && f->is_array() && !f->empty()) {
+    for (const Json& size : *f)
+      if (!size.is_number_integer() || !value_matches(waiver["comm_size"], size)) return false;
+  } else if (waiver.contains("comm_size")) {
     bool any =
         record.contains("comm_size") && value_matches(waiver["comm_size"], record["comm_size"]);
     if (const auto s = record.find("comm_sizes"); s != record.end() && s->is_array())

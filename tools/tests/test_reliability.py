@@ -670,15 +670,14 @@ def test_the_properties_catch_a_fortran_path_fault_and_its_reproducer_fails_only
     assert without.returncode == 0, without.stdout + without.stderr
 
 
-def mutants_site(tmp_path, waiver):
-    """A site's adapter for the mutant MPI, with one waiver of its own (the
+def mutants_site(tmp_path, *waivers):
+    """A site's adapter for the mutant MPI, with waivers of its own (the
     test's, bound to every release until 2099); its adapter.json's path."""
     site = tmp_path / "site"
     site.mkdir()
     adapter = json.loads((ROOT / "vendors" / "mutants" / "adapter.json").read_text())
     (site / "adapter.json").write_text(json.dumps(adapter))
-    waiver = {
-        **waiver,
+    bound = {
         "upstream": "none",
         "reproducer": "none",
         "expires": "2099-12-31",
@@ -686,10 +685,80 @@ def mutants_site(tmp_path, waiver):
     }
     (site / "waivers.json").write_text(
         json.dumps(
-            {"schema": "ordo.waivers/1", "vendor": "mutants", "waivers": [waiver]}
+            {
+                "schema": "ordo.waivers/1",
+                "vendor": "mutants",
+                "waivers": [{**w, **bound} for w in waivers],
+            }
         )
     )
     return site / "adapter.json"
+
+
+def test_a_failed_case_on_odd_even_names_each_failing_ranks_communicator_size(
+    tmp_path,
+):
+    needs_build("mutants")
+    # At 5 processes odd-even is a communicator of 3 (world rank 0's, the
+    # record's comm_size) and one of 2. The mutant folds in descending rank
+    # order, so MPI_Reduce with a noncommutative op fails at the root of each:
+    # the record names both sizes, and a waiver's comm_size condition must
+    # hold for each. The first waiver names world rank 0's size alone and
+    # waives nothing; the second, of either size, waives its op's records.
+    adapter = mutants_site(
+        tmp_path,
+        {
+            "id": "odd-even-at-3",
+            "test": "*",
+            "outcome": "fail",
+            "case": {"comm": "odd-even"},
+            "comm_size": 3,
+            "reason": "test: a condition of world rank 0's communicator alone",
+        },
+        {
+            "id": "odd-even-matrix-at-2-or-more",
+            "test": "*",
+            "outcome": "fail",
+            "case": {"comm": "odd-even", "op": "witness.matrix"},
+            "comm_size": {"min": 2},
+            "reason": "test: a condition of every failing communicator",
+        },
+    )
+    out = tmp_path / "out"
+    p = run(
+        "run",
+        "--vendor",
+        str(adapter),
+        "--env",
+        "ORDO_MUTANT=reverse-rank-order",
+        "--ranks",
+        "5",
+        "--filter",
+        "noncommutative",
+        "--only",
+        "Reduce.noncommutative_op_is_applied_in_rank_order_at_every_root",
+        "--property-budget",
+        "0",
+        "--out",
+        str(out),
+    )
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr
+    odd_even = [r for r in records(out) if r["case"]["comm"] == "odd-even"]
+    tracer = [r for r in odd_even if r["case"]["op"] == "witness.tracer"]
+    matrix = [r for r in odd_even if r["case"]["op"] == "witness.matrix"]
+    assert tracer and matrix
+    for r in odd_even:
+        assert r["comm_size"] == 3 and r["failing_comm_sizes"] == [2, 3], r
+    assert all(r["outcome"] == "fail" for r in tracer)
+    assert all(
+        r["outcome"] == "waived" and r["waiver"] == "odd-even-matrix-at-2-or-more"
+        for r in matrix
+    )
+    # One size throughout: no failing_comm_sizes, comm_size is the condition's.
+    world = [r for r in records(out) if r["case"]["comm"] == "world"]
+    assert world and all(
+        r["outcome"] == "fail" and "failing_comm_sizes" not in r for r in world
+    )
 
 
 def test_a_restart_job_waiver_ends_the_job_after_its_case_and_the_run_goes_on_afresh(
