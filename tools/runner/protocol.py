@@ -314,10 +314,12 @@ _SIGN = re.compile(
     r"corrupt|Killed|Floating point|MPI_ERR|\b[Ee]rror\b"
 )
 # gtest's progress lines; a backtrace's frames (UCX's " 3  /lib/...", Open MPI's
-# "[host:pid] [ 3] /lib/..."); a banner's rules and boxed lines
+# "[host:pid] [ 3] /lib/...", MPICH's "/usr/lib/.../libc.so.6(abort+0x1) [0x7f]");
+# a banner's rules and boxed lines
 _NOT_SIGN = re.compile(
     r"^\[ *(RUN|OK|PASSED|FAILED|SKIPPED|DISABLED) *\]|^\[[-=]+\]|"
-    r"^\s*\d+\s+\S*/|^\[[^\]]*\]\s*\[\s*\d+\]|^[=*-]{3,}|^=\s"
+    r"^\s*\d+\s+\S*/|^\[[^\]]*\]\s*\[\s*\d+\]|^\S*/\S*\(.*\)\s*\[0x[0-9a-f]+\]$|"
+    r"^[=*-]{3,}|^=\s"
 )
 
 

@@ -354,6 +354,7 @@ def test_the_tail_of_a_log_takes_no_sign_from_before_the_last_test_began(tmp_pat
                 "[ RUN      ] A.second",
                 "Abort(1) on node 1: Internal error",
                 "[vm:12] [ 3] /lib/libmpi.so(abort+0x1) [0x1]",
+                "/usr/lib/x86_64-linux-gnu/libc.so.6(abort+0xd2) [0x7f1f7371e0d7]",
                 "Abort(1) on node 1: Internal error",
                 "Assertion failed in file x.c at line 48: n == m",
                 "-" * 20,
