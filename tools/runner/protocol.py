@@ -309,10 +309,13 @@ def write_failure(log):
 TAIL_LINES = 4
 TAIL_SIGNS = 4
 TAIL_WIDTH = 300
-_SIGN = re.compile(
+# The words of a line that says how a process ended (runner/recheck.py's SIGNS
+# adds its own).
+DEATH_WORDS = (
     r"Abort|abort|Assert|[Ss]ignal \d|fault|truncat|overlap|free\(|malloc|"
-    r"corrupt|Killed|Floating point|MPI_ERR|\b[Ee]rror\b"
+    r"corrupt|Killed|MPI_ERR|\b[Ee]rror\b"
 )
+_SIGN = re.compile(DEATH_WORDS + r"|Floating point")
 # gtest's progress lines; a backtrace's frames (UCX's " 3  /lib/...", Open MPI's
 # "[host:pid] [ 3] /lib/...", MPICH's "/usr/lib/.../libc.so.6(abort+0x1) [0x7f]");
 # a banner's rules and boxed lines

@@ -52,7 +52,7 @@ import sys
 import tempfile
 import time
 
-from . import ROOT, findings, systems
+from . import ROOT, findings, protocol, systems
 from . import variants as variants_mod
 from .adapters import build_dir_for, launcher_prefix, load_adapter
 from .errors import EXIT_OK, EXIT_USAGE, OrdoError
@@ -76,10 +76,7 @@ ABORTED = re.compile(
 )
 # The lines of a run's output that say how it ended (kept as evidence, and
 # what a waiver's signature is matched against, with the run's exit).
-SIGNS = re.compile(
-    r"Abort|abort|Assert|[Ss]ignal \d|fault|truncat|overlap|free\(|malloc|"
-    r"corrupt|Killed|\bhang|not returned|EXIT STRING|MPI_ERR|\b[Ee]rror\b"
-)
+SIGNS = re.compile(protocol.DEATH_WORDS + r"|\bhang|not returned|EXIT STRING")
 SIGN_LINES = 12
 # The failure kinds, in the words of a waiver's outcome.
 FAIL, CRASH, TIMEOUT = "fail", "crash", "timeout"
